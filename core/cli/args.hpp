@@ -1,0 +1,43 @@
+// Command-line flags of the form --name VALUE or --switch. Each command declares the flags it takes;
+// anything else is an error that names the flag, so a typo never silently falls back to a default.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <span>
+#include <string>
+
+#include "glassbox/result.hpp"
+
+namespace glassbox::cli {
+
+struct Flag {
+  const char* name;   // without the leading "--"
+  const char* value;  // the value's placeholder ("FILE", "N"), or nullptr for a switch
+  const char* help;
+};
+
+class Args {
+ public:
+  // Parses argv[first..argc). "--help" / "-h" sets help() and stops checking.
+  static Result<Args> parse(int argc, char** argv, int first, std::span<const Flag> flags);
+
+  bool help() const { return help_; }
+  bool has(const std::string& name) const { return values_.count(name) > 0; }
+  std::string text(const std::string& name, const std::string& fallback = "") const;
+
+  // Numbers, range-checked; the error names the flag and the value found.
+  Result<int64_t> integer(const std::string& name, int64_t fallback, int64_t min, int64_t max) const;
+  Result<double> number(const std::string& name, double fallback, double min, double max) const;
+  // A flag that must be given.
+  Result<std::string> required(const std::string& name) const;
+
+ private:
+  std::map<std::string, std::string> values_;
+  bool help_ = false;
+};
+
+// "Usage: glassbox <command> ..." followed by one line per flag.
+std::string usage(const char* command_line, const char* summary, std::span<const Flag> flags);
+
+}  // namespace glassbox::cli

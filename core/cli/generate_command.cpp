@@ -1,0 +1,134 @@
+// glassbox generate: stream a model's continuation of a prompt to stdout; speed figures go to stderr.
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <memory>
+
+#include "args.hpp"
+#include "commands.hpp"
+#include "glassbox/build.hpp"
+#include "glassbox/formats.hpp"
+#include "glassbox/generator.hpp"
+
+namespace glassbox::cli {
+namespace {
+
+constexpr Flag kFlags[] = {
+    {"model", "FILE", "llama2.c checkpoint (.bin) (required)"},
+    {"tokenizer", "FILE", "llama2.c tokenizer.bin matching the model (required)"},
+    {"prompt", "TEXT", "text to continue (default: empty, start from BOS)"},
+    {"steps", "N", "forward passes in all, prompt included, as in llama2.c (default 256)"},
+    {"temperature", "T", "0 = greedy; higher = more random (default 1.0)"},
+    {"top-k", "K", "sample only from the K most likely tokens; 0 = off (default 0)"},
+    {"top-p", "P", "sample from the smallest set of tokens holding P of the mass; 1 = off (default 0.9)"},
+    {"seed", "S", "random seed, for reproducible sampling (default: from the clock, printed)"},
+    {"threads", "N", "threads for the matrix products (default 1)"},
+};
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+int fail(const Error& e) {
+  std::fprintf(stderr, "glassbox generate: %s\n", e.message.c_str());
+  return kExitFailure;
+}
+
+}  // namespace
+
+int run_generate(int argc, char** argv) {
+  const std::string help = usage(
+      "generate --model FILE --tokenizer FILE [--prompt TEXT] [--steps N] [--temperature T] [--top-k K]\n"
+      "                         [--top-p P] [--seed S] [--threads N]",
+      "Continues PROMPT with the model, printing text as it is generated and tokens/s to stderr.", kFlags);
+  auto args = Args::parse(argc, argv, 2, kFlags);
+  if (args && args->help()) {
+    std::fputs(help.c_str(), stdout);
+    return 0;
+  }
+  // Collect every argument error up front, so nothing is loaded before the command line is known good.
+  Result<std::string> model_path = args ? args->required("model") : Result<std::string>(args.error());
+  Result<std::string> tokenizer_path = model_path ? args->required("tokenizer") : model_path;
+  Result<int64_t> steps =
+      tokenizer_path ? args->integer("steps", 256, 1, 1 << 20) : Result<int64_t>(tokenizer_path.error());
+  Result<double> temperature =
+      steps ? args->number("temperature", 1.0, 0.0, 1e6) : Result<double>(steps.error());
+  Result<int64_t> top_k =
+      temperature ? args->integer("top-k", 0, 0, 1 << 22) : Result<int64_t>(temperature.error());
+  Result<double> top_p = top_k ? args->number("top-p", 0.9, 1e-9, 1.0) : Result<double>(top_k.error());
+  Result<int64_t> seed = top_p ? args->integer("seed", static_cast<int64_t>(std::time(nullptr)), 0, INT64_MAX)
+                               : Result<int64_t>(top_p.error());
+  Result<int64_t> threads = seed ? args->integer("threads", 1, 1, 256) : Result<int64_t>(seed.error());
+  if (!threads) {
+    std::fprintf(stderr, "glassbox generate: %s\n\n%s", threads.error().message.c_str(), help.c_str());
+    return kExitUsage;
+  }
+
+  auto model = load_llama2c_checkpoint(*model_path);
+  if (!model) return fail(model.error());
+  auto tokenizer = load_llama2c_tokenizer(*tokenizer_path);
+  if (!tokenizer) return fail(tokenizer.error());
+  if (auto match = check_tokenizer_matches(*tokenizer, *model, *tokenizer_path); !match)
+    return fail(match.error());
+
+  auto shared_model = std::make_shared<const Model>(std::move(*model));
+  auto session = Session::create(shared_model, {.threads = static_cast<int>(*threads)});
+  if (!session) return fail(session.error());
+
+  const SamplerSettings settings{.temperature = static_cast<float>(*temperature),
+                                 .top_k = static_cast<int>(*top_k),
+                                 .top_p = static_cast<float>(*top_p),
+                                 .seed = static_cast<uint64_t>(*seed)};
+  Sampler sampler(settings);
+  if (!args->has("seed") && settings.temperature > 0.0f)
+    std::fprintf(stderr, "seed: %llu\n", static_cast<unsigned long long>(settings.seed));
+
+  const std::vector<int> prompt = tokenizer->encode_ids(args->text("prompt"), true);
+  const int total_steps = static_cast<int>(std::min<int64_t>(*steps, session->context_length()));
+  if (total_steps < static_cast<int>(prompt.size()))
+    return fail(Error{"--steps " + std::to_string(total_steps) + " is less than the prompt's " +
+                      std::to_string(prompt.size()) + " tokens"});
+
+  // The prompt is echoed, as llama2.c does, so stdout reads as one continuous text.
+  std::fputs(tokenizer->decode(prompt).c_str(), stdout);
+  std::fflush(stdout);
+
+  Generator generator(*session, sampler);
+  if (auto started = generator.start(prompt); !started) return fail(started.error());
+  const auto prompt_start = Clock::now();
+  if (auto prefilled = generator.prefill(); !prefilled) return fail(prefilled.error());
+
+  // Prompt speed: all prompt passes, up to and including the one that yields the first new token.
+  // Generation speed: the passes after that, one per further token.
+  double prompt_seconds = 0.0;
+  Clock::time_point generation_start;
+  int generated = 0;
+  int previous = prompt.back();
+  while (session->position() < total_steps) {
+    auto token = generator.next();
+    if (!token) return fail(token.error());
+    if (++generated == 1) {
+      prompt_seconds = seconds_since(prompt_start);
+      generation_start = Clock::now();
+    }
+    if (*token == tokenizer->bos_id() || *token == tokenizer->eos_id()) break;
+    std::fputs(tokenizer->token_text(previous, *token).c_str(), stdout);
+    std::fflush(stdout);
+    previous = *token;
+  }
+  const double generation_seconds = generated > 0 ? seconds_since(generation_start) : 0.0;
+  const int generation_passes = generated > 0 ? generated - 1 : 0;
+  std::fputs("\n", stdout);
+  std::fflush(stdout);
+
+  std::fprintf(
+      stderr,
+      "prompt: %zu tokens, %.1f tokens/s | generation: %d tokens, %.1f tokens/s | %lld thread(s), %s\n",
+      prompt.size(), prompt_seconds > 0 ? prompt.size() / prompt_seconds : 0.0, generated,
+      generation_seconds > 0 ? generation_passes / generation_seconds : 0.0, static_cast<long long>(*threads),
+      build_description());
+  return 0;
+}
+
+}  // namespace glassbox::cli

@@ -1,0 +1,68 @@
+// glassbox tokenize: how a text splits into tokens, with each token's id, piece and the input bytes it
+// covers.
+#include <cstdio>
+
+#include "args.hpp"
+#include "commands.hpp"
+#include "glassbox/formats.hpp"
+#include "json.hpp"
+
+namespace glassbox::cli {
+namespace {
+
+constexpr Flag kFlags[] = {
+    {"tokenizer", "FILE", "llama2.c tokenizer.bin (required)"},
+    {"text", "TEXT", "the text to tokenize (required)"},
+    {"json", nullptr,
+     "print JSON: {\"ids\": [...], \"tokens\": [{\"id\", \"piece\", \"bytes\": [begin, end]}]}"},
+    {"no-bos", nullptr, "do not start with the BOS token"},
+};
+
+}  // namespace
+
+int run_tokenize(int argc, char** argv) {
+  const std::string help =
+      usage("tokenize --tokenizer FILE --text TEXT [--json] [--no-bos]",
+            "Splits TEXT into tokens and prints each token's id, piece and byte span.", kFlags);
+  auto args = Args::parse(argc, argv, 2, kFlags);
+  if (args && args->help()) {
+    std::fputs(help.c_str(), stdout);
+    return 0;
+  }
+  auto tokenizer_path = args ? args->required("tokenizer") : Result<std::string>(args.error());
+  auto text = args && tokenizer_path ? args->required("text") : Result<std::string>(tokenizer_path.error());
+  if (!text) {
+    std::fprintf(stderr, "glassbox tokenize: %s\n\n%s", text.error().message.c_str(), help.c_str());
+    return kExitUsage;
+  }
+
+  auto tokenizer = load_llama2c_tokenizer(*tokenizer_path);
+  if (!tokenizer) {
+    std::fprintf(stderr, "glassbox tokenize: %s\n", tokenizer.error().message.c_str());
+    return kExitFailure;
+  }
+  const std::vector<EncodedToken> tokens = tokenizer->encode(*text, !args->has("no-bos"));
+
+  if (args->has("json")) {
+    std::string ids, list;
+    for (std::size_t i = 0; i < tokens.size(); ++i) {
+      const EncodedToken& t = tokens[i];
+      const char* comma = i ? ", " : "";
+      ids += std::string(comma) + std::to_string(t.id);
+      list += std::string(comma) + "{\"id\": " + std::to_string(t.id) +
+              ", \"piece\": " + json_string(tokenizer->piece(t.id)) + ", \"bytes\": [" +
+              std::to_string(t.byte_begin) + ", " + std::to_string(t.byte_end) + "]}";
+    }
+    std::printf("{\"ids\": [%s], \"tokens\": [%s]}\n", ids.c_str(), list.c_str());
+    return 0;
+  }
+  std::printf("%-8s %-20s %s\n", "id", "piece", "bytes");
+  for (const EncodedToken& t : tokens) {
+    std::printf("%-8d %-20s [%d, %d)\n", t.id, json_string(tokenizer->piece(t.id)).c_str(), t.byte_begin,
+                t.byte_end);
+  }
+  std::fprintf(stderr, "%zu tokens\n", tokens.size());
+  return 0;
+}
+
+}  // namespace glassbox::cli

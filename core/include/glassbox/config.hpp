@@ -1,0 +1,72 @@
+// The hyper-parameters and architectural choices of a decoder-only transformer. One forward pass reads this
+// config; the Llama family, the GPT-2 family and the textbook variants differ only in these fields.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "glassbox/result.hpp"
+
+namespace glassbox {
+
+enum class NormKind { RMSNorm, LayerNorm };
+
+// Pre-LN (GPT-2, Llama): x + f(norm(x)), with a final norm before the classifier.
+// Post-LN (the original Transformer): norm(x + f(x)), no final norm.
+enum class NormPlacement { PreNorm, PostNorm };
+
+enum class PositionKind {
+  RoPE,        // rotary embedding of queries and keys (Llama, Qwen2)
+  Learned,     // a learned table added to the token embedding (GPT-2)
+  Sinusoidal,  // the fixed sin/cos table of "Attention Is All You Need", added to the token embedding
+  None,
+};
+
+// How RoPE pairs up a head's values: (2i, 2i+1) or (i, i + rotary_dim/2). See kernels/rope.cpp.
+enum class RopePairing { Adjacent, HalfSplit };
+
+enum class Activation { SiLU, GELU, ReLU };
+
+struct ModelConfig {
+  std::string architecture = "llama";  // informational: where the config came from
+
+  int dim = 0;         // width of the residual stream
+  int hidden_dim = 0;  // width of the feed-forward layer
+  int n_layers = 0;
+  int n_heads = 0;     // query heads
+  int n_kv_heads = 0;  // key/value heads; n_heads / n_kv_heads query heads share each (GQA; 1 = MQA)
+  int head_dim = 0;    // usually dim / n_heads
+  int vocab_size = 0;
+  int max_seq_len = 0;  // the longest context the model supports
+
+  NormKind norm = NormKind::RMSNorm;
+  NormPlacement norm_placement = NormPlacement::PreNorm;
+  float norm_eps = 1e-5f;
+
+  PositionKind position = PositionKind::RoPE;
+  RopePairing rope_pairing = RopePairing::Adjacent;
+  float rope_theta = 10000.0f;
+  int rope_dim = 0;  // values of each head that rotate; 0 means all of head_dim
+
+  Activation activation = Activation::SiLU;
+  bool gated_ffn = true;  // true: down(act(gate x) * up x) (SwiGLU); false: down(act(up x)) (GPT-2)
+
+  bool tied_embeddings = true;  // the classifier reuses the token embedding matrix
+
+  int kv_dim() const { return n_kv_heads * head_dim; }
+  int q_dim() const { return n_heads * head_dim; }
+  int rotary_dim() const { return rope_dim > 0 ? rope_dim : head_dim; }
+};
+
+// Checks that the numbers describe a model this engine can run: every dimension positive and within sane
+// bounds, heads dividing dim, kv heads dividing heads, rotary_dim even and <= head_dim. `source` (a file
+// name) starts each message.
+Result<void> validate(const ModelConfig& config, const std::string& source);
+
+const char* to_string(NormKind kind);
+const char* to_string(NormPlacement placement);
+const char* to_string(PositionKind kind);
+const char* to_string(RopePairing pairing);
+const char* to_string(Activation activation);
+
+}  // namespace glassbox

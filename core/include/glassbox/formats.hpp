@@ -1,0 +1,30 @@
+// Readers for model and tokenizer files. Every reader validates before it trusts: sizes against the file
+// length, dimensions against sane bounds, and names the file, the field and the expected versus found value
+// in its error.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "glassbox/bytes.hpp"
+#include "glassbox/model.hpp"
+#include "glassbox/result.hpp"
+#include "glassbox/tokenizer.hpp"
+
+namespace glassbox {
+
+// llama2.c checkpoint ("version 0"): a header of 7 int32 (dim, hidden_dim, n_layers, n_heads, n_kv_heads,
+// vocab_size, seq_len; a negative vocab_size means the classifier is stored separately), then float32
+// weights. The model's tensors view `bytes`, which the model keeps alive.
+Result<Model> read_llama2c_checkpoint(std::shared_ptr<const Bytes> bytes);
+Result<Model> load_llama2c_checkpoint(const std::string& path);
+
+// llama2.c tokenizer.bin: int32 max_token_length, then per token float32 score, int32 length, bytes.
+Result<Tokenizer> read_llama2c_tokenizer(const Bytes& bytes);
+Result<Tokenizer> load_llama2c_tokenizer(const std::string& path);
+
+// Fails unless the tokenizer covers exactly the model's vocabulary.
+Result<void> check_tokenizer_matches(const Tokenizer& tokenizer, const Model& model,
+                                     const std::string& source);
+
+}  // namespace glassbox

@@ -1,0 +1,43 @@
+// A loaded model: its config and views of its weights, plus whatever keeps the viewed bytes alive.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "glassbox/config.hpp"
+#include "glassbox/tensor.hpp"
+
+namespace glassbox {
+
+// One transformer block. Absent optional tensors (biases, the gate of a non-gated FFN) have data == null.
+struct LayerWeights {
+  Tensor attn_norm, attn_norm_bias;                  // [dim]
+  Tensor wq, wk, wv;                                 // [q_dim][dim], [kv_dim][dim], [kv_dim][dim]
+  Tensor bq, bk, bv;                                 // optional biases
+  Tensor wo, bo;                                     // [dim][q_dim], optional [dim]
+  Tensor ffn_norm, ffn_norm_bias;                    // [dim]
+  Tensor ffn_gate, ffn_up, ffn_down;                 // [hidden][dim], [hidden][dim], [dim][hidden]
+  Tensor ffn_gate_bias, ffn_up_bias, ffn_down_bias;  // optional
+};
+
+struct ModelWeights {
+  Tensor token_embedding;     // [vocab][dim]
+  Tensor position_embedding;  // [max_seq_len][dim], only for PositionKind::Learned
+  std::vector<LayerWeights> layers;
+  Tensor final_norm, final_norm_bias;  // [dim]; absent for Post-LN models
+  Tensor output;                       // [vocab][dim]; the token embedding when tied
+};
+
+struct Model {
+  ModelConfig config;
+  ModelWeights weights;
+  // Owners of the bytes the tensors view (a memory-mapped file, a heap buffer, converted tensors).
+  std::vector<std::shared_ptr<const void>> storage;
+
+  // Number of weights, counting a tied classifier once.
+  int64_t parameter_count() const;
+  // Bytes of weight data, counting a tied classifier once.
+  int64_t weight_bytes() const;
+};
+
+}  // namespace glassbox

@@ -1,0 +1,66 @@
+// Errors are values: every fallible function returns Result<T>, which holds either a T or an Error whose
+// message names what was wrong (the file, the field, the offset, expected versus found). Nothing in the
+// core throws, aborts or asserts on bad input; callers decide what to do with the message.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <variant>
+
+namespace glassbox {
+
+struct Error {
+  std::string message;
+};
+
+template <class T>
+class [[nodiscard]] Result {
+ public:
+  Result(T value) : state_(std::in_place_index<0>, std::move(value)) {}
+  Result(Error error) : state_(std::in_place_index<1>, std::move(error)) {}
+
+  bool ok() const { return state_.index() == 0; }
+  explicit operator bool() const { return ok(); }
+
+  T& value() & { return std::get<0>(state_); }
+  const T& value() const& { return std::get<0>(state_); }
+  T&& value() && { return std::get<0>(std::move(state_)); }
+  T* operator->() { return &value(); }
+  const T* operator->() const { return &value(); }
+  T& operator*() & { return value(); }
+  const T& operator*() const& { return value(); }
+
+  const Error& error() const { return std::get<1>(state_); }
+
+ private:
+  std::variant<T, Error> state_;
+};
+
+// Result<void>: success carries nothing.
+template <>
+class [[nodiscard]] Result<void> {
+ public:
+  Result() = default;
+  Result(Error error) : error_(std::move(error)), ok_(false) {}
+
+  bool ok() const { return ok_; }
+  explicit operator bool() const { return ok_; }
+  const Error& error() const { return error_; }
+
+ private:
+  Error error_;
+  bool ok_ = true;
+};
+
+inline Result<void> ok() {
+  return {};
+}
+
+}  // namespace glassbox
+
+// Propagates an error from an expression returning Result<...> out of the enclosing function.
+#define GLASSBOX_TRY(expr)                                               \
+  do {                                                                   \
+    auto glassbox_try_result_ = (expr);                                  \
+    if (!glassbox_try_result_.ok()) return glassbox_try_result_.error(); \
+  } while (0)

@@ -1,0 +1,44 @@
+// What the model attended to: for every position the forward pass computed while tracing was on, the
+// attention probabilities of every layer and head over the keys 0..position. Read it as
+// [layer][head][query][key]; entries above the diagonal (key > query) are zero by the causal mask.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace glassbox {
+
+class AttentionTrace {
+ public:
+  AttentionTrace() = default;
+  AttentionTrace(int n_layers, int n_heads) : n_layers_(n_layers), n_heads_(n_heads) {}
+
+  int n_layers() const { return n_layers_; }
+  int n_heads() const { return n_heads_; }
+  // Number of query positions covered: positions 0 .. n_positions() - 1 (some may be unrecorded).
+  int n_positions() const { return static_cast<int>(row_offset_.size()); }
+  bool recorded(int query) const;
+
+  // Probabilities of one query over keys 0..query (query + 1 values). Empty if that position wasn't traced.
+  std::span<const float> row(int layer, int head, int query) const;
+  float at(int layer, int head, int query, int key) const;
+
+  // Writes the [n_positions][n_positions] matrix of one head, zero above the diagonal and in unrecorded rows.
+  void copy_matrix(int layer, int head, float* out) const;
+
+  // Forward-pass side: the slot for (layer, head) at `position`, query + 1 floats to fill.
+  float* slot(int position, int layer, int head);
+  void clear();
+  // Drops rows at and after `position` (the session rewound).
+  void truncate(int position);
+
+ private:
+  static constexpr int64_t kNotRecorded = -1;
+  int n_layers_ = 0;
+  int n_heads_ = 0;
+  std::vector<int64_t> row_offset_;  // per position: start of its [layer][head][key] block, or kNotRecorded
+  std::vector<float> probabilities_;
+};
+
+}  // namespace glassbox

@@ -1,0 +1,86 @@
+// Bytes from a memory-mapped file (natively) or from a buffer handed over by the caller (the browser).
+#include <cerrno>
+#include <cstring>
+#include <utility>
+
+#include "glassbox/bytes.hpp"
+#include "util/text.hpp"
+
+#if !defined(__EMSCRIPTEN__)
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#endif
+
+namespace glassbox {
+namespace {
+
+class BufferBytes final : public Bytes {
+ public:
+  BufferBytes(std::vector<std::byte> buffer, std::string name)
+      : Bytes(std::move(name)), buffer_(std::move(buffer)) {}
+  const std::byte* data() const override { return buffer_.data(); }
+  std::size_t size() const override { return buffer_.size(); }
+
+ private:
+  std::vector<std::byte> buffer_;
+};
+
+#if !defined(__EMSCRIPTEN__)
+class MappedBytes final : public Bytes {
+ public:
+  MappedBytes(void* address, std::size_t size, std::string name)
+      : Bytes(std::move(name)), address_(address), size_(size) {}
+  ~MappedBytes() override {
+    if (address_) munmap(address_, size_);
+  }
+  const std::byte* data() const override { return static_cast<const std::byte*>(address_); }
+  std::size_t size() const override { return size_; }
+
+ private:
+  void* address_;
+  std::size_t size_;
+};
+#endif
+
+}  // namespace
+
+std::shared_ptr<const Bytes> bytes_from_buffer(std::vector<std::byte> buffer, std::string name) {
+  return std::make_shared<BufferBytes>(std::move(buffer), std::move(name));
+}
+
+Result<std::shared_ptr<const Bytes>> map_file(const std::string& path) {
+#if defined(__EMSCRIPTEN__)
+  // No mmap in the browser: read the file (from Node's file system in tests) into one heap buffer.
+  FILE* file = std::fopen(path.c_str(), "rb");
+  if (!file) return error(path, ": cannot open: ", std::strerror(errno));
+  std::vector<std::byte> buffer;
+  std::byte chunk[1 << 16];
+  std::size_t got;
+  while ((got = std::fread(chunk, 1, sizeof chunk, file)) > 0)
+    buffer.insert(buffer.end(), chunk, chunk + got);
+  std::fclose(file);
+  return bytes_from_buffer(std::move(buffer), path);
+#else
+  const int fd = ::open(path.c_str(), O_RDONLY);
+  if (fd < 0) return error(path, ": cannot open: ", std::strerror(errno));
+  struct stat info {};
+  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+    ::close(fd);
+    return error(path, ": not a regular file");
+  }
+  const auto size = static_cast<std::size_t>(info.st_size);
+  if (size == 0) {
+    ::close(fd);
+    return bytes_from_buffer({}, path);  // mmap of zero bytes fails; readers report the empty file
+  }
+  void* address = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  const int mmap_errno = errno;
+  ::close(fd);  // the mapping stays valid without the descriptor
+  if (address == MAP_FAILED) return error(path, ": cannot memory-map: ", std::strerror(mmap_errno));
+  return std::shared_ptr<const Bytes>(std::make_shared<MappedBytes>(address, size, path));
+#endif
+}
+
+}  // namespace glassbox

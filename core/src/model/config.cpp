@@ -1,0 +1,87 @@
+// Validation of a model config: the single place that decides what shapes the forward pass can run.
+#include "glassbox/config.hpp"
+#include "util/text.hpp"
+
+namespace glassbox {
+namespace {
+
+// Generous upper bounds: far past any model this engine targets, small enough that products of a few of
+// them cannot overflow 64-bit sizes. A value past them means a corrupt file, not a big model.
+constexpr int kMaxDim = 1 << 16;
+constexpr int kMaxHiddenDim = 1 << 18;
+constexpr int kMaxLayers = 1 << 10;
+constexpr int kMaxHeads = 1 << 10;
+constexpr int kMaxVocab = 1 << 22;
+constexpr int kMaxSeqLen = 1 << 20;
+
+Result<void> check_range(const std::string& source, const char* field, int value, int max) {
+  if (value <= 0 || value > max) return error(source, ": ", field, " must be in 1..", max, ", found ", value);
+  return ok();
+}
+
+}  // namespace
+
+Result<void> validate(const ModelConfig& c, const std::string& source) {
+  GLASSBOX_TRY(check_range(source, "dim", c.dim, kMaxDim));
+  GLASSBOX_TRY(check_range(source, "hidden_dim", c.hidden_dim, kMaxHiddenDim));
+  GLASSBOX_TRY(check_range(source, "n_layers", c.n_layers, kMaxLayers));
+  GLASSBOX_TRY(check_range(source, "n_heads", c.n_heads, kMaxHeads));
+  GLASSBOX_TRY(check_range(source, "n_kv_heads", c.n_kv_heads, kMaxHeads));
+  GLASSBOX_TRY(check_range(source, "vocab_size", c.vocab_size, kMaxVocab));
+  GLASSBOX_TRY(check_range(source, "max_seq_len", c.max_seq_len, kMaxSeqLen));
+  if (c.dim % c.n_heads != 0)
+    return error(source, ": n_heads must divide dim: dim ", c.dim, " is not a multiple of n_heads ",
+                 c.n_heads);
+  if (c.n_heads % c.n_kv_heads != 0)
+    return error(source, ": n_kv_heads must divide n_heads: n_heads ", c.n_heads,
+                 " is not a multiple of n_kv_heads ", c.n_kv_heads);
+  GLASSBOX_TRY(check_range(source, "head_dim", c.head_dim, kMaxDim));
+  if (c.position == PositionKind::RoPE) {
+    const int rotary = c.rotary_dim();
+    if (rotary % 2 != 0 || rotary > c.head_dim)
+      return error(source, ": rope dimension must be even and at most head_dim ", c.head_dim, ", found ",
+                   rotary);
+    if (!(c.rope_theta > 0.0f)) return error(source, ": rope theta must be positive, found ", c.rope_theta);
+  }
+  if (!(c.norm_eps >= 0.0f && c.norm_eps < 1.0f))
+    return error(source, ": norm epsilon must be in [0, 1), found ", c.norm_eps);
+  return ok();
+}
+
+const char* to_string(NormKind kind) {
+  return kind == NormKind::RMSNorm ? "rmsnorm" : "layernorm";
+}
+const char* to_string(NormPlacement p) {
+  return p == NormPlacement::PreNorm ? "pre-norm" : "post-norm";
+}
+const char* to_string(RopePairing p) {
+  return p == RopePairing::Adjacent ? "adjacent" : "half-split";
+}
+
+const char* to_string(PositionKind kind) {
+  switch (kind) {
+    case PositionKind::RoPE:
+      return "rope";
+    case PositionKind::Learned:
+      return "learned";
+    case PositionKind::Sinusoidal:
+      return "sinusoidal";
+    case PositionKind::None:
+      return "none";
+  }
+  return "?";
+}
+
+const char* to_string(Activation a) {
+  switch (a) {
+    case Activation::SiLU:
+      return "silu";
+    case Activation::GELU:
+      return "gelu";
+    case Activation::ReLU:
+      return "relu";
+  }
+  return "?";
+}
+
+}  // namespace glassbox

@@ -1,0 +1,45 @@
+#include "model/run_state.hpp"
+
+#include <cmath>
+
+namespace glassbox {
+
+RunState::RunState(const ModelConfig& c, int context) : context_length(context) {
+  const auto ctx = static_cast<std::size_t>(context);
+  x.resize(c.dim);
+  xb.resize(c.dim);
+  xb2.resize(c.dim);
+  q.resize(c.q_dim());
+  attention.resize(c.q_dim());
+  scores.resize(static_cast<std::size_t>(c.n_heads) * ctx);
+  hb.resize(c.hidden_dim);
+  hb2.resize(c.hidden_dim);
+  logits.resize(c.vocab_size);
+  key_cache.resize(static_cast<std::size_t>(c.n_layers) * ctx * c.kv_dim());
+  value_cache.resize(key_cache.size());
+
+  if (c.position == PositionKind::RoPE) {
+    // Angle of pair i at position p: p * theta^(-2i / rotary_dim). Computed in double and rounded once.
+    const std::size_t half = static_cast<std::size_t>(c.rotary_dim()) / 2;
+    rope_cos.resize(ctx * half);
+    rope_sin.resize(ctx * half);
+    for (std::size_t p = 0; p < ctx; ++p) {
+      for (std::size_t i = 0; i < half; ++i) {
+        const double freq = std::pow(static_cast<double>(c.rope_theta), -2.0 * i / c.rotary_dim());
+        const double angle = static_cast<double>(p) * static_cast<double>(static_cast<float>(freq));
+        rope_cos[p * half + i] = static_cast<float>(std::cos(angle));
+        rope_sin[p * half + i] = static_cast<float>(std::sin(angle));
+      }
+    }
+  }
+}
+
+int64_t run_state_bytes(const ModelConfig& c, int context) {
+  const int64_t ctx = context;
+  int64_t floats = 3 * int64_t{c.dim} + 2 * int64_t{c.q_dim()} + c.n_heads * ctx + 2 * int64_t{c.hidden_dim} +
+                   c.vocab_size + 2 * int64_t{c.n_layers} * ctx * c.kv_dim();
+  if (c.position == PositionKind::RoPE) floats += ctx * c.rotary_dim();
+  return floats * static_cast<int64_t>(sizeof(float));
+}
+
+}  // namespace glassbox

@@ -1,0 +1,42 @@
+// The scratch memory of a session: activations of the position being computed, the KV cache, and the
+// per-position tables (RoPE angles). Allocated once when the session starts; the forward pass allocates
+// nothing.
+#pragma once
+
+#include <vector>
+
+#include "glassbox/model.hpp"
+
+namespace glassbox {
+
+struct RunState {
+  RunState(const ModelConfig& config, int context_length);
+
+  int context_length;
+  std::vector<float> x;            // the residual stream [dim]
+  std::vector<float> xb;           // normalized input of a sub-block [dim]
+  std::vector<float> xb2;          // output of a sub-block [dim]
+  std::vector<float> q;            // queries of all heads [q_dim]
+  std::vector<float> attention;    // attention output of all heads, before wo [q_dim]
+  std::vector<float> scores;       // attention scores then probabilities [n_heads][context_length]
+  std::vector<float> hb;           // feed-forward hidden [hidden_dim]
+  std::vector<float> hb2;          // feed-forward up projection [hidden_dim]
+  std::vector<float> logits;       // [vocab_size]
+  std::vector<float> key_cache;    // [n_layers][context_length][kv_dim]
+  std::vector<float> value_cache;  // [n_layers][context_length][kv_dim]
+  std::vector<float> rope_cos;     // [context_length][rotary_dim / 2]
+  std::vector<float> rope_sin;
+
+  float* keys(int layer, int position, int kv_dim) {
+    return key_cache.data() + (static_cast<std::size_t>(layer) * context_length + position) * kv_dim;
+  }
+  float* values(int layer, int position, int kv_dim) {
+    return value_cache.data() + (static_cast<std::size_t>(layer) * context_length + position) * kv_dim;
+  }
+};
+
+// Bytes a session with this context would allocate (checked before allocating, so a huge context is an
+// error message, not an out-of-memory abort).
+int64_t run_state_bytes(const ModelConfig& config, int context_length);
+
+}  // namespace glassbox

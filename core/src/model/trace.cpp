@@ -1,0 +1,65 @@
+// Attention trace storage: one block per traced position p holding [layer][head][p + 1] probabilities, so a
+// sequence of T positions costs layers * heads * T(T+1)/2 floats (the causal triangle), nothing more.
+#include "glassbox/trace.hpp"
+
+#include <algorithm>
+
+namespace glassbox {
+
+bool AttentionTrace::recorded(int query) const {
+  return query >= 0 && query < n_positions() && row_offset_[static_cast<std::size_t>(query)] != kNotRecorded;
+}
+
+std::span<const float> AttentionTrace::row(int layer, int head, int query) const {
+  if (!recorded(query) || layer < 0 || layer >= n_layers_ || head < 0 || head >= n_heads_) return {};
+  const auto keys = static_cast<std::size_t>(query) + 1;
+  const std::size_t at = static_cast<std::size_t>(row_offset_[static_cast<std::size_t>(query)]) +
+                         (static_cast<std::size_t>(layer) * n_heads_ + head) * keys;
+  return {probabilities_.data() + at, keys};
+}
+
+float AttentionTrace::at(int layer, int head, int query, int key) const {
+  const std::span<const float> r = row(layer, head, query);
+  return key >= 0 && static_cast<std::size_t>(key) < r.size() ? r[static_cast<std::size_t>(key)] : 0.0f;
+}
+
+void AttentionTrace::copy_matrix(int layer, int head, float* out) const {
+  const auto n = static_cast<std::size_t>(n_positions());
+  std::fill(out, out + n * n, 0.0f);
+  for (std::size_t q = 0; q < n; ++q) {
+    const std::span<const float> r = row(layer, head, static_cast<int>(q));
+    std::copy(r.begin(), r.end(), out + q * n);
+  }
+}
+
+float* AttentionTrace::slot(int position, int layer, int head) {
+  const auto p = static_cast<std::size_t>(position);
+  if (p >= row_offset_.size() || row_offset_[p] == kNotRecorded) {
+    truncate(position);
+    row_offset_.resize(p, kNotRecorded);  // positions computed while tracing was off
+    row_offset_.push_back(static_cast<int64_t>(probabilities_.size()));
+    probabilities_.resize(probabilities_.size() + static_cast<std::size_t>(n_layers_) * n_heads_ * (p + 1));
+  }
+  return probabilities_.data() + row_offset_[p] +
+         (static_cast<std::size_t>(layer) * n_heads_ + head) * (p + 1);
+}
+
+void AttentionTrace::clear() {
+  row_offset_.clear();
+  probabilities_.clear();
+}
+
+void AttentionTrace::truncate(int position) {
+  const auto p = static_cast<std::size_t>(std::max(position, 0));
+  if (p >= row_offset_.size()) return;
+  // Blocks are stored in position order, so everything from the first dropped recorded block on goes.
+  for (std::size_t q = p; q < row_offset_.size(); ++q) {
+    if (row_offset_[q] != kNotRecorded) {
+      probabilities_.resize(static_cast<std::size_t>(row_offset_[q]));
+      break;
+    }
+  }
+  row_offset_.resize(p);
+}
+
+}  // namespace glassbox

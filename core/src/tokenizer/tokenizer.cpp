@@ -1,0 +1,84 @@
+// The vocabulary side of a Tokenizer: lookup tables, validation and decoding. Encoding lives beside it, one
+// file per algorithm (spm_bpe.cpp).
+#include <cstdio>
+
+#include "glassbox/tokenizer.hpp"
+#include "util/text.hpp"
+
+namespace glassbox {
+namespace {
+
+// "<0x41>" -> 0x41; -1 for anything else.
+int parse_byte_piece(const std::string& piece) {
+  unsigned value = 0;
+  char tail = 0;
+  if (piece.size() != 6 || std::sscanf(piece.c_str(), "<0x%2X>%c", &value, &tail) != 1) return -1;
+  return static_cast<int>(value);
+}
+
+}  // namespace
+
+Result<Tokenizer> Tokenizer::create(Vocabulary vocab, const std::string& source) {
+  const std::size_t n = vocab.pieces.size();
+  if (n == 0) return error(source, ": the vocabulary is empty");
+  if (vocab.scores.size() != n)
+    return error(source, ": vocabulary has ", n, " pieces but ", vocab.scores.size(), " scores");
+  if (vocab.types.size() != n)
+    return error(source, ": vocabulary has ", n, " pieces but ", vocab.types.size(), " token types");
+  for (auto [name, id] : {std::pair{"bos", vocab.bos_id}, {"eos", vocab.eos_id}, {"unk", vocab.unk_id}}) {
+    if (id < -1 || id >= static_cast<int>(n))
+      return error(source, ": ", name, " token id must be below the vocabulary size ", n, ", found ", id);
+  }
+
+  Tokenizer t;
+  t.vocab_ = std::move(vocab);
+  std::fill(std::begin(t.byte_token_), std::end(t.byte_token_), -1);
+  t.piece_to_id_.reserve(n);
+  for (std::size_t id = 0; id < n; ++id) {
+    const std::string& piece = t.vocab_.pieces[id];
+    const int byte = parse_byte_piece(piece);
+    if (byte >= 0 && t.vocab_.types[id] == TokenType::Byte) t.byte_token_[byte] = static_cast<int>(id);
+    // Only ordinary pieces take part in merging; the first of duplicated pieces wins, as in SentencePiece.
+    if (t.vocab_.types[id] == TokenType::Normal || t.vocab_.types[id] == TokenType::UserDefined)
+      t.piece_to_id_.emplace(piece, static_cast<int>(id));
+  }
+  return t;
+}
+
+std::string Tokenizer::token_text(int previous, int id) const {
+  if (!valid_id(id)) return {};
+  switch (type(id)) {
+    case TokenType::Control:
+    case TokenType::Unused:
+      return {};
+    case TokenType::Byte: {
+      const int byte = parse_byte_piece(piece(id));
+      return byte >= 0 ? std::string(1, static_cast<char>(byte)) : std::string{};
+    }
+    default:
+      break;
+  }
+  const std::string& text = piece(id);
+  const bool after_start = previous < 0 || previous == vocab_.bos_id;
+  if (vocab_.add_space_prefix && after_start && !text.empty() && text[0] == ' ') return text.substr(1);
+  return text;
+}
+
+std::string Tokenizer::decode(std::span<const int> ids) const {
+  std::string text;
+  int previous = -1;
+  for (int id : ids) {
+    text += token_text(previous, id);
+    previous = id;
+  }
+  return text;
+}
+
+std::vector<int> Tokenizer::encode_ids(std::string_view text, bool add_bos) const {
+  std::vector<int> ids;
+  for (const EncodedToken& t : encode(text, add_bos))
+    ids.push_back(t.id);
+  return ids;
+}
+
+}  // namespace glassbox

@@ -1,0 +1,127 @@
+// Conformance with the reference implementation: stories260K decoded greedily by llama2.c's run.c
+// (../shared/golden/stories260K.greedy.jsonl). Same prompt ids, same generated ids, first logits within 1e-4,
+// and the CLI prints the same text.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <sstream>
+
+#include "formats/json.hpp"
+#include "glassbox/glassbox.hpp"
+#include "test_support.hpp"
+
+namespace glassbox {
+namespace {
+
+struct GoldenCase {
+  std::string prompt;
+  int steps = 0;
+  std::vector<int> prompt_ids;
+  std::vector<int> generated_ids;
+  std::vector<float> first_generated_logits;
+  std::string decoded_text;
+};
+
+std::vector<int> ints(const Json& array) {
+  std::vector<int> out;
+  for (const Json& v : array.array())
+    out.push_back(static_cast<int>(v.number()));
+  return out;
+}
+
+std::vector<GoldenCase> load_golden(const std::string& path) {
+  std::vector<GoldenCase> cases;
+  std::istringstream lines(test::read_file(path));
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.empty()) continue;
+    auto json = parse_json(line, path);
+    EXPECT_TRUE(json.ok()) << json.error().message;
+    if (!json) continue;
+    GoldenCase c;
+    c.prompt = json->find("prompt")->string();
+    c.steps = static_cast<int>(json->find("steps")->number());
+    c.prompt_ids = ints(*json->find("prompt_ids"));
+    c.generated_ids = ints(*json->find("generated_ids"));
+    for (const Json& v : json->find("first_generated_logits")->array())
+      c.first_generated_logits.push_back(static_cast<float>(v.number()));
+    c.decoded_text = json->find("decoded_text")->string();
+    cases.push_back(std::move(c));
+  }
+  return cases;
+}
+
+class Stories260KGolden : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    GLASSBOX_REQUIRE_FILE(test::model_path("stories260K.bin"));
+    GLASSBOX_REQUIRE_FILE(test::model_path("tok512.bin"));
+    GLASSBOX_REQUIRE_FILE(test::golden_path("stories260K.greedy.jsonl"));
+    auto model = load_llama2c_checkpoint(test::model_path("stories260K.bin"));
+    ASSERT_TRUE(model.ok()) << model.error().message;
+    model_ = std::make_shared<const Model>(std::move(*model));
+    auto tokenizer = load_llama2c_tokenizer(test::model_path("tok512.bin"));
+    ASSERT_TRUE(tokenizer.ok()) << tokenizer.error().message;
+    tokenizer_ = std::make_unique<Tokenizer>(std::move(*tokenizer));
+    cases_ = load_golden(test::golden_path("stories260K.greedy.jsonl"));
+    ASSERT_GE(cases_.size(), 1u);
+  }
+
+  std::shared_ptr<const Model> model_;
+  std::unique_ptr<Tokenizer> tokenizer_;
+  std::vector<GoldenCase> cases_;
+};
+
+TEST_F(Stories260KGolden, EncodesEveryPromptToTheReferenceIds) {
+  for (const GoldenCase& c : cases_)
+    EXPECT_EQ(tokenizer_->encode_ids(c.prompt, true), c.prompt_ids) << c.prompt;
+}
+
+TEST_F(Stories260KGolden, GreedyDecodingGivesTheReferenceTokensAndLogits) {
+  for (const GoldenCase& c : cases_) {
+    SCOPED_TRACE("prompt: '" + c.prompt + "'");
+    auto session = Session::create(model_);
+    ASSERT_TRUE(session.ok()) << session.error().message;
+    Sampler sampler({.temperature = 0.0f});
+    Generator generator(*session, sampler);
+    ASSERT_TRUE(generator.start(c.prompt_ids).ok());
+
+    std::vector<int> generated;
+    while (session->position() < c.steps) {
+      auto token = generator.next();
+      ASSERT_TRUE(token.ok()) << token.error().message;
+      if (generated.empty()) {
+        const std::span<const float> logits = generator.last_logits();
+        ASSERT_EQ(logits.size(), c.first_generated_logits.size());
+        float worst = 0.0f;
+        for (std::size_t i = 0; i < logits.size(); ++i)
+          worst = std::max(worst, std::fabs(logits[i] - c.first_generated_logits[i]));
+        EXPECT_LE(worst, 1e-4f) << "largest difference from the reference's first generated logits";
+      }
+      generated.push_back(*token);
+      if (*token == tokenizer_->bos_id()) break;  // llama2.c's stop rule
+    }
+    EXPECT_EQ(generated, c.generated_ids);
+
+    std::vector<int> all = c.prompt_ids;
+    all.insert(all.end(), generated.begin(), generated.end());
+    EXPECT_EQ(tokenizer_->decode(all), c.decoded_text);
+  }
+}
+
+#if !defined(__EMSCRIPTEN__)
+TEST_F(Stories260KGolden, CliGeneratePrintsTheReferenceText) {
+  for (const GoldenCase& c : cases_) {
+    const test::ProcessResult run =
+        test::run_process({GLASSBOX_CLI_PATH, "generate", "--model", test::model_path("stories260K.bin"),
+                           "--tokenizer", test::model_path("tok512.bin"), "--prompt", c.prompt,
+                           "--temperature", "0", "--steps", std::to_string(c.steps)});
+    EXPECT_EQ(run.exit_code, 0) << run.err;
+    EXPECT_EQ(run.out, c.decoded_text + "\n") << "prompt: '" << c.prompt << "'";
+    EXPECT_NE(run.err.find("tokens/s"), std::string::npos) << run.err;
+  }
+}
+#endif
+
+}  // namespace
+}  // namespace glassbox
