@@ -28,6 +28,34 @@ std::string golden_path(const std::string& file) {
   return env_or("GLASSBOX_GOLDEN_DIR", std::string(GLASSBOX_SOURCE_DIR) + "/../shared/golden") + "/" + file;
 }
 
+std::string vectors_path(const std::string& file) {
+  return env_or("GLASSBOX_VECTORS_DIR", std::string(GLASSBOX_SOURCE_DIR) + "/../shared/tokenizer-vectors") +
+         "/" + file;
+}
+
+std::vector<TokenizerVector> read_tokenizer_vectors(const std::string& inp_path,
+                                                    const std::string& out_path) {
+  const std::string separator = "\n__ggml_vocab_test__\n";
+  const std::string inp = read_file(inp_path);
+  std::vector<TokenizerVector> cases;
+  for (std::size_t at = 0; at < inp.size();) {
+    const std::size_t end = inp.find(separator, at);
+    if (end == std::string::npos) break;
+    cases.push_back({inp.substr(at, end - at), {}});
+    at = end + separator.size();
+  }
+  std::istringstream lines(read_file(out_path));
+  std::string line;
+  for (TokenizerVector& c : cases) {
+    if (!std::getline(lines, line)) break;
+    std::istringstream ids(line);
+    int id;
+    while (ids >> id)
+      c.ids.push_back(id);
+  }
+  return cases;
+}
+
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream out;

@@ -17,6 +17,8 @@ namespace glassbox::test {
 std::string model_path(const std::string& file);
 // The golden reference outputs: $GLASSBOX_GOLDEN_DIR, or ../shared/golden beside the checkout.
 std::string golden_path(const std::string& file);
+// llama.cpp's tokenizer test vectors: $GLASSBOX_VECTORS_DIR, or ../shared/tokenizer-vectors.
+std::string vectors_path(const std::string& file);
 // Reads a whole file; empty if it cannot be read.
 std::string read_file(const std::string& path);
 
@@ -59,6 +61,14 @@ struct Llama2cHeader {
 // A llama2.c checkpoint with random weights (seeded) and the exact size its header implies; a negative
 // vocab_size appends a separate classifier.
 std::vector<std::byte> make_llama2c_checkpoint(const Llama2cHeader& h, uint32_t seed = 1);
+
+// One tokenizer test vector: a text and the ids the reference tokenizer gives it (no BOS/EOS).
+struct TokenizerVector {
+  std::string text;
+  std::vector<int> ids;
+};
+// Reads a .inp file (texts, each followed by "\n__ggml_vocab_test__\n") and its .out (one line of ids each).
+std::vector<TokenizerVector> read_tokenizer_vectors(const std::string& inp_path, const std::string& out_path);
 
 // Runs a program with arguments (no shell) and captures its output.
 struct ProcessResult {
