@@ -90,6 +90,32 @@ TEST(Kernels, MatvecRowsEqualDotExactly) {
     EXPECT_EQ(out[r], dot(w.data() + r * cols, x.data(), cols)) << r;
 }
 
+TEST(Kernels, DotStridedMatchesReferenceAndEqualsDotExactly) {
+  std::mt19937 rng(16);
+  for (std::size_t n : {std::size_t{1}, std::size_t{8}, std::size_t{17}, std::size_t{64}, std::size_t{255}}) {
+    const std::size_t stride = n + 5, rows = 13;  // rows interleaved with other data, as in the KV cache
+    auto m = random_vector(rows * stride, rng), x = random_vector(n, rng);
+    std::vector<float> actual(rows), expected(rows);
+    dot_strided(actual.data(), m.data(), stride, rows, x.data(), n);
+    reference::dot_strided(expected.data(), m.data(), stride, rows, x.data(), n);
+    expect_near_all(actual.data(), expected.data(), rows, reduction_tolerance(n));
+    for (std::size_t r = 0; r < rows; ++r)
+      EXPECT_EQ(actual[r], dot(m.data() + r * stride, x.data(), n));
+  }
+}
+
+TEST(Kernels, WeightedRowSumMatchesReference) {
+  std::mt19937 rng(17);
+  for (std::size_t n : kLengths) {
+    const std::size_t stride = n + 3, rows = 9;
+    auto m = random_vector(rows * stride, rng), weights = random_vector(rows, rng, 0.0f, 1.0f);
+    Unaligned actual(n), expected(n);
+    weighted_row_sum(actual.data(), weights.data(), m.data(), stride, rows, n);
+    reference::weighted_row_sum(expected.data(), weights.data(), m.data(), stride, rows, n);
+    expect_near_all(actual.data(), expected.data(), n, 1e-5f);
+  }
+}
+
 TEST(Kernels, RmsnormMatchesReference) {
   std::mt19937 rng(5);
   for (std::size_t n : kLengths) {

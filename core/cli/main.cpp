@@ -15,6 +15,7 @@ struct Command {
 constexpr Command kCommands[] = {
     {"generate", "generate text from a prompt, streaming it to stdout", glassbox::cli::run_generate},
     {"tokenize", "show how a text splits into tokens (ids, pieces, byte spans)", glassbox::cli::run_tokenize},
+    {"bench", "measure prompt and generation tokens/s", glassbox::cli::run_bench},
 };
 
 void print_usage(std::FILE* out) {

@@ -31,6 +31,15 @@ float sum(const float* x, std::size_t n);
 void matvec(float* out, const float* w, const float* x, std::size_t cols, std::size_t row_begin,
             std::size_t row_end);
 
+// --- attention over cached rows (keys and values of one head, row_stride floats apart) -------------------
+// out[t] = dot(rows + t * row_stride, x, n) for t < n_rows: a query against every cached key.
+void dot_strided(float* out, const float* rows, std::size_t row_stride, std::size_t n_rows, const float* x,
+                 std::size_t n);
+// out[0, n) = sum_t weights[t] * (rows + t * row_stride)[0, n): the attention-weighted sum of values, summed
+// in order of t.
+void weighted_row_sum(float* out, const float* weights, const float* rows, std::size_t row_stride,
+                      std::size_t n_rows, std::size_t n);
+
 // --- element-wise ------------------------------------------------------------------------------------------
 void add_in_place(float* x, const float* y, std::size_t n);   // x += y
 void scale_in_place(float* x, float s, std::size_t n);        // x *= s
@@ -69,6 +78,10 @@ namespace reference {
 float dot(const float* x, const float* y, std::size_t n);
 float sum(const float* x, std::size_t n);
 void matvec(float* out, const float* w, const float* x, std::size_t rows, std::size_t cols);
+void dot_strided(float* out, const float* rows, std::size_t row_stride, std::size_t n_rows, const float* x,
+                 std::size_t n);
+void weighted_row_sum(float* out, const float* weights, const float* rows, std::size_t row_stride,
+                      std::size_t n_rows, std::size_t n);
 void rmsnorm(float* out, const float* x, const float* weight, std::size_t n, float eps);
 void layernorm(float* out, const float* x, const float* weight, const float* bias, std::size_t n, float eps);
 void softmax(float* x, std::size_t n, std::size_t limit);

@@ -20,7 +20,7 @@ float sum(const float* x, std::size_t n) {
   }
   for (std::size_t k = 0; k < kAccumulatorsPerRow && i + k * kWidth < n; ++k) {
     const std::size_t at = i + k * kWidth;
-    acc[k] = acc[k] + load_partial(x + at, n - at);
+    acc[k] = acc[k] + (at + kWidth <= n ? Batch::load_unaligned(x + at) : load_partial(x + at, n - at));
   }
   return finish_partials(acc);
 }

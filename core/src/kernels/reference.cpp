@@ -26,6 +26,22 @@ void matvec(float* out, const float* w, const float* x, std::size_t rows, std::s
     out[r] = dot(w + r * cols, x, cols);
 }
 
+void dot_strided(float* out, const float* rows, std::size_t row_stride, std::size_t n_rows, const float* x,
+                 std::size_t n) {
+  for (std::size_t t = 0; t < n_rows; ++t)
+    out[t] = dot(rows + t * row_stride, x, n);
+}
+
+void weighted_row_sum(float* out, const float* weights, const float* rows, std::size_t row_stride,
+                      std::size_t n_rows, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) {
+    float total = 0.0f;
+    for (std::size_t t = 0; t < n_rows; ++t)
+      total += weights[t] * rows[t * row_stride + i];
+    out[i] = total;
+  }
+}
+
 void rmsnorm(float* out, const float* x, const float* weight, std::size_t n, float eps) {
   float mean_square = 0.0f;
   for (std::size_t i = 0; i < n; ++i)

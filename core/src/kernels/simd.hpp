@@ -41,13 +41,4 @@ inline void map_in_place(float* x, std::size_t n, Op op) {
   if (i < n) store_partial(x + i, op(load_partial(x + i, n - i)), n - i);
 }
 
-// Sums kReductionLanes partial sums in a fixed pairwise tree: (p0+p16)+(p8+p24)... all widths agree.
-inline float reduce_partials(float* partials) {
-  for (std::size_t half = kReductionLanes / 2; half >= 1; half /= 2) {
-    for (std::size_t j = 0; j < half; ++j)
-      partials[j] = partials[j] + partials[j + half];
-  }
-  return partials[0];
-}
-
 }  // namespace glassbox::kernels

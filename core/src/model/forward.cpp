@@ -55,8 +55,8 @@ void activate(Activation activation, float* x, std::size_t n) {
 // ends of it).
 void attend(const ModelConfig& c, RunState& s, int layer, int position, AttentionTrace* trace,
             ThreadPool& pool) {
-  const int head_dim = c.head_dim, kv_dim = c.kv_dim();
-  const int heads_per_kv = c.n_heads / c.n_kv_heads;
+  const auto head_dim = static_cast<std::size_t>(c.head_dim), kv_dim = static_cast<std::size_t>(c.kv_dim());
+  const auto heads_per_kv = static_cast<std::size_t>(c.n_heads / c.n_kv_heads);
   const float scale = std::sqrt(static_cast<float>(head_dim));
   const auto keys = static_cast<std::size_t>(position) + 1;
 
@@ -65,19 +65,13 @@ void attend(const ModelConfig& c, RunState& s, int layer, int position, Attentio
       const float* q = s.q.data() + h * head_dim;
       const std::size_t kv_offset = (h / heads_per_kv) * head_dim;
       float* scores = s.scores.data() + h * s.context_length;
-      for (std::size_t t = 0; t < keys; ++t) {
-        const float* k = s.keys(layer, static_cast<int>(t), kv_dim) + kv_offset;
-        scores[t] = kernels::dot(q, k, static_cast<std::size_t>(head_dim)) / scale;
-      }
+      kernels::dot_strided(scores, s.keys(layer, 0, kv_dim) + kv_offset, kv_dim, keys, q, head_dim);
+      for (std::size_t t = 0; t < keys; ++t)
+        scores[t] /= scale;
       kernels::softmax(scores, keys);
       if (trace) std::copy(scores, scores + keys, trace->slot(position, layer, static_cast<int>(h)));
-
-      float* out = s.attention.data() + h * head_dim;
-      std::fill(out, out + head_dim, 0.0f);
-      for (std::size_t t = 0; t < keys; ++t) {
-        const float* v = s.values(layer, static_cast<int>(t), kv_dim) + kv_offset;
-        kernels::axpy(out, scores[t], v, static_cast<std::size_t>(head_dim));
-      }
+      kernels::weighted_row_sum(s.attention.data() + h * head_dim, scores,
+                                s.values(layer, 0, kv_dim) + kv_offset, kv_dim, keys, head_dim);
     }
   };
   // Splitting heads across threads pays off only once there are enough keys to read.

@@ -27,11 +27,12 @@ struct RunState {
   std::vector<float> rope_cos;     // [context_length][rotary_dim / 2]
   std::vector<float> rope_sin;
 
-  float* keys(int layer, int position, int kv_dim) {
-    return key_cache.data() + (static_cast<std::size_t>(layer) * context_length + position) * kv_dim;
+  // Row of the cache for (layer, position); rows of one layer are consecutive, kv_dim floats each.
+  float* keys(std::size_t layer, std::size_t position, std::size_t kv_dim) {
+    return key_cache.data() + (layer * static_cast<std::size_t>(context_length) + position) * kv_dim;
   }
-  float* values(int layer, int position, int kv_dim) {
-    return value_cache.data() + (static_cast<std::size_t>(layer) * context_length + position) * kv_dim;
+  float* values(std::size_t layer, std::size_t position, std::size_t kv_dim) {
+    return value_cache.data() + (layer * static_cast<std::size_t>(context_length) + position) * kv_dim;
   }
 };
 
