@@ -30,7 +30,11 @@ class Bytes {
 // Memory-maps a file read-only. Errors name the path and the system's reason.
 Result<std::shared_ptr<const Bytes>> map_file(const std::string& path);
 
-// Takes ownership of a buffer already in memory (the browser path: a download written into the heap).
+// Takes ownership of a buffer already in memory.
 std::shared_ptr<const Bytes> bytes_from_buffer(std::vector<std::byte> buffer, std::string name);
+
+// Takes ownership of a std::malloc'ed block (the browser path: a download written straight into the WASM
+// heap, where a failed malloc returns null instead of aborting as a failed std::vector would).
+std::shared_ptr<const Bytes> bytes_from_malloc(std::byte* data, std::size_t size, std::string name);
 
 }  // namespace glassbox

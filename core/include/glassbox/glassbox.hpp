@@ -6,6 +6,7 @@
 #include "glassbox/config.hpp"
 #include "glassbox/formats.hpp"
 #include "glassbox/generator.hpp"
+#include "glassbox/inspect.hpp"
 #include "glassbox/model.hpp"
 #include "glassbox/result.hpp"
 #include "glassbox/sampler.hpp"

@@ -1,5 +1,6 @@
 // Bytes from a memory-mapped file (natively) or from a buffer handed over by the caller (the browser).
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <utility>
 
@@ -27,6 +28,19 @@ class BufferBytes final : public Bytes {
   std::vector<std::byte> buffer_;
 };
 
+class MallocBytes final : public Bytes {
+ public:
+  MallocBytes(std::byte* data, std::size_t size, std::string name)
+      : Bytes(std::move(name)), data_(data), size_(size) {}
+  ~MallocBytes() override { std::free(data_); }
+  const std::byte* data() const override { return data_; }
+  std::size_t size() const override { return size_; }
+
+ private:
+  std::byte* data_;
+  std::size_t size_;
+};
+
 #if !defined(__EMSCRIPTEN__)
 class MappedBytes final : public Bytes {
  public:
@@ -48,6 +62,10 @@ class MappedBytes final : public Bytes {
 
 std::shared_ptr<const Bytes> bytes_from_buffer(std::vector<std::byte> buffer, std::string name) {
   return std::make_shared<BufferBytes>(std::move(buffer), std::move(name));
+}
+
+std::shared_ptr<const Bytes> bytes_from_malloc(std::byte* data, std::size_t size, std::string name) {
+  return std::make_shared<MallocBytes>(data, size, std::move(name));
 }
 
 Result<std::shared_ptr<const Bytes>> map_file(const std::string& path) {

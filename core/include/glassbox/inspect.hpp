@@ -1,0 +1,19 @@
+// Pure functions that turn what the model computed into things a person can read: the most likely next
+// tokens, and statistics of attention patterns.
+#pragma once
+
+#include <span>
+#include <vector>
+
+namespace glassbox {
+
+struct TokenProbability {
+  int id;
+  float logit;
+  float probability;  // softmax over the whole vocabulary at temperature 1
+};
+
+// The k most likely tokens, most likely first (ties: lower id first).
+std::vector<TokenProbability> top_tokens(std::span<const float> logits, int k);
+
+}  // namespace glassbox
