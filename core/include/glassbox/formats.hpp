@@ -23,6 +23,28 @@ Result<Model> load_llama2c_checkpoint(const std::string& path);
 Result<Tokenizer> read_llama2c_tokenizer(const Bytes& bytes);
 Result<Tokenizer> load_llama2c_tokenizer(const std::string& path);
 
+// GGUF (versions 2 and 3): architectures llama, qwen2, phi3, gpt2 and glassbox; weights stay in `bytes`.
+Result<Model> read_gguf_model(std::shared_ptr<const Bytes> bytes);
+
+// The tokenizer a GGUF file carries in its tokenizer.ggml.* metadata (model files and vocabulary-only files).
+Result<Tokenizer> read_gguf_tokenizer(std::shared_ptr<const Bytes> bytes);
+
+// A Hugging Face tokenizer.json (byte-level BPE like GPT-2, or SentencePiece-style BPE with byte fallback).
+Result<Tokenizer> read_tokenizer_json(const Bytes& bytes);
+
+// A model and the tokenizer that goes with it.
+struct LoadedModel {
+  std::shared_ptr<const Model> model;
+  std::shared_ptr<const Tokenizer> tokenizer;
+};
+
+// Opens any supported model from its bytes: GGUF (whose own tokenizer is used unless `tokenizer` is given) or
+// a llama2.c checkpoint (which needs `tokenizer`). A tokenizer may be a llama2.c tokenizer.bin, a GGUF file
+// or a tokenizer.json. Errors say plainly when a file is not a model at all.
+Result<LoadedModel> open_model(std::shared_ptr<const Bytes> model, std::shared_ptr<const Bytes> tokenizer);
+// The same from paths (memory-mapped); an empty tokenizer path means "none given".
+Result<LoadedModel> open_model_files(const std::string& model_path, const std::string& tokenizer_path);
+
 // Fails unless the tokenizer covers exactly the model's vocabulary.
 Result<void> check_tokenizer_matches(const Tokenizer& tokenizer, const Model& model,
                                      const std::string& source);

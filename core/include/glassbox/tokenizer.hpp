@@ -1,5 +1,8 @@
-// Text <-> token ids. A Tokenizer owns its vocabulary (pieces, merge scores, token types, special ids) and
-// one encoding algorithm: SentencePiece-style BPE over merge scores (Llama 2, TinyStories) for now.
+// Text <-> token ids. A Tokenizer owns its vocabulary (pieces, merges, token types, special ids) and one of
+// two encoding algorithms:
+//   SentencePiece-style BPE (Llama 2, TinyStories, Phi-3): merges chosen by piece score, byte fallback
+//   byte-level BPE (GPT-2, Llama 3, Qwen2): text split by a pre-tokenizer regex, bytes mapped to printable
+//   characters, merges applied by rank
 #pragma once
 
 #include <cstdint>
@@ -23,10 +26,20 @@ struct EncodedToken {
   int byte_end = 0;
 };
 
+enum class TokenizerKind { SentencePiece, ByteLevelBpe };
+
+// How byte-level BPE splits text into words before merging (the regexes of the GPT-2, Llama 3 and Qwen2
+// tokenizers).
+enum class PreTokenizer { Gpt2, Llama3, Qwen2 };
+
 struct Vocabulary {
-  std::vector<std::string> pieces;  // SentencePiece's "▁" is stored as a plain space
-  std::vector<float> scores;        // higher merges first
+  TokenizerKind kind = TokenizerKind::SentencePiece;
+  std::vector<std::string> pieces;  // SentencePiece's "▁" is stored as a plain space; byte-level pieces keep
+                                    // GPT-2's printable byte mapping ("Ġ" for a space)
+  std::vector<float> scores;  // SentencePiece: higher merges first
   std::vector<TokenType> types;
+  std::vector<std::string> merges;  // byte-level BPE: "left right", highest priority first
+  PreTokenizer pre_tokenizer = PreTokenizer::Gpt2;
   int bos_id = -1;  // -1: none
   int eos_id = -1;
   int unk_id = -1;
@@ -60,6 +73,10 @@ class Tokenizer {
   const Vocabulary& vocabulary() const { return vocab_; }
 
  private:
+  std::vector<EncodedToken> encode_sentencepiece(std::string_view text) const;
+  std::vector<EncodedToken> encode_byte_level(std::string_view text) const;
+  std::string byte_level_text(int id) const;
+
   Vocabulary vocab_;
   std::unordered_map<std::string, int> piece_to_id_;
   int byte_token_[256] = {};  // id of <0xXX>, or -1

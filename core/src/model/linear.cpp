@@ -1,8 +1,13 @@
+// Weight-type dispatch: float32 weights go straight to the SIMD matvec; 16-bit and block-quantized weights
+// are decoded one row at a time into a small buffer and then take the same canonical dot product, so every
+// weight type shares one reduction order (and the decoding is exactly ggml's).
 #include "model/linear.hpp"
 
-#include <cstring>
+#include <vector>
 
 #include "kernels/kernels.hpp"
+#include "kernels/quantized.hpp"
+#include "model/dtype.hpp"
 
 namespace glassbox {
 namespace {
@@ -10,16 +15,28 @@ namespace {
 // Rows per task: enough work per thread wake-up to be worth it.
 constexpr std::size_t kMinRowsPerChunk = 16;
 
-}  // namespace
-
-bool readable(DType type) {
-  return type == DType::F32;
+void decoded_matvec(float* out, const Tensor& w, const float* x, std::size_t begin, std::size_t end) {
+  const auto cols = static_cast<std::size_t>(w.cols);
+  const auto row_bytes = static_cast<std::size_t>(tensor_bytes(w.type, 1, w.cols));
+  thread_local std::vector<float> row;
+  row.resize(cols);
+  for (std::size_t r = begin; r < end; ++r) {
+    kernels::dequantize_row(w.type, w.data + r * row_bytes, row.data(), cols);
+    out[r] = kernels::dot(row.data(), x, cols);
+  }
 }
+
+}  // namespace
 
 void linear(float* out, const Tensor& w, const Tensor& bias, const float* x, ThreadPool& pool) {
   const auto rows = static_cast<std::size_t>(w.rows), cols = static_cast<std::size_t>(w.cols);
-  const float* weights = w.f32();
-  auto run = [&](std::size_t begin, std::size_t end) { kernels::matvec(out, weights, x, cols, begin, end); };
+  auto run = [&](std::size_t begin, std::size_t end) {
+    if (w.type == DType::F32) {
+      kernels::matvec(out, w.f32(), x, cols, begin, end);
+    } else {
+      decoded_matvec(out, w, x, begin, end);
+    }
+  };
   if (pool.size() == 1 || rows < kMinRowsPerChunk * 2) {
     run(0, rows);
   } else {
@@ -29,8 +46,8 @@ void linear(float* out, const Tensor& w, const Tensor& bias, const float* x, Thr
 }
 
 void embedding_row(float* out, const Tensor& w, int64_t row) {
-  const auto cols = static_cast<std::size_t>(w.cols);
-  std::memcpy(out, w.f32() + static_cast<std::size_t>(row) * cols, cols * sizeof(float));
+  const auto row_bytes = tensor_bytes(w.type, 1, w.cols);
+  kernels::dequantize_row(w.type, w.data + row * row_bytes, out, static_cast<std::size_t>(w.cols));
 }
 
 }  // namespace glassbox

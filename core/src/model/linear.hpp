@@ -12,7 +12,4 @@ void linear(float* out, const Tensor& w, const Tensor& bias, const float* x, Thr
 // out[cols] = row `row` of w, decoded to float.
 void embedding_row(float* out, const Tensor& w, int64_t row);
 
-// Whether linear() and embedding_row() can read this element type.
-bool readable(DType type);
-
 }  // namespace glassbox

@@ -33,9 +33,8 @@ struct Candidate {
 
 }  // namespace
 
-std::vector<EncodedToken> Tokenizer::encode(std::string_view text, bool add_bos) const {
+std::vector<EncodedToken> Tokenizer::encode_sentencepiece(std::string_view text) const {
   std::vector<EncodedToken> out;
-  if (add_bos && vocab_.bos_id >= 0) out.push_back({vocab_.bos_id, 0, 0});
   if (text.empty()) return out;
 
   // The dummy prefix: SentencePiece encodes " Hello" for "Hello" so a word looks the same at the start of

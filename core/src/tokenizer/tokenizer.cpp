@@ -58,6 +58,7 @@ std::string Tokenizer::token_text(int previous, int id) const {
     default:
       break;
   }
+  if (vocab_.kind == TokenizerKind::ByteLevelBpe) return byte_level_text(id);
   const std::string& text = piece(id);
   const bool after_start = previous < 0 || previous == vocab_.bos_id;
   if (vocab_.add_space_prefix && after_start && !text.empty() && text[0] == ' ') return text.substr(1);
@@ -72,6 +73,15 @@ std::string Tokenizer::decode(std::span<const int> ids) const {
     previous = id;
   }
   return text;
+}
+
+std::vector<EncodedToken> Tokenizer::encode(std::string_view text, bool add_bos) const {
+  std::vector<EncodedToken> out;
+  if (add_bos && vocab_.bos_id >= 0) out.push_back({vocab_.bos_id, 0, 0});
+  std::vector<EncodedToken> body =
+      vocab_.kind == TokenizerKind::SentencePiece ? encode_sentencepiece(text) : encode_byte_level(text);
+  out.insert(out.end(), body.begin(), body.end());
+  return out;
 }
 
 std::vector<int> Tokenizer::encode_ids(std::string_view text, bool add_bos) const {

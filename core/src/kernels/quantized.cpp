@@ -1,0 +1,211 @@
+#include "kernels/quantized.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+namespace glassbox::kernels {
+namespace {
+
+uint16_t load_u16(const std::byte* p) {
+  uint16_t v;
+  std::memcpy(&v, p, 2);
+  return v;
+}
+
+void dequantize_q8_0(const std::byte* row, float* out, std::size_t n) {
+  for (std::size_t b = 0; b < n / 32; ++b, row += 34) {
+    const float d = half_to_float(load_u16(row));
+    const auto* q = reinterpret_cast<const int8_t*>(row + 2);
+    for (int j = 0; j < 32; ++j)
+      *out++ = d * static_cast<float>(q[j]);
+  }
+}
+
+void dequantize_q4_0(const std::byte* row, float* out, std::size_t n) {
+  for (std::size_t b = 0; b < n / 32; ++b, row += 18) {
+    const float d = half_to_float(load_u16(row));
+    const auto* q = reinterpret_cast<const uint8_t*>(row + 2);
+    for (int j = 0; j < 16; ++j) {
+      out[j] = d * static_cast<float>((q[j] & 0x0F) - 8);
+      out[j + 16] = d * static_cast<float>((q[j] >> 4) - 8);
+    }
+    out += 32;
+  }
+}
+
+// Scale and min of Q4_K sub-block j: six bits each, packed into 12 bytes for the eight sub-blocks.
+void q4_k_scale_min(int j, const uint8_t* packed, uint8_t* scale, uint8_t* min) {
+  if (j < 4) {
+    *scale = packed[j] & 63;
+    *min = packed[j + 4] & 63;
+  } else {
+    *scale = (packed[j + 4] & 0x0F) | ((packed[j - 4] >> 6) << 4);
+    *min = (packed[j + 4] >> 4) | ((packed[j] >> 6) << 4);
+  }
+}
+
+void dequantize_q4_k(const std::byte* row, float* out, std::size_t n) {
+  for (std::size_t b = 0; b < n / 256; ++b, row += 144) {
+    const float d = half_to_float(load_u16(row));
+    const float dmin = half_to_float(load_u16(row + 2));
+    const auto* packed = reinterpret_cast<const uint8_t*>(row + 4);
+    const auto* q = reinterpret_cast<const uint8_t*>(row + 16);
+    for (int j = 0; j < 8;
+         j += 2, q += 32) {  // 64 values per pass: low nibbles then high nibbles of 32 bytes
+      uint8_t scale, min;
+      q4_k_scale_min(j, packed, &scale, &min);
+      const float d1 = d * scale, m1 = dmin * min;
+      q4_k_scale_min(j + 1, packed, &scale, &min);
+      const float d2 = d * scale, m2 = dmin * min;
+      for (int l = 0; l < 32; ++l)
+        *out++ = d1 * static_cast<float>(q[l] & 0x0F) - m1;
+      for (int l = 0; l < 32; ++l)
+        *out++ = d2 * static_cast<float>(q[l] >> 4) - m2;
+    }
+  }
+}
+
+void dequantize_q6_k(const std::byte* row, float* out, std::size_t n) {
+  for (std::size_t b = 0; b < n / 256; ++b, row += 210) {
+    const auto* ql = reinterpret_cast<const uint8_t*>(row);
+    const auto* qh = reinterpret_cast<const uint8_t*>(row + 128);
+    const auto* scales = reinterpret_cast<const int8_t*>(row + 192);
+    const float d = half_to_float(load_u16(row + 208));
+    for (int half = 0; half < 2; ++half, ql += 64, qh += 32, scales += 8, out += 128) {
+      for (int l = 0; l < 32; ++l) {
+        const int group = l / 16;
+        const int q1 = ((ql[l] & 0x0F) | (((qh[l] >> 0) & 3) << 4)) - 32;
+        const int q2 = ((ql[l + 32] & 0x0F) | (((qh[l] >> 2) & 3) << 4)) - 32;
+        const int q3 = ((ql[l] >> 4) | (((qh[l] >> 4) & 3) << 4)) - 32;
+        const int q4 = ((ql[l + 32] >> 4) | (((qh[l] >> 6) & 3) << 4)) - 32;
+        out[l] = d * static_cast<float>(scales[group]) * static_cast<float>(q1);
+        out[l + 32] = d * static_cast<float>(scales[group + 2]) * static_cast<float>(q2);
+        out[l + 64] = d * static_cast<float>(scales[group + 4]) * static_cast<float>(q3);
+        out[l + 96] = d * static_cast<float>(scales[group + 6]) * static_cast<float>(q4);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+float half_to_float(uint16_t h) {
+  const uint32_t sign = static_cast<uint32_t>(h & 0x8000) << 16;
+  const uint32_t exponent = (h >> 10) & 0x1F;
+  uint32_t mantissa = h & 0x3FF;
+  uint32_t bits;
+  if (exponent == 0x1F) {
+    bits = sign | 0x7F800000u | (mantissa << 13);  // inf / nan
+  } else if (exponent != 0) {
+    bits = sign | ((exponent + 112) << 23) | (mantissa << 13);
+  } else if (mantissa == 0) {
+    bits = sign;  // +-0
+  } else {        // subnormal: normalize it
+    int shift = 0;
+    while ((mantissa & 0x400) == 0) {
+      mantissa <<= 1;
+      ++shift;
+    }
+    bits = sign | (static_cast<uint32_t>(113 - shift) << 23) | ((mantissa & 0x3FF) << 13);
+  }
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+uint16_t float_to_half(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, 4);
+  const uint16_t sign = static_cast<uint16_t>((bits >> 16) & 0x8000);
+  const uint32_t abs = bits & 0x7FFFFFFF;
+  if (abs > 0x7F800000) return sign | 0x7E00;   // nan
+  if (abs >= 0x477FF000) return sign | 0x7C00;  // rounds to inf
+  if (abs < 0x38800000) {                       // half subnormal or zero
+    if (abs < 0x33000000) return sign;          // below half the smallest subnormal
+    const uint32_t mantissa = (abs & 0x7FFFFF) | 0x800000;
+    const int shift = 126 - static_cast<int>(abs >> 23);  // 14 .. 24
+    const uint32_t half = mantissa >> shift;
+    const uint32_t rest = mantissa & ((1u << shift) - 1);
+    const uint32_t halfway = 1u << (shift - 1);
+    const uint32_t rounded = half + (rest > halfway || (rest == halfway && (half & 1)));
+    return sign | static_cast<uint16_t>(rounded);
+  }
+  const uint32_t rebased = abs - 0x38000000;  // exponent 127 -> 15
+  const uint32_t half = rebased >> 13;
+  const uint32_t rest = rebased & 0x1FFF;
+  const uint32_t rounded = half + (rest > 0x1000 || (rest == 0x1000 && (half & 1)));
+  return sign | static_cast<uint16_t>(rounded);
+}
+
+float bfloat16_to_float(uint16_t value) {
+  const uint32_t bits = static_cast<uint32_t>(value) << 16;
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+void dequantize_row(DType type, const std::byte* row, float* out, std::size_t n) {
+  switch (type) {
+    case DType::F32:
+      std::memcpy(out, row, n * sizeof(float));
+      return;
+    case DType::F16:
+      for (std::size_t i = 0; i < n; ++i)
+        out[i] = half_to_float(load_u16(row + 2 * i));
+      return;
+    case DType::BF16:
+      for (std::size_t i = 0; i < n; ++i)
+        out[i] = bfloat16_to_float(load_u16(row + 2 * i));
+      return;
+    case DType::Q8_0:
+      dequantize_q8_0(row, out, n);
+      return;
+    case DType::Q4_0:
+      dequantize_q4_0(row, out, n);
+      return;
+    case DType::Q4_K:
+      dequantize_q4_k(row, out, n);
+      return;
+    case DType::Q6_K:
+      dequantize_q6_k(row, out, n);
+      return;
+  }
+}
+
+void quantize_row_q8_0(const float* x, std::byte* out, std::size_t n) {
+  for (std::size_t b = 0; b < n / 32; ++b, x += 32, out += 34) {
+    float amax = 0.0f;
+    for (int j = 0; j < 32; ++j)
+      amax = std::fmax(amax, std::fabs(x[j]));
+    const float d = amax / 127.0f;
+    const float inverse = d != 0.0f ? 1.0f / d : 0.0f;
+    const uint16_t d16 = float_to_half(d);
+    std::memcpy(out, &d16, 2);
+    for (int j = 0; j < 32; ++j)
+      out[2 + j] = static_cast<std::byte>(static_cast<int8_t>(std::lround(x[j] * inverse)));
+  }
+}
+
+void quantize_row_q4_0(const float* x, std::byte* out, std::size_t n) {
+  for (std::size_t b = 0; b < n / 32; ++b, x += 32, out += 18) {
+    float amax = 0.0f, max = 0.0f;  // the value of largest magnitude, with its sign
+    for (int j = 0; j < 32; ++j) {
+      if (amax < std::fabs(x[j])) {
+        amax = std::fabs(x[j]);
+        max = x[j];
+      }
+    }
+    const float d = max / -8.0f;
+    const float inverse = d != 0.0f ? 1.0f / d : 0.0f;
+    const uint16_t d16 = float_to_half(d);
+    std::memcpy(out, &d16, 2);
+    for (int j = 0; j < 16; ++j) {
+      const int lo = std::min(15, static_cast<int>(static_cast<int8_t>(x[j] * inverse + 8.5f)));
+      const int hi = std::min(15, static_cast<int>(static_cast<int8_t>(x[j + 16] * inverse + 8.5f)));
+      out[2 + j] = static_cast<std::byte>(lo | (hi << 4));
+    }
+  }
+}
+
+}  // namespace glassbox::kernels
