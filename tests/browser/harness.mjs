@@ -1,0 +1,105 @@
+// Shared set-up for the browser tests: the built dist/ served from a subfolder by the project's own static
+// server, one headless Debian Chromium, and helpers for pages, screenshots and the golden data.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { startStaticServer } from '../../web/tools/static-server.mjs';
+
+export const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const dist = path.join(repo, 'dist');
+export const outputDir = path.join(repo, 'test-output');
+export const SUBFOLDER = '/glassbox/';
+
+const CHROMIUM = process.env.GLASSBOX_CHROMIUM ?? '/usr/bin/chromium';
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+
+export async function startEnvironment() {
+  if (!fs.existsSync(path.join(dist, 'index.html'))) throw new Error('dist/index.html is missing: run `npm run build` first (npm run test:browser does)');
+  if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install chromium`);
+  fs.mkdirSync(outputDir, { recursive: true });
+  const served = [];
+  const server = await startStaticServer({ root: dist, base: SUBFOLDER, onRequest: (p) => served.push(p) });
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  return {
+    server,
+    served, // every path the server was asked for
+    startServer: (options) => startStaticServer({ root: dist, base: SUBFOLDER, ...options }),
+    browser,
+    async close() {
+      await browser.close();
+      await server.close();
+    },
+  };
+}
+
+/**
+ * A fresh context and page at the app's URL. Console errors and uncaught exceptions are collected in
+ * `errors` (tests that expect none assert on it).
+ */
+export async function openPage(env, { url = env.server.url, viewport = { width: 1440, height: 1000 } } = {}) {
+  const context = await env.browser.newContext({ viewport, deviceScaleFactor: 1 });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') errors.push(`console: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => errors.push(`page: ${error.message}`));
+  const requests = [];
+  page.on('request', (request) => requests.push(request.url()));
+  await page.goto(url);
+  return { context, page, errors, requests };
+}
+
+/** Waits until the page has loaded `count` models (the default model on start is the first). */
+export async function whenModelLoaded(page, count = 1, timeout = 20_000) {
+  await page.waitForFunction(() => window.__glassbox !== undefined, null, { timeout });
+  return page.evaluate((n) => window.__glassbox.whenLoaded(n), count);
+}
+
+export async function screenshot(page, name) {
+  await page.screenshot({ path: path.join(outputDir, `${name}.png`), fullPage: true });
+}
+
+/** Sets the sampling controls as a person would: typing into the number fields. */
+export async function setControls(page, values) {
+  const ids = { temperature: '#temperature', topK: '#top-k', topP: '#top-p', seed: '#seed', maxTokens: '#max-tokens' };
+  for (const [key, value] of Object.entries(values)) {
+    await page.fill(ids[key], String(value));
+    await page.dispatchEvent(ids[key], 'change');
+  }
+}
+
+/** Types a prompt, clicks Generate and waits for the generation to finish. */
+export async function generate(page, prompt, values = {}) {
+  await page.fill('#prompt', prompt);
+  await setControls(page, values);
+  const before = await page.evaluate(() => window.__glassbox.generations);
+  await page.click('#generate');
+  await page.waitForFunction((n) => window.__glassbox.generations > n, before);
+  return page.evaluate(() => window.__glassbox.whenIdle());
+}
+
+export function goldenPath() {
+  const dir = process.env.GLASSBOX_GOLDEN_DIR ?? path.join(repo, '..', 'shared', 'golden');
+  return path.join(dir, 'stories260K.greedy.jsonl');
+}
+
+export function readGolden() {
+  const file = goldenPath();
+  if (!fs.existsSync(file)) return null;
+  return fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim())
+    .map((line) => JSON.parse(line));
+}
+
+/** The native CLI's tokenization, or null when the binary is absent. */
+export function nativeTokenize(text) {
+  const cli = process.env.GLASSBOX_CLI ?? path.join(repo, 'build', 'glassbox');
+  if (!fs.existsSync(cli)) return null;
+  const out = execFileSync(cli, ['tokenize', '--tokenizer', path.join(repo, 'models', 'tok512.bin'), '--text', text, '--json'], { encoding: 'utf8' });
+  return JSON.parse(out);
+}

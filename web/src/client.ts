@@ -1,0 +1,142 @@
+// The page's handle on the engine worker: promise-based requests, load progress, and generations as a
+// stream of callbacks. Each generated token is acknowledged as soon as it arrives (before it is drawn), so
+// the worker computes the next token while the page draws this one, and never runs more than one ahead.
+import type {
+  AttentionTrace,
+  DoneReason,
+  ErrorReport,
+  FromWorker,
+  LoadResult,
+  ModelSource,
+  SamplerSettings,
+  TokenSpan,
+  ToWorker,
+} from './protocol';
+
+/** A request the worker answered with an error; `report` is meant for a person. */
+export class EngineError extends Error {
+  constructor(readonly report: ErrorReport) {
+    super(report.detail ? `${report.title}: ${report.detail}` : report.title);
+  }
+}
+
+export type TokenEvent = Extract<FromWorker, { type: 'token' }>;
+export type StartedEvent = Extract<FromWorker, { type: 'started' }>;
+export interface DoneEvent {
+  reason: DoneReason;
+  count: number;
+  elapsedMs: number;
+  error?: ErrorReport;
+}
+
+export interface GenerationHandlers {
+  started(event: StartedEvent): void;
+  token(event: TokenEvent): void;
+  done(event: DoneEvent): void;
+}
+
+export interface GenerationHandle {
+  readonly gen: number;
+  stop(): void;
+}
+
+type Progress = Extract<FromWorker, { type: 'progress' }>;
+type Pending = { resolve(value: unknown): void; reject(error: unknown): void; progress?: (p: Progress) => void };
+type Request = ToWorker extends infer M ? (M extends { req: number } ? Omit<M, 'req'> : never) : never;
+
+export class EngineClient {
+  private readonly worker: Worker;
+  private nextReq = 1;
+  private nextGen = 1;
+  private readonly pending = new Map<number, Pending>();
+  private readonly generations = new Map<number, { handlers: GenerationHandlers; stopped: boolean }>();
+  readonly ready: Promise<{ formats: string[] }>;
+
+  constructor() {
+    this.worker = new Worker(new URL('./worker.ts', import.meta.url), { type: 'module', name: 'glassbox-engine' });
+    this.ready = new Promise((resolve, reject) => {
+      this.worker.addEventListener('message', (event: MessageEvent<FromWorker>) => {
+        const m = event.data;
+        if (m.type === 'ready') resolve({ formats: m.formats });
+        else if (m.type === 'fatal') reject(new EngineError(m.error));
+      });
+      this.worker.addEventListener('error', (event) => {
+        reject(new EngineError({ title: 'The engine worker failed to start', detail: event.message || 'The browser could not run the worker script.' }));
+      });
+    });
+    this.ready.catch(() => {}); // observed by the page
+    this.worker.addEventListener('message', (event: MessageEvent<FromWorker>) => this.receive(event.data));
+  }
+
+  private send(message: ToWorker) {
+    this.worker.postMessage(message);
+  }
+
+  private request<T>(message: Request, progress?: (p: Progress) => void): Promise<T> {
+    const req = this.nextReq++;
+    return new Promise<T>((resolve, reject) => {
+      this.pending.set(req, { resolve: resolve as (v: unknown) => void, reject, progress });
+      this.send({ ...message, req } as ToWorker);
+    });
+  }
+
+  private receive(m: FromWorker) {
+    switch (m.type) {
+      case 'progress':
+        this.pending.get(m.req)?.progress?.(m);
+        break;
+      case 'reply': {
+        const pending = this.pending.get(m.req);
+        if (!pending) break;
+        this.pending.delete(m.req);
+        if (m.ok) pending.resolve(m.value);
+        else pending.reject(new EngineError(m.error));
+        break;
+      }
+      case 'started':
+        this.generations.get(m.gen)?.handlers.started(m);
+        break;
+      case 'token': {
+        const g = this.generations.get(m.gen);
+        if (!g) break;
+        if (!g.stopped && !m.end) this.send({ type: 'ack', gen: m.gen, index: m.index });
+        g.handlers.token(m);
+        break;
+      }
+      case 'done': {
+        const g = this.generations.get(m.gen);
+        if (!g) break;
+        this.generations.delete(m.gen);
+        g.handlers.done({ reason: m.reason, count: m.count, elapsedMs: m.elapsedMs, error: m.error });
+        break;
+      }
+    }
+  }
+
+  load(source: ModelSource, progress: (p: Progress) => void): Promise<LoadResult> {
+    return this.request<LoadResult>({ type: 'load', source }, progress);
+  }
+
+  tokenize(text: string): Promise<TokenSpan[]> {
+    return this.request<TokenSpan[]>({ type: 'tokenize', text });
+  }
+
+  attention(layer: number, head: number): Promise<AttentionTrace> {
+    return this.request<AttentionTrace>({ type: 'attention', layer, head });
+  }
+
+  generate(prompt: string, sampler: SamplerSettings, maxTokens: number, topK: number, handlers: GenerationHandlers): GenerationHandle {
+    const gen = this.nextGen++;
+    const state = { handlers, stopped: false };
+    this.generations.set(gen, state);
+    this.send({ type: 'generate', gen, prompt, sampler, maxTokens, topK });
+    return {
+      gen,
+      stop: () => {
+        if (state.stopped) return;
+        state.stopped = true;
+        this.send({ type: 'stop', gen });
+      },
+    };
+  }
+}

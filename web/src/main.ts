@@ -1,0 +1,229 @@
+// The page: wires the views to the engine worker. The main thread only draws; every model operation is a
+// message to the worker (client.ts).
+import { EngineClient, EngineError } from './client';
+import type { ErrorReport, LoadResult, ModelSource } from './protocol';
+import { createTestHook, type GenerationRecord } from './test-hook';
+import { byId } from './ui/text';
+import { AttentionView } from './views/attention';
+import { SamplingControls } from './views/controls';
+import { fetchCatalog, ModelPanel } from './views/model-panel';
+import { NextTokenView, type StepDistribution } from './views/next-token';
+import { OutputView } from './views/output';
+import { StatusPill } from './views/status';
+import { TokensView } from './views/tokens';
+
+const TOP_CANDIDATES = 10;
+
+const client = new EngineClient();
+const status = new StatusPill(byId('status'));
+const panel = new ModelPanel();
+const controls = new SamplingControls(byId('sampling'), byId('sampling-hint'));
+const tokens = new TokensView(byId('tokens'), byId('token-summary'));
+const output = new OutputView(byId('output'), byId('output-meta'), byId('stats'));
+const nextToken = new NextTokenView(byId('next-token'));
+const attention = new AttentionView(byId('attention'), byId('attention-controls'), (layer, head) => client.attention(layer, head));
+const hook = createTestHook((layer, head) => client.attention(layer, head), () => attention.drawn);
+
+const prompt = byId<HTMLTextAreaElement>('prompt');
+const generateButton = byId<HTMLButtonElement>('generate');
+const stopButton = byId<HTMLButtonElement>('stop');
+const generateError = byId('generate-error');
+
+let model: LoadResult | null = null;
+let loadAttempt = 0;
+let generation: ReturnType<EngineClient['generate']> | null = null;
+let steps: StepDistribution[] = [];
+
+const reportOf = (error: unknown): ErrorReport =>
+  error instanceof EngineError ? error.report : { title: 'Something went wrong', detail: error instanceof Error ? error.message : String(error) };
+
+function updateButtons() {
+  generateButton.disabled = !model || generation !== null;
+  stopButton.disabled = generation === null;
+}
+
+function showGenerateError(report: ErrorReport | null) {
+  generateError.hidden = !report;
+  generateError.replaceChildren();
+  if (!report) return;
+  const title = document.createElement('strong');
+  title.className = 'notice-title';
+  title.textContent = report.title;
+  generateError.append(title);
+  if (report.detail) {
+    const detail = document.createElement('span');
+    detail.className = 'notice-detail';
+    detail.textContent = report.detail;
+    generateError.append(detail);
+  }
+}
+
+// --- models -----------------------------------------------------------------------------------------------
+
+async function load(source: ModelSource) {
+  const attempt = ++loadAttempt;
+  generation?.stop();
+  status.set('loading', `Loading ${source.label}…`);
+  panel.showError(null);
+  panel.showProgress(source.label, 0, null);
+  try {
+    const result = await client.load(source, (p) => {
+      if (attempt === loadAttempt) panel.showProgress(p.name, p.loaded, p.total);
+    });
+    if (attempt !== loadAttempt) return;
+    model = result;
+    panel.showInfo(result.info);
+    panel.describe(result.label);
+    byId('engine-build').textContent = result.info.engine;
+    controls.setContextLength(result.info.contextLength);
+    attention.setModel(result.info.layers, result.info.heads, result.info.kvHeads);
+    output.empty();
+    nextToken.empty();
+    status.set('ready', `${result.label} · ready`);
+    hook.info = result.info;
+    hook.modelLabel = result.label;
+    hook.loads += 1;
+    retokenize();
+  } catch (error) {
+    if (attempt !== loadAttempt) return;
+    hook.failedLoads += 1;
+    panel.showError(reportOf(error), model ? `${model.label} is still loaded: you can keep generating with it.` : undefined);
+    status.set(model ? 'ready' : 'error', model ? `${model.label} · ready` : 'No model loaded');
+  } finally {
+    if (attempt === loadAttempt) panel.hideProgress();
+    updateButtons();
+    hook.changed();
+  }
+}
+
+panel.onLoad = (source) => void load(source);
+
+// --- tokenization as the user types: one request in flight, the latest text next -------------------------
+
+let tokenizing = false;
+let tokenizeAgain = false;
+
+async function retokenize() {
+  if (!model) return;
+  if (tokenizing) {
+    tokenizeAgain = true;
+    return;
+  }
+  tokenizing = true;
+  do {
+    tokenizeAgain = false;
+    const text = prompt.value;
+    try {
+      const spans = await client.tokenize(text);
+      if (!tokenizeAgain) tokens.show(text, spans);
+    } catch (error) {
+      tokens.empty(reportOf(error).title);
+    }
+  } while (tokenizeAgain);
+  tokenizing = false;
+}
+
+prompt.addEventListener('input', () => void retokenize());
+prompt.addEventListener('keydown', (event) => {
+  if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
+    event.preventDefault();
+    if (!generateButton.disabled) generate();
+  }
+});
+
+// --- generation -------------------------------------------------------------------------------------------
+
+let nextTokenFrame = 0;
+
+function generate() {
+  if (!model || generation) return;
+  const { sampler, maxTokens } = controls.value;
+  const text = prompt.value;
+  showGenerateError(null);
+  output.begin(text);
+  nextToken.empty();
+  attention.clear('Generating… the attention appears when the text is done.');
+  steps = [];
+  const record: GenerationRecord = { prompt: text, promptIds: [], ids: [], text, running: true, engineMs: 0, reason: null, tokensWhenStopClicked: null };
+  hook.last = record;
+  hook.generations += 1;
+  status.set('generating', `${model.label} · generating`);
+  generation = client.generate(text, sampler, maxTokens, TOP_CANDIDATES, {
+    started(event) {
+      record.promptIds = event.promptIds;
+    },
+    token(event) {
+      output.token(event);
+      record.ids.push(event.id);
+      record.engineMs += event.stepMs;
+      record.engineMs += event.stepMs;
+      steps.push({ index: event.index, chosen: event.id, chosenPiece: event.piece, top: event.top });
+      if (!nextTokenFrame) {
+        nextTokenFrame = requestAnimationFrame(() => {
+          nextTokenFrame = 0;
+          const latest = steps[steps.length - 1];
+          if (latest) nextToken.show(latest, true);
+        });
+      }
+    },
+    done(event) {
+      output.end(event);
+      generation = null;
+      record.running = false;
+      record.reason = event.reason;
+      record.text = output.text;
+      if (event.error) showGenerateError(event.error);
+      status.set('ready', `${model?.label ?? 'model'} · ready`);
+      updateButtons();
+      if (steps.length > 0) nextToken.show(steps[steps.length - 1], true);
+      void attention.refresh();
+      hook.changed();
+    },
+  });
+  updateButtons();
+}
+
+generateButton.addEventListener('click', generate);
+stopButton.addEventListener('click', () => {
+  if (!generation) return;
+  if (hook.last) hook.last.tokensWhenStopClicked = hook.last.ids.length;
+  generation.stop();
+});
+
+output.onSelect = (index) => {
+  const step = steps[index];
+  if (step) nextToken.show(step, index === steps.length - 1);
+};
+
+// --- start: the engine, then the catalog's default model -----------------------------------------------
+
+async function start() {
+  let formats: string[];
+  try {
+    ({ formats } = await client.ready);
+  } catch (error) {
+    status.set('error', 'The engine could not start');
+    panel.showError(reportOf(error));
+    return;
+  }
+  panel.setFormats(formats);
+  status.set('loading', 'Reading the model catalog…');
+  try {
+    const { entries, base } = await fetchCatalog();
+    const first = panel.setCatalog(entries, base);
+    if (first) panel.loadEntry(first);
+    else status.set('error', 'No model loaded');
+  } catch (error) {
+    panel.setCatalog([], new URL(document.baseURI));
+    panel.showError({ title: 'The list of models on this site could not be read', detail: error instanceof Error ? error.message : String(error) });
+    status.set('error', 'No model loaded');
+  }
+}
+
+updateButtons();
+void start();
+
+if (import.meta.env.PROD && 'serviceWorker' in navigator) {
+  // Keeps the page and the models it fetched for offline use; relative, so it works from any subfolder.
+  navigator.serviceWorker.register('./sw.js').catch((error: unknown) => console.warn('glassbox: offline support is unavailable:', error));
+}

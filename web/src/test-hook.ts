@@ -1,0 +1,67 @@
+// window.__glassbox: a small window into the page's state for the browser tests (and for curious people
+// at the console). It reads what the page shows; it never drives the engine around the page.
+import type { ModelInfo } from './protocol';
+import type { DoneReason, AttentionTrace } from './protocol';
+
+export interface GenerationRecord {
+  prompt: string;
+  promptIds: number[];
+  ids: number[]; // generated ids in order, an end-of-text token included
+  text: string; // prompt + generated text, as shown
+  running: boolean;
+  engineMs: number; // time the worker spent in forward passes and sampling
+  reason: DoneReason | null;
+  tokensWhenStopClicked: number | null; // tokens shown when Stop was clicked
+}
+
+export interface TestHook {
+  info: ModelInfo | null;
+  modelLabel: string | null;
+  loads: number;
+  failedLoads: number;
+  generations: number;
+  last: GenerationRecord | null;
+  whenLoaded(count?: number): Promise<ModelInfo>;
+  whenIdle(): Promise<GenerationRecord | null>;
+  whenAttentionDrawn(): Promise<void>;
+  attention(layer: number, head: number): Promise<{ size: number; heads: number; matrix: number[] }>;
+}
+
+type Waiter = () => boolean;
+
+export function createTestHook(readAttention: (layer: number, head: number) => Promise<AttentionTrace>, attentionDrawn: () => Promise<void>) {
+  const waiters: { test: Waiter; resolve: () => void }[] = [];
+  const hook: TestHook & { changed(): void } = {
+    info: null,
+    modelLabel: null,
+    loads: 0,
+    failedLoads: 0,
+    generations: 0,
+    last: null,
+    changed() {
+      for (const waiter of [...waiters]) {
+        if (waiter.test()) {
+          waiters.splice(waiters.indexOf(waiter), 1);
+          waiter.resolve();
+        }
+      }
+    },
+    whenLoaded(count = 1) {
+      return until(() => hook.loads >= count).then(() => hook.info!);
+    },
+    whenIdle() {
+      return until(() => !hook.last?.running).then(() => hook.last);
+    },
+    whenAttentionDrawn: () => attentionDrawn(),
+    async attention(layer, head) {
+      const trace = await readAttention(layer, head);
+      return { size: trace.size, heads: trace.heads, matrix: Array.from(trace.matrix) };
+    },
+  };
+  function until(test: Waiter): Promise<void> {
+    if (test()) return Promise.resolve();
+    return new Promise((resolve) => waiters.push({ test, resolve }));
+  }
+  (window as unknown as { __glassbox: TestHook }).__glassbox = hook;
+  return hook;
+}

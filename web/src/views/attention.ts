@@ -1,0 +1,223 @@
+// The attention view: pick a layer and head; the heatmap shows that head's attention over the whole
+// sequence, the overview shows every head of the layer, and the strip below shows, for the token under the
+// pointer (or the last one), how much it attends to every earlier token.
+import type { AttentionTrace } from '../protocol';
+import { cssColor, inkOn, legend, type Scale } from '../ui/colors';
+import { el, tokenLabel } from '../ui/text';
+import { hideTip, showTip } from '../ui/tooltip';
+import { HeadGrid } from './head-grid';
+import { Heatmap, type Cell } from './heatmap';
+
+export type FetchAttention = (layer: number, head: number) => Promise<AttentionTrace>;
+
+export class AttentionView {
+  private layer = 0;
+  private head = 0;
+  private scale: Scale = 'linear';
+  private heads = 0;
+  private kvGroup = 1;
+  private trace: AttentionTrace | null = null;
+  private labels: string[] = [];
+  private pinned: number | null = null;
+  private request = 0;
+  private readonly heatmap = new Heatmap();
+  private readonly grid = new HeadGrid();
+  private readonly layerSelect = el('select');
+  private readonly headSelect = el('select');
+  private readonly scaleSelect = el('select');
+  private readonly caption = el('div', 'heatmap-caption');
+  private readonly gridTitle = el('h3', 'panel-title');
+  private readonly focusTitle = el('h3', 'panel-title');
+  private readonly focusChips = el('div', 'focus-chips');
+  private readonly legendSlot = el('div', 'legend-slot');
+  private readonly body = el('div', 'attention-body');
+  private readonly left = el('div', 'attention-left');
+  /** Resolves when the drawing for the latest refresh is on screen (the test hook waits on it). */
+  drawn: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly root: HTMLElement,
+    controls: HTMLElement,
+    private readonly fetch: FetchAttention,
+  ) {
+    this.layerSelect.id = 'attention-layer';
+    this.headSelect.id = 'attention-head';
+    this.scaleSelect.id = 'attention-scale';
+    for (const [value, text] of [['linear', 'linear'], ['sqrt', '√ (lifts small weights)']]) this.scaleSelect.append(new Option(text, value));
+    controls.append(this.labelled('Layer', this.layerSelect), this.labelled('Head', this.headSelect), this.labelled('Scale', this.scaleSelect));
+    this.layerSelect.addEventListener('change', () => {
+      this.layer = Number(this.layerSelect.value);
+      void this.refresh();
+    });
+    this.headSelect.addEventListener('change', () => this.pickHead(Number(this.headSelect.value)));
+    this.scaleSelect.addEventListener('change', () => {
+      this.scale = this.scaleSelect.value as Scale;
+      this.redraw();
+    });
+    this.heatmap.onHover = (cell, event) => this.hover(cell, event);
+    this.heatmap.onPick = (cell) => {
+      this.pinned = this.pinned === cell.query ? null : cell.query;
+      this.showFocus(this.pinned ?? this.lastQuery());
+    };
+    this.grid.onPick = (head) => this.pickHead(head);
+
+    this.left.append(this.caption, this.heatmap.element, this.legendSlot);
+    const right = el('div', 'attention-right');
+    right.append(this.gridTitle, this.grid.element);
+    this.body.append(this.left, right);
+    new ResizeObserver(() => this.redraw()).observe(this.left);
+    this.setModel(0, 0, 0);
+  }
+
+  private labelled(text: string, control: HTMLElement) {
+    const label = el('label', 'inline-field');
+    label.append(el('span', '', text), control);
+    return label;
+  }
+
+  setModel(layers: number, heads: number, kvHeads: number) {
+    this.heads = heads;
+    this.kvGroup = kvHeads > 0 ? heads / kvHeads : 1;
+    this.layer = Math.min(this.layer, Math.max(0, layers - 1));
+    this.head = Math.min(this.head, Math.max(0, heads - 1));
+    this.layerSelect.replaceChildren(...Array.from({ length: layers }, (_, i) => new Option(String(i), String(i))));
+    this.headSelect.replaceChildren(...Array.from({ length: heads }, (_, i) => new Option(String(i), String(i))));
+    this.layerSelect.value = String(this.layer);
+    this.headSelect.value = String(this.head);
+    this.layerSelect.disabled = this.headSelect.disabled = layers === 0;
+    this.clear(layers === 0 ? 'Load a model to look at its attention.' : undefined);
+  }
+
+  clear(message = 'Generate some text to see where each head looks. Rows are the tokens doing the looking, columns the tokens they look at; the causal mask hides the future.') {
+    this.trace = null;
+    this.pinned = null;
+    this.request++;
+    this.root.replaceChildren(el('p', 'empty', message));
+  }
+
+  /** Reads the selected layer's attention (all heads) from the worker and draws it. */
+  refresh(): Promise<void> {
+    const request = ++this.request;
+    this.drawn = this.fetch(this.layer, -1).then(
+      (trace) => {
+        if (request !== this.request) return;
+        if (trace.size === 0) return this.clear();
+        this.trace = trace;
+        this.labels = trace.pieces.slice(0, trace.size).map(tokenLabel);
+        this.focusChips.replaceChildren();
+        if (this.pinned !== null && this.pinned >= trace.size) this.pinned = null;
+        if (!this.root.contains(this.body)) this.root.replaceChildren(this.body, this.focusSection());
+        this.redraw();
+      },
+      (error: unknown) => {
+        if (request === this.request) this.clear(`The attention trace could not be read: ${error instanceof Error ? error.message : String(error)}`);
+      },
+    );
+    return this.drawn;
+  }
+
+  private focusSection() {
+    const section = el('div', 'focus');
+    section.append(this.focusTitle, this.focusChips);
+    section.addEventListener('pointerleave', () => {
+      this.heatmap.highlight(this.pinned !== null ? { query: this.pinned, key: -1 } : null);
+      this.showFocus(this.pinned ?? this.lastQuery());
+    });
+    return section;
+  }
+
+  private pickHead(head: number) {
+    this.head = head;
+    this.headSelect.value = String(head);
+    this.redraw();
+  }
+
+  private redraw() {
+    const trace = this.trace;
+    if (!trace) return;
+    const n = trace.size;
+    const width = Math.min(640, Math.max(240, this.left.clientWidth));
+    this.caption.replaceChildren(
+      el('strong', '', `Layer ${this.layer} · head ${this.head}`),
+      el('span', 'muted', ` · ${n} tokens · rows look at columns`),
+    );
+    this.heatmap.draw({ size: n, matrix: trace.matrix, offset: this.head * n * n, labels: this.labels }, this.scale, width);
+    this.legendSlot.replaceChildren(legend(this.scale));
+    this.gridTitle.textContent = `All ${this.heads} heads of layer ${this.layer}`;
+    this.grid.draw(trace.matrix, trace.heads, n, this.head, this.scale, this.kvGroup);
+    if (this.focusChips.childElementCount !== n) this.buildFocusChips();
+    this.showFocus(this.pinned ?? this.lastQuery());
+  }
+
+  private lastQuery() {
+    return this.trace ? this.trace.size - 1 : 0;
+  }
+
+  private weight(query: number, key: number) {
+    const t = this.trace!;
+    return t.matrix[this.head * t.size * t.size + query * t.size + key];
+  }
+
+  private hover(cell: Cell | null, event: PointerEvent | null) {
+    if (!this.trace) return;
+    this.heatmap.highlight(cell ?? (this.pinned !== null ? { query: this.pinned, key: -1 } : null));
+    if (!cell || !event) {
+      hideTip();
+      this.showFocus(this.pinned ?? this.lastQuery());
+      return;
+    }
+    this.showFocus(cell.query);
+    if (cell.key < 0) return hideTip();
+    const q = this.labels[cell.query];
+    const k = this.labels[cell.key];
+    const masked = cell.key > cell.query;
+    showTip(event.clientX, event.clientY, `${q} → ${k}`, [
+      ['query', `token ${cell.query} ${q}`, true],
+      ['key', `token ${cell.key} ${k}`, true],
+      ['weight', masked ? 'masked: the future is not visible' : this.weight(cell.query, cell.key).toFixed(4), !masked],
+    ]);
+  }
+
+  /** One chip per token of the sequence; hovering one shows what that token attends to. */
+  private buildFocusChips() {
+    const chips = this.labels.map((label, k) => {
+      const chip = el('span', 'focus-chip', label);
+      chip.dataset.index = String(k);
+      chip.addEventListener('pointerenter', () => {
+        this.heatmap.highlight({ query: k, key: -1 });
+        this.showFocus(k);
+      });
+      chip.addEventListener('click', () => {
+        this.pinned = this.pinned === k ? null : k;
+        this.showFocus(this.pinned ?? this.lastQuery());
+      });
+      return chip;
+    });
+    this.focusChips.replaceChildren(...chips);
+  }
+
+  /** Shades every token by how much `query` attends to it. */
+  private showFocus(query: number) {
+    if (!this.trace) return;
+    const pinned = this.pinned === query ? ' · pinned (click again to release)' : '';
+    this.focusTitle.replaceChildren(
+      document.createTextNode('Where '),
+      el('span', 'focus-token', this.labels[query]),
+      document.createTextNode(` (token ${query}) looks, in head ${this.head} of layer ${this.layer}${pinned}`),
+    );
+    this.focusChips.querySelectorAll<HTMLElement>('.focus-chip').forEach((chip, k) => {
+      chip.classList.toggle('future', k > query);
+      chip.classList.toggle('query', k === query);
+      if (k > query) {
+        chip.style.background = '';
+        chip.style.color = '';
+        chip.title = `token ${k}: in the future of token ${query}, masked`;
+      } else {
+        const w = this.weight(query, k);
+        chip.style.background = cssColor(w, this.scale);
+        chip.style.color = inkOn(w, this.scale);
+        chip.title = `token ${k}: ${(w * 100).toFixed(1)}% of token ${query}'s attention`;
+      }
+    });
+  }
+}

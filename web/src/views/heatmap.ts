@@ -1,0 +1,147 @@
+// One head's attention as a heatmap: rows are query positions (the token doing the looking), columns are
+// key positions (the token looked at), with token labels on both axes. The base canvas holds the matrix
+// and labels; a transparent overlay canvas above it draws the hover highlight, so hovering never redraws
+// the matrix.
+import { LUT, MASKED, level, type Scale } from '../ui/colors';
+
+export interface HeatmapData {
+  size: number;
+  matrix: Float32Array; // [size][size], row-major
+  offset: number; // where this head's matrix starts in `matrix`
+  labels: string[];
+}
+
+export interface Cell {
+  query: number;
+  key: number; // -1 when the pointer is on a row label
+}
+
+const FONT = '11px ui-monospace, "SFMono-Regular", Menlo, Consolas, "DejaVu Sans Mono", monospace';
+const LABEL_MAX = 12; // characters
+
+export class Heatmap {
+  readonly element: HTMLElement;
+  private readonly base: HTMLCanvasElement;
+  private readonly overlay: HTMLCanvasElement;
+  private data: HeatmapData | null = null;
+  private geometry = { left: 0, top: 0, cell: 0, plot: 0, width: 0, height: 0 };
+  onHover: (cell: Cell | null, event: PointerEvent | null) => void = () => {};
+  onPick: (cell: Cell) => void = () => {};
+
+  constructor() {
+    this.element = document.createElement('div');
+    this.element.className = 'heatmap-frame';
+    this.base = document.createElement('canvas');
+    this.base.className = 'heatmap';
+    this.base.setAttribute('role', 'img');
+    this.overlay = document.createElement('canvas');
+    this.overlay.className = 'heatmap-overlay';
+    this.element.append(this.base, this.overlay);
+    this.overlay.addEventListener('pointermove', (event) => this.onHover(this.cellAt(event), event));
+    this.overlay.addEventListener('pointerleave', () => this.onHover(null, null));
+    this.overlay.addEventListener('click', (event) => {
+      const cell = this.cellAt(event);
+      if (cell) this.onPick(cell);
+    });
+  }
+
+  get canvas() {
+    return this.base;
+  }
+
+  draw(data: HeatmapData, scale: Scale, width: number) {
+    this.data = data;
+    const n = data.size;
+    const ctx = this.base.getContext('2d')!;
+    ctx.font = FONT;
+    const labels = data.labels.map(shorten);
+    const labelWidth = Math.min(96, Math.max(24, ...labels.map((l) => ctx.measureText(l).width))) + 10;
+    const plot = Math.max(60, Math.floor(width - labelWidth - 4));
+    const cell = plot / n;
+    const top = labelWidth;
+    this.geometry = { left: labelWidth, top, cell, plot, width: labelWidth + plot + 4, height: top + plot + 4 };
+    const dpr = window.devicePixelRatio || 1;
+    for (const canvas of [this.base, this.overlay]) {
+      canvas.width = Math.round(this.geometry.width * dpr);
+      canvas.height = Math.round(this.geometry.height * dpr);
+      canvas.style.width = `${this.geometry.width}px`;
+      canvas.style.height = `${this.geometry.height}px`;
+    }
+    this.base.setAttribute('aria-label', `Attention heatmap over ${n} tokens`);
+
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    ctx.clearRect(0, 0, this.geometry.width, this.geometry.height);
+    // The matrix, one pixel per cell, scaled up without smoothing.
+    const image = new ImageData(n, n);
+    const pixels = new Uint32Array(image.data.buffer);
+    for (let q = 0; q < n; q++) {
+      const row = data.offset + q * n;
+      for (let k = 0; k < n; k++) pixels[q * n + k] = k > q ? MASKED : LUT[level(data.matrix[row + k], scale)];
+    }
+    const bitmap = document.createElement('canvas');
+    bitmap.width = n;
+    bitmap.height = n;
+    bitmap.getContext('2d')!.putImageData(image, 0, 0);
+    ctx.imageSmoothingEnabled = false;
+    ctx.drawImage(bitmap, this.geometry.left, top, plot, plot);
+    ctx.strokeStyle = '#d5d9e2';
+    ctx.lineWidth = 1;
+    ctx.strokeRect(this.geometry.left - 0.5, top - 0.5, plot + 1, plot + 1);
+
+    // Labels: every token when they fit, else every stride-th.
+    const stride = Math.max(1, Math.ceil(12 / cell));
+    ctx.fillStyle = '#4a5263';
+    ctx.font = FONT;
+    ctx.textBaseline = 'middle';
+    ctx.textAlign = 'right';
+    for (let i = 0; i < n; i += stride) ctx.fillText(labels[i], this.geometry.left - 6, top + (i + 0.5) * cell);
+    ctx.save();
+    ctx.translate(this.geometry.left, top - 6);
+    ctx.rotate(-Math.PI / 2);
+    ctx.textAlign = 'left';
+    for (let i = 0; i < n; i += stride) ctx.fillText(labels[i], 0, (i + 0.5) * cell);
+    ctx.restore();
+    this.highlight(null);
+  }
+
+  /** Outlines a query row (and a key cell) on the overlay. */
+  highlight(cell: Cell | null) {
+    const ctx = this.overlay.getContext('2d')!;
+    const dpr = window.devicePixelRatio || 1;
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    ctx.clearRect(0, 0, this.geometry.width, this.geometry.height);
+    if (!cell || !this.data) return;
+    const { left, top, cell: c } = this.geometry;
+    const q = cell.query;
+    ctx.fillStyle = 'rgba(79, 70, 229, 0.10)';
+    ctx.fillRect(0, top + q * c, left - 2, c); // the row's label
+    ctx.strokeStyle = '#f59e0b';
+    ctx.lineWidth = 2;
+    ctx.strokeRect(left, top + q * c, (q + 1) * c, c);
+    if (cell.key >= 0) {
+      ctx.fillStyle = 'rgba(79, 70, 229, 0.10)';
+      ctx.fillRect(left + cell.key * c, 0, c, top - 2); // the column's label
+      ctx.strokeStyle = '#111827';
+      ctx.lineWidth = 1.5;
+      ctx.strokeRect(left + cell.key * c, top + q * c, c, c);
+    }
+  }
+
+  private cellAt(event: PointerEvent | MouseEvent): Cell | null {
+    if (!this.data) return null;
+    const rect = this.overlay.getBoundingClientRect();
+    const x = event.clientX - rect.left;
+    const y = event.clientY - rect.top;
+    const { left, top, cell, plot } = this.geometry;
+    const n = this.data.size;
+    const inRows = y >= top && y < top + plot;
+    const inCols = x >= left && x < left + plot;
+    if (inRows && inCols) return { query: Math.min(n - 1, Math.floor((y - top) / cell)), key: Math.min(n - 1, Math.floor((x - left) / cell)) };
+    if (inRows && x < left) return { query: Math.min(n - 1, Math.floor((y - top) / cell)), key: -1 };
+    return null;
+  }
+}
+
+function shorten(label: string): string {
+  return label.length > LABEL_MAX ? `${label.slice(0, LABEL_MAX - 1)}…` : label;
+}

@@ -1,0 +1,207 @@
+// The model panel: the catalog served beside the page (models/manifest.json), local files by picker or
+// drag-and-drop (a model and, for llama2.c checkpoints, its tokenizer), or URLs; a progress bar while bytes
+// arrive; the loaded model's shape; errors in plain words.
+import type { ErrorReport, ModelInfo, ModelSource } from '../protocol';
+import { byId, describeBytes, describeCount, el } from '../ui/text';
+
+export interface CatalogFile {
+  file: string;
+  bytes: number;
+}
+
+export interface CatalogEntry {
+  id: string;
+  name: string;
+  description: string;
+  format: string;
+  license?: string;
+  default: boolean;
+  model: CatalogFile;
+  tokenizer?: CatalogFile;
+}
+
+const FORMAT_NAMES: Record<string, string> = { llama2c: 'llama2.c', gguf: 'GGUF', safetensors: 'safetensors' };
+
+/** Reads the catalog the build wrote beside the page. */
+export async function fetchCatalog(): Promise<{ entries: CatalogEntry[]; base: URL }> {
+  const base = new URL('models/manifest.json', document.baseURI);
+  const response = await fetch(base);
+  if (!response.ok) throw new Error(`models/manifest.json: the server answered ${response.status}`);
+  const manifest = (await response.json()) as { models?: CatalogEntry[] };
+  return { entries: manifest.models ?? [], base };
+}
+
+export class ModelPanel {
+  private readonly select = byId<HTMLSelectElement>('model-select');
+  private readonly description = byId('model-description');
+  private readonly progress = byId('progress');
+  private readonly progressBar = byId('progress-bar');
+  private readonly progressLabel = byId('progress-label');
+  private readonly error = byId('model-error');
+  private readonly info = byId('model-info');
+  private readonly modelFile = byId<HTMLInputElement>('model-file');
+  private readonly tokenizerFile = byId<HTMLInputElement>('tokenizer-file');
+  private readonly loadFiles = byId<HTMLButtonElement>('load-files');
+  private readonly dropzone = byId('dropzone');
+  private entries: CatalogEntry[] = [];
+  private base = new URL(document.baseURI);
+  private formats: string[] = [];
+  onLoad: (source: ModelSource) => void = () => {};
+
+  constructor() {
+    this.select.addEventListener('change', () => {
+      const entry = this.entries.find((e) => e.id === this.select.value);
+      if (entry) this.loadEntry(entry);
+    });
+    const updateButton = () => (this.loadFiles.disabled = !this.modelFile.files?.length);
+    this.modelFile.addEventListener('change', updateButton);
+    this.loadFiles.addEventListener('click', () => this.loadChosenFiles());
+    byId<HTMLFormElement>('url-form').addEventListener('submit', (event) => {
+      event.preventDefault();
+      const model = byId<HTMLInputElement>('model-url').value.trim();
+      const tokenizer = byId<HTMLInputElement>('tokenizer-url').value.trim();
+      if (!model) return;
+      this.select.value = '';
+      this.onLoad({ kind: 'url', label: decodeURIComponent(model.split('/').pop() || model), model, tokenizer: tokenizer || undefined });
+    });
+    this.setUpDropzone(updateButton);
+  }
+
+  private setUpDropzone(updateButton: () => void) {
+    // The whole page accepts drops, so a near miss does not open the file in the browser instead.
+    window.addEventListener('dragover', (event) => {
+      event.preventDefault();
+      this.dropzone.classList.add('dragging');
+      (byId('files-source') as HTMLDetailsElement).open = true;
+    });
+    window.addEventListener('dragleave', (event) => {
+      if (!event.relatedTarget) this.dropzone.classList.remove('dragging');
+    });
+    window.addEventListener('drop', (event) => {
+      event.preventDefault();
+      this.dropzone.classList.remove('dragging');
+      const files = [...(event.dataTransfer?.files ?? [])];
+      if (files.length === 0) return;
+      const { model, tokenizer } = sortDropped(files);
+      if (model) this.modelFile.files = fileList(model);
+      if (tokenizer) this.tokenizerFile.files = fileList(tokenizer);
+      updateButton();
+      if (model) this.loadChosenFiles();
+    });
+  }
+
+  private loadChosenFiles() {
+    const model = this.modelFile.files?.[0];
+    if (!model) return;
+    const tokenizer = this.tokenizerFile.files?.[0];
+    this.select.value = '';
+    this.onLoad({ kind: 'files', label: model.name, model, tokenizer });
+  }
+
+  setFormats(formats: string[]) {
+    this.formats = formats;
+  }
+
+  /** Fills the catalog; returns the entry to load first (the default one), if any can be loaded. */
+  setCatalog(entries: CatalogEntry[], base: URL): CatalogEntry | undefined {
+    this.entries = entries;
+    this.base = base;
+    this.select.replaceChildren();
+    if (entries.length === 0) {
+      this.select.append(new Option('No models on this site', ''));
+      this.select.disabled = true;
+      this.description.textContent = 'This copy of the page has no models beside it. Load your own files or a URL below.';
+      return undefined;
+    }
+    for (const entry of entries) {
+      const supported = this.formats.includes(entry.format);
+      const option = new Option(supported ? entry.name : `${entry.name} — needs ${FORMAT_NAMES[entry.format] ?? entry.format} support`, entry.id);
+      option.disabled = !supported;
+      this.select.append(option);
+    }
+    this.select.append(Object.assign(new Option('Your own files or URL', ''), { disabled: true, hidden: true }));
+    this.select.disabled = false;
+    const first = entries.find((e) => e.default && this.formats.includes(e.format)) ?? entries.find((e) => this.formats.includes(e.format));
+    if (first) this.select.value = first.id;
+    return first;
+  }
+
+  loadEntry(entry: CatalogEntry) {
+    this.select.value = entry.id;
+    this.onLoad({
+      kind: 'url',
+      label: entry.name,
+      format: entry.format,
+      model: new URL(entry.model.file, this.base).href,
+      tokenizer: entry.tokenizer ? new URL(entry.tokenizer.file, this.base).href : undefined,
+    });
+  }
+
+  describe(label: string) {
+    const entry = this.entries.find((e) => e.name === label && this.select.value === e.id);
+    if (entry) {
+      const size = describeBytes(entry.model.bytes + (entry.tokenizer?.bytes ?? 0));
+      this.description.textContent = `${entry.description} ${size}${entry.license ? `, ${entry.license} license` : ''}.`;
+    } else {
+      this.description.textContent = `${label}, from your files or a URL.`;
+    }
+  }
+
+  showProgress(file: string, loaded: number, total: number | null) {
+    this.progress.hidden = false;
+    const fraction = total ? Math.min(1, loaded / total) : null;
+    this.progress.classList.toggle('indeterminate', fraction === null);
+    this.progressBar.style.width = fraction === null ? '30%' : `${(fraction * 100).toFixed(1)}%`;
+    this.progressLabel.textContent = total
+      ? `${file} · ${describeBytes(loaded)} of ${describeBytes(total)}`
+      : `${file} · ${describeBytes(loaded)}`;
+  }
+
+  hideProgress() {
+    this.progress.hidden = true;
+  }
+
+  showError(report: ErrorReport | null, note?: string) {
+    this.error.hidden = !report;
+    if (!report) return this.error.replaceChildren();
+    const parts: HTMLElement[] = [el('strong', 'notice-title', report.title)];
+    if (report.detail) parts.push(el('span', 'notice-detail', report.detail));
+    if (note) parts.push(el('span', 'notice-note', note));
+    this.error.replaceChildren(...parts);
+  }
+
+  showInfo(info: ModelInfo | null) {
+    if (!info) return this.info.replaceChildren();
+    const kv = info.kvHeads !== info.heads ? ` (${info.kvHeads} kv)` : '';
+    const rows: [string, string][] = [
+      ['Parameters', `${describeCount(info.parameters)} · ${describeBytes(info.weightBytes)}`],
+      ['Layers', String(info.layers)],
+      ['Heads', `${info.heads}${kv} × ${info.headDim}`],
+      ['Width', `${info.dim} · FFN ${info.hiddenDim}`],
+      ['Vocabulary', info.vocabSize.toLocaleString('en-US')],
+      ['Context', `${info.contextLength.toLocaleString('en-US')} tokens`],
+      ['Blocks', `${niceName(info.norm)} · ${niceName(info.position)} · ${info.gatedFfn ? 'gated ' : ''}${niceName(info.activation)}`],
+    ];
+    this.info.replaceChildren(...rows.flatMap(([k, v]) => [el('dt', '', k), el('dd', '', v)]));
+    this.info.dataset.parameters = String(info.parameters);
+  }
+}
+
+const NICE: Record<string, string> = { rmsnorm: 'RMSNorm', layernorm: 'LayerNorm', rope: 'RoPE', learned: 'learned positions', silu: 'SiLU', gelu: 'GELU', relu: 'ReLU' };
+const niceName = (name: string) => NICE[name.toLowerCase()] ?? name;
+
+/** Tells a dropped model from its tokenizer: by name ("tok…"), else the smaller file is the tokenizer. */
+function sortDropped(files: File[]): { model?: File; tokenizer?: File } {
+  if (files.length === 1) return /tok/i.test(files[0].name) ? { tokenizer: files[0] } : { model: files[0] };
+  const named = files.find((f) => /tok/i.test(f.name));
+  const [larger, smaller] = [...files].sort((a, b) => b.size - a.size);
+  const tokenizer = named ?? smaller;
+  const model = files.find((f) => f !== tokenizer) ?? larger;
+  return { model, tokenizer };
+}
+
+function fileList(file: File): FileList {
+  const transfer = new DataTransfer();
+  transfer.items.add(file);
+  return transfer.files;
+}

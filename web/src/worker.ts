@@ -1,0 +1,218 @@
+// The Web Worker that owns the engine: all model work happens here, the page only draws.
+// Generation is paced by the page: each token is posted, and the next one is computed only when the page
+// acknowledges it. Between tokens the worker is back in its event loop, so a Stop (or a tokenize request
+// while the user types) is handled before the next forward pass.
+import createGlassboxModule from '@engine-build/glassbox-engine.mjs';
+import wasmUrl from '@engine-build/glassbox-engine.wasm?url';
+import { GlassboxEngine, MODEL_SLOT, TOKENIZER_SLOT } from '@engine/glue';
+import type { AttentionTrace, DoneReason, FromWorker, ModelSource, SamplerSettings, ToWorker } from './protocol';
+import { explain, explainDownloadFailure, explainLoadFailure, PlainError } from './worker/explain';
+import { nameOfUrl, uploadFile, uploadUrl } from './worker/sources';
+
+/** The model formats this engine build reads; the catalog greys out the others. */
+const FORMATS = ['llama2c'];
+
+interface WorkerScope {
+  postMessage(message: FromWorker, transfer?: Transferable[]): void;
+  onmessage: ((event: MessageEvent<ToWorker>) => void) | null;
+}
+const scope = self as unknown as WorkerScope;
+const post = (message: FromWorker, transfer: Transferable[] = []) => scope.postMessage(message, transfer);
+
+let engine: GlassboxEngine | null = null;
+const engineReady = GlassboxEngine.create(createGlassboxModule, {
+  locateFile: (file: string) => (file.endsWith('.wasm') ? wasmUrl : file),
+}).then(
+  (created) => {
+    engine = created;
+    post({ type: 'ready', formats: FORMATS });
+    return created;
+  },
+  (error: unknown) => {
+    post({ type: 'fatal', error: explain(error, 'The WebAssembly engine could not start') });
+    throw error;
+  },
+);
+
+// --- loading ----------------------------------------------------------------------------------------------
+
+interface LoadJob {
+  abort: AbortController;
+  finished: Promise<void>;
+}
+let currentLoad: LoadJob | null = null;
+
+async function uploadSource(e: GlassboxEngine, req: number, source: ModelSource, signal: AbortSignal) {
+  const parts: { slot: number; file: 'model' | 'tokenizer'; from: string | File }[] = [{ slot: MODEL_SLOT, file: 'model', from: source.model }];
+  if (source.tokenizer) parts.push({ slot: TOKENIZER_SLOT, file: 'tokenizer', from: source.tokenizer });
+  const names = { model: '', tokenizer: '' };
+  for (const part of parts) {
+    const name = typeof part.from === 'string' ? nameOfUrl(part.from) : part.from.name;
+    names[part.file] = name;
+    const progress = (loaded: number, total: number | null) => post({ type: 'progress', req, file: part.file, name, loaded, total });
+    if (typeof part.from === 'string') {
+      const url = part.from;
+      await uploadUrl(e, part.slot, url, progress, signal).catch((error: unknown) => {
+        const report = explainDownloadFailure(error, name, url);
+        throw new PlainError(report.title, report.detail);
+      });
+    } else {
+      await uploadFile(e, part.slot, part.from, progress, signal);
+    }
+  }
+  return names;
+}
+
+async function load(req: number, source: ModelSource) {
+  const previous = currentLoad;
+  previous?.abort.abort();
+  const abort = new AbortController();
+  let finish = () => {};
+  currentLoad = { abort, finished: new Promise<void>((resolve) => (finish = resolve)) };
+  const job = currentLoad;
+  try {
+    await previous?.finished; // two loads never write into the upload slots at once
+    const e = await engineReady;
+    const names = await uploadSource(e, req, source, abort.signal);
+    if (abort.signal.aborted) throw new PlainError('Loading was cancelled');
+    endGeneration('stopped');
+    let info;
+    try {
+      info = e.load(names.model, names.tokenizer);
+    } catch (error) {
+      post({ type: 'reply', req, ok: false, error: explainLoadFailure(error, names.model, names.tokenizer) });
+      return;
+    }
+    post({ type: 'reply', req, ok: true, value: { label: source.label, info } });
+  } catch (error) {
+    post({ type: 'reply', req, ok: false, error: explain(error, 'The model could not be loaded') });
+  } finally {
+    finish();
+    if (currentLoad === job) currentLoad = null;
+  }
+}
+
+// --- generation -------------------------------------------------------------------------------------------
+
+interface Generation {
+  gen: number;
+  maxTokens: number;
+  topK: number;
+  count: number;
+  started: number;
+}
+let generation: Generation | null = null;
+
+function endGeneration(reason: DoneReason, error?: unknown) {
+  const g = generation;
+  if (!g) return;
+  generation = null;
+  post({
+    type: 'done',
+    gen: g.gen,
+    reason,
+    count: g.count,
+    elapsedMs: performance.now() - g.started,
+    ...(error ? { error: explain(error, 'Generation stopped with an error') } : {}),
+  });
+}
+
+function generate(e: GlassboxEngine, gen: number, prompt: string, sampler: SamplerSettings, maxTokens: number, topK: number) {
+  endGeneration('stopped');
+  generation = { gen, maxTokens, topK, count: 0, started: performance.now() };
+  try {
+    e.setSampler(sampler);
+    const ids = Array.from(e.start(prompt));
+    post({ type: 'started', gen, promptIds: ids, promptPieces: ids.map((id) => e.piece(id)) });
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    const title = /the prompt has/.test(message) ? 'The prompt is too long for this model' : 'Could not start generating';
+    endGeneration('error', new PlainError(title, message));
+    return;
+  }
+  step(e);
+}
+
+/** One forward pass and sample; then wait for the page's acknowledgement. */
+function step(e: GlassboxEngine) {
+  const g = generation;
+  if (!g) return;
+  if (g.count >= g.maxTokens) return endGeneration('length');
+  try {
+    const t0 = performance.now();
+    const token = e.step();
+    const stepMs = performance.now() - t0;
+    const top = g.topK > 0 ? e.topTokens(g.topK).map((t) => ({ ...t, piece: e.piece(t.id) })) : [];
+    post({ type: 'token', gen: g.gen, index: g.count, id: token.id, bytes: token.bytes, piece: e.piece(token.id), end: token.end, top, stepMs });
+    g.count += 1;
+    if (token.end) {
+      const info = e.info();
+      endGeneration(token.id === info.bosId || token.id === info.eosId ? 'end-token' : 'context');
+    } else if (g.count >= g.maxTokens) {
+      endGeneration('length');
+    }
+  } catch (error) {
+    endGeneration('error', error);
+  }
+}
+
+// --- inspection -------------------------------------------------------------------------------------------
+
+function attention(e: GlassboxEngine, layer: number, head: number): AttentionTrace {
+  const info = e.info();
+  const { size, matrix } = e.attention(layer, head);
+  const ids = Array.from(e.sequence());
+  return {
+    layer,
+    head,
+    heads: head < 0 ? info.heads : 1,
+    size,
+    matrix,
+    ids,
+    pieces: ids.map((id) => e.piece(id)),
+  };
+}
+
+// --- messages ---------------------------------------------------------------------------------------------
+
+function reply(req: number, work: () => unknown, failTitle: string, transfer?: (value: unknown) => Transferable[]) {
+  try {
+    if (!engine) throw new PlainError('The engine is still starting');
+    const value = work();
+    post({ type: 'reply', req, ok: true, value }, transfer?.(value) ?? []);
+  } catch (error) {
+    post({ type: 'reply', req, ok: false, error: explain(error, failTitle) });
+  }
+}
+
+scope.onmessage = (event) => {
+  const message = event.data;
+  switch (message.type) {
+    case 'load':
+      void load(message.req, message.source);
+      break;
+    case 'tokenize':
+      reply(message.req, () => engine!.tokenize(message.text, true), 'Could not tokenize the text');
+      break;
+    case 'attention':
+      reply(
+        message.req,
+        () => attention(engine!, message.layer, message.head),
+        'Could not read the attention trace',
+        (value) => [(value as AttentionTrace).matrix.buffer],
+      );
+      break;
+    case 'generate':
+      engineReady.then(
+        (e) => generate(e, message.gen, message.prompt, message.sampler, message.maxTokens, message.topK),
+        () => post({ type: 'done', gen: message.gen, reason: 'error', count: 0, elapsedMs: 0, error: { title: 'The engine did not start' } }),
+      );
+      break;
+    case 'ack':
+      if (generation && generation.gen === message.gen && message.index === generation.count - 1 && engine) step(engine);
+      break;
+    case 'stop':
+      if (generation && generation.gen === message.gen) endGeneration('stopped');
+      break;
+  }
+};

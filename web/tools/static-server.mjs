@@ -1,0 +1,107 @@
+#!/usr/bin/env node
+// A tiny static file server for the built site, used by `npm run serve` and by the browser tests.
+// It can mount the site under a subfolder (--base /glassbox/) to prove the build only uses relative paths.
+//   node web/tools/static-server.mjs [DIR] [--port 4173] [--host 127.0.0.1] [--base /]
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const TYPES = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.wasm': 'application/wasm',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.webmanifest': 'application/manifest+json',
+  '.txt': 'text/plain; charset=utf-8',
+};
+
+/**
+ * Serves `root` under `base` ('/' or '/sub/'). Resolves to {url, port, close()}; `url` ends with `base`.
+ * `onRequest(pathname)` sees every request (the tests use it to check which files the page fetched).
+ * @param {{root: string, base?: string, port?: number, host?: string, log?: boolean, onRequest?: (path: string) => void}} options
+ */
+export function startStaticServer({ root, base = '/', port = 0, host = '127.0.0.1', log = false, onRequest }) {
+  const rootDir = path.resolve(root);
+  const prefix = `/${base.replace(/^\/+|\/+$/g, '')}/`.replace('//', '/');
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    onRequest?.(url.pathname);
+    const send = (status, body, headers = {}) => {
+      res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', ...headers });
+      res.end(req.method === 'HEAD' ? undefined : body);
+      if (log) console.log(`${status} ${req.method} ${url.pathname}`);
+    };
+    if (req.method !== 'GET' && req.method !== 'HEAD') return send(405, 'method not allowed\n', { Allow: 'GET, HEAD' });
+    if (url.pathname === prefix.slice(0, -1)) return send(301, '', { Location: prefix });
+    if (!url.pathname.startsWith(prefix)) return send(404, 'not found\n');
+    let relative;
+    try {
+      relative = decodeURIComponent(url.pathname.slice(prefix.length));
+    } catch {
+      return send(400, 'bad path\n');
+    }
+    let file = path.resolve(rootDir, relative || 'index.html');
+    if (file !== rootDir && !file.startsWith(rootDir + path.sep)) return send(403, 'forbidden\n');
+    if (fs.existsSync(file) && fs.statSync(file).isDirectory()) file = path.join(file, 'index.html');
+    if (!fs.existsSync(file)) return send(404, 'not found\n');
+    const stat = fs.statSync(file);
+    const ext = path.extname(file).toLowerCase();
+    const revalidate = ext === '.html' || path.basename(file) === 'sw.js' || path.basename(file) === 'manifest.json';
+    res.writeHead(200, {
+      'Content-Type': TYPES[ext] ?? 'application/octet-stream',
+      'Content-Length': String(stat.size),
+      'Cache-Control': revalidate ? 'no-cache' : 'public, max-age=3600',
+    });
+    if (log) console.log(`200 ${req.method} ${url.pathname}`);
+    if (req.method === 'HEAD') return res.end();
+    fs.createReadStream(file).pipe(res);
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      const actual = server.address().port;
+      resolve({
+        url: `http://${host}:${actual}${prefix}`,
+        port: actual,
+        close: () =>
+          new Promise((done) => {
+            server.closeAllConnections?.();
+            server.close(() => done());
+          }),
+      });
+    });
+  });
+}
+
+function parseArgs(argv) {
+  const options = { root: 'dist', port: 4173, host: '127.0.0.1', base: '/' };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--port') options.port = Number(argv[++i]);
+    else if (arg === '--host') options.host = argv[++i];
+    else if (arg === '--base') options.base = argv[++i];
+    else if (arg === '--help' || arg === '-h') options.help = true;
+    else options.root = arg;
+  }
+  return options;
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const options = parseArgs(process.argv.slice(2));
+  if (options.help) {
+    console.log('usage: static-server.mjs [DIR=dist] [--port 4173] [--host 127.0.0.1] [--base /]');
+    process.exit(0);
+  }
+  if (!fs.existsSync(path.join(options.root, 'index.html'))) {
+    console.error(`static-server: ${options.root}/index.html does not exist; run \`npm run build\` first`);
+    process.exit(1);
+  }
+  const { url } = await startStaticServer({ ...options, log: true });
+  console.log(`glassbox: serving ${path.resolve(options.root)} at ${url}`);
+}
