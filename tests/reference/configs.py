@@ -1,0 +1,70 @@
+"""The model configurations behind every fixture (see model.py for the keys)."""
+
+import numpy as np
+
+
+def tiny(**overrides):
+    """A 64-token, 32-wide model; every fixture starts from this and changes knobs."""
+    cfg = {
+        "vocab_size": 64, "dim": 32, "n_layers": 2, "n_heads": 4, "n_kv_heads": 4,
+        "hidden_dim": 48, "context_length": 32,
+        "norm": "rmsnorm", "norm_eps": 1e-5, "norm_placement": "pre",
+        "position": "rope", "rope_theta": 10000.0, "rotary_dim": 8, "rope_pairing": "adjacent",
+        "activation": "silu", "ffn_gated": True,
+        "qkv_bias": False, "out_bias": False, "ffn_bias": False,
+        "tied_embeddings": True,
+    }
+    cfg.update(overrides)
+    if cfg["position"] != "rope":
+        cfg.update(rope_theta=None, rotary_dim=None, rope_pairing=None)
+    return cfg
+
+
+def as_float32_file(cfg):
+    """A GGUF file stores eps and RoPE theta as float32; compute with those values."""
+    out = dict(cfg)
+    out["norm_eps"] = float(np.float32(cfg["norm_eps"]))
+    if out["rope_theta"] is not None:
+        out["rope_theta"] = float(np.float32(cfg["rope_theta"]))
+    return out
+
+
+# The glassbox-architecture variants: (file stem, config, what it covers).
+VARIANTS = [
+    ("llama-like", tiny(n_kv_heads=2, hidden_dim=64),
+     "RMSNorm pre-norm, RoPE adjacent pairs, SwiGLU, GQA 4 heads / 2 kv heads, tied classifier"),
+    ("rope-half-partial", tiny(n_layers=3, rope_pairing="half", rotary_dim=4, rope_theta=500.0,
+                               qkv_bias=True, tied_embeddings=False),
+     "RoPE half pairing on the first half of each head (rotary_dim = head_dim/2), "
+     "theta 500, q/k/v biases, separate classifier"),
+    ("gpt2-like", tiny(norm="layernorm", position="learned", activation="gelu", ffn_gated=False,
+                       qkv_bias=True, out_bias=True, ffn_bias=True),
+     "LayerNorm (with bias) pre-norm, learned positions, GELU (tanh) plain FFN, all biases, MHA, tied"),
+    ("transformer-postln", tiny(norm="layernorm", norm_placement="post", position="sinusoidal",
+                                activation="relu", ffn_gated=False,
+                                qkv_bias=True, out_bias=True, ffn_bias=True),
+     "original Transformer decoder: post-norm LayerNorm (no final norm), sinusoidal positions, "
+     "ReLU plain FFN, MHA, biases, tied"),
+    ("mqa-postln-geglu", tiny(n_layers=3, n_kv_heads=1, norm_placement="post", activation="gelu",
+                              tied_embeddings=False),
+     "MQA (1 kv head), RMSNorm post-norm, GeGLU (gelu-gated FFN), RoPE adjacent, separate classifier"),
+    ("rmsnorm-sinusoidal-reglu", tiny(position="sinusoidal", activation="relu", ffn_bias=True,
+                                      n_kv_heads=2, tied_embeddings=False),
+     "RMSNorm pre-norm, sinusoidal positions, ReLU-gated FFN (ReGLU) with biases, GQA, separate "
+     "classifier; written with general.alignment = 64"),
+]
+
+# Hugging Face-convention models (half-pair RoPE over the whole head).
+HF_LLAMA = tiny(n_kv_heads=2, hidden_dim=64, rope_pairing="half", tied_embeddings=False)
+HF_QWEN2 = tiny(n_kv_heads=2, hidden_dim=64, rope_pairing="half", qkv_bias=True, rope_theta=1000000.0)
+HF_GPT2 = tiny(norm="layernorm", position="learned", activation="gelu", ffn_gated=False,
+               qkv_bias=True, out_bias=True, ffn_bias=True, hidden_dim=128)
+
+
+def real_vocab(base, vocab_size, **overrides):
+    """The same kind of model at the size used with real vocabularies."""
+    cfg = dict(base)
+    cfg.update(vocab_size=vocab_size, dim=64, n_layers=2, n_heads=4, hidden_dim=128,
+               context_length=128, rotary_dim=16 if base["position"] == "rope" else None)
+    cfg.update(overrides)
+    return cfg

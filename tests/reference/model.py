@@ -1,0 +1,148 @@
+"""A float64 decoder-only transformer, configured by a plain dict.
+
+The configuration (all keys required; see `describe_config` in README.md):
+
+  vocab_size, dim, n_layers, n_heads, n_kv_heads, hidden_dim, context_length
+  norm            "layernorm" (weight and bias) | "rmsnorm" (weight only)
+  norm_eps        epsilon inside the square root
+  norm_placement  "pre":  x = x + f(norm(x)); a final norm before the classifier
+                  "post": x = norm(x + f(x)); no final norm
+  position        "rope" | "learned" (table added to the token embedding)
+                  | "sinusoidal" (fixed table added, embeddings not scaled)
+  rope_theta, rotary_dim, rope_pairing ("adjacent" | "half")   (rope only)
+  activation      "silu" | "gelu" (tanh approximation) | "relu"
+  ffn_gated       True: down(act(gate x) * up x)   False: down(act(up x))
+  qkv_bias, out_bias, ffn_bias   whether those projections add a bias
+  tied_embeddings True: logits use token_embd.weight; False: output.weight
+
+Weights are a dict of float64 arrays named like llama.cpp's GGUF tensors,
+matrices row-major [out][in] (y = W @ x):
+
+  token_embd.weight [vocab][dim]            position_embd.weight [context][dim]
+  blk.{i}.attn_norm.weight/.bias [dim]      blk.{i}.attn_q.weight [heads*hd][dim]
+  blk.{i}.attn_k.weight [kv*hd][dim]        blk.{i}.attn_v.weight [kv*hd][dim]
+  blk.{i}.attn_output.weight [dim][heads*hd] (+ .bias on q, k, v, output)
+  blk.{i}.ffn_norm.weight/.bias [dim]       blk.{i}.ffn_gate.weight [hidden][dim]
+  blk.{i}.ffn_up.weight [hidden][dim]       blk.{i}.ffn_down.weight [dim][hidden]
+  output_norm.weight/.bias [dim]            output.weight [vocab][dim]
+
+In the post-norm placement, attn_norm is the norm applied after the attention
+residual and ffn_norm the one after the feed-forward residual.
+"""
+
+import numpy as np
+
+import ops
+
+
+def head_dim(cfg):
+    return cfg["dim"] // cfg["n_heads"]
+
+
+def _linear(x, weights, name, with_bias):
+    """x @ W^T (+ b): x is [T, in], W is [out][in]."""
+    y = x @ weights[name + ".weight"].T
+    return y + weights[name + ".bias"] if with_bias else y
+
+
+def _norm(cfg, weights, name, x):
+    if cfg["norm"] == "layernorm":
+        return ops.layer_norm(x, weights[name + ".weight"], weights[name + ".bias"], cfg["norm_eps"])
+    if cfg["norm"] == "rmsnorm":
+        return ops.rms_norm(x, weights[name + ".weight"], cfg["norm_eps"])
+    raise ValueError(f"unknown norm {cfg['norm']!r}")
+
+
+def attention(cfg, weights, layer, x, trace=None):
+    """Causal multi-head self-attention over a whole sequence x [T, dim].
+
+    Query head h reads key/value head h // (n_heads / n_kv_heads): with as many
+    kv heads as heads this is MHA, with fewer it is GQA, with one it is MQA.
+    """
+    T = x.shape[0]
+    hd, H, KV = head_dim(cfg), cfg["n_heads"], cfg["n_kv_heads"]
+    if H % KV:
+        raise ValueError("n_heads must be a multiple of n_kv_heads")
+    p = f"blk.{layer}."
+    q = _linear(x, weights, p + "attn_q", cfg["qkv_bias"]).reshape(T, H, hd)
+    k = _linear(x, weights, p + "attn_k", cfg["qkv_bias"]).reshape(T, KV, hd)
+    v = _linear(x, weights, p + "attn_v", cfg["qkv_bias"]).reshape(T, KV, hd)
+    if cfg["position"] == "rope":
+        positions = np.arange(T)
+        q = ops.apply_rope(q, positions, cfg["rotary_dim"], cfg["rope_theta"], cfg["rope_pairing"])
+        k = ops.apply_rope(k, positions, cfg["rotary_dim"], cfg["rope_theta"], cfg["rope_pairing"])
+    group = H // KV
+    mask = ops.causal_mask(T)
+    heads = []
+    for h in range(H):
+        kv = h // group
+        scores = q[:, h, :] @ k[:, kv, :].T / np.sqrt(hd) + mask  # [T queries, T keys]
+        probs = ops.softmax(scores)
+        if trace is not None:
+            trace.setdefault("attention", []).append(probs)
+        heads.append(probs @ v[:, kv, :])
+    return _linear(np.concatenate(heads, axis=1), weights, p + "attn_output", cfg["out_bias"])
+
+
+def feed_forward(cfg, weights, layer, x):
+    act = ops.ACTIVATIONS[cfg["activation"]]
+    p = f"blk.{layer}."
+    up = _linear(x, weights, p + "ffn_up", cfg["ffn_bias"])
+    if cfg["ffn_gated"]:
+        hidden = act(_linear(x, weights, p + "ffn_gate", cfg["ffn_bias"])) * up
+    else:
+        hidden = act(up)
+    return _linear(hidden, weights, p + "ffn_down", cfg["ffn_bias"])
+
+
+def embed(cfg, weights, tokens):
+    x = weights["token_embd.weight"][np.asarray(tokens)]
+    T = x.shape[0]
+    if T > cfg["context_length"]:
+        raise ValueError("sequence longer than the context length")
+    if cfg["position"] == "learned":
+        x = x + weights["position_embd.weight"][:T]
+    elif cfg["position"] == "sinusoidal":
+        x = x + ops.sinusoidal_table(T, cfg["dim"])
+    elif cfg["position"] != "rope":
+        raise ValueError(f"unknown position scheme {cfg['position']!r}")
+    return x
+
+
+def hidden_states(cfg, weights, tokens, trace=None):
+    """The final hidden state of every position, [T, dim] (before the classifier)."""
+    x = embed(cfg, weights, tokens)
+    for layer in range(cfg["n_layers"]):
+        p = f"blk.{layer}."
+        if cfg["norm_placement"] == "pre":
+            x = x + attention(cfg, weights, layer, _norm(cfg, weights, p + "attn_norm", x), trace)
+            x = x + feed_forward(cfg, weights, layer, _norm(cfg, weights, p + "ffn_norm", x))
+        elif cfg["norm_placement"] == "post":
+            x = _norm(cfg, weights, p + "attn_norm", x + attention(cfg, weights, layer, x, trace))
+            x = _norm(cfg, weights, p + "ffn_norm", x + feed_forward(cfg, weights, layer, x))
+        else:
+            raise ValueError(f"unknown norm placement {cfg['norm_placement']!r}")
+        if trace is not None:
+            trace.setdefault("layer_outputs", []).append(x)
+    if cfg["norm_placement"] == "pre":
+        x = _norm(cfg, weights, "output_norm", x)
+    return x
+
+
+def classifier(cfg, weights):
+    return weights["token_embd.weight"] if cfg["tied_embeddings"] else weights["output.weight"]
+
+
+def forward(cfg, weights, tokens, trace=None):
+    """Logits [T, vocab] for every position of the token sequence (causal)."""
+    return hidden_states(cfg, weights, tokens, trace) @ classifier(cfg, weights).T
+
+
+def greedy(cfg, weights, prompt, n_new):
+    """Greedy continuation (recomputes the whole prefix each step: slow but plain)."""
+    tokens = list(prompt)
+    out_matrix = classifier(cfg, weights)
+    for _ in range(n_new):
+        last = hidden_states(cfg, weights, tokens)[-1]
+        tokens.append(int(np.argmax(out_matrix @ last)))
+    return tokens[len(prompt):]

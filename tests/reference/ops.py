@@ -1,0 +1,107 @@
+"""The building blocks of the decoder, written straight from their equations.
+
+Everything works on float64 NumPy arrays whose last axis is the feature axis, so
+a whole sequence (shape [T, D]) goes through at once.
+"""
+
+import numpy as np
+
+
+# -- normalization --------------------------------------------------------------
+
+def layer_norm(x, weight, bias, eps):
+    """LayerNorm: (x - mean) / sqrt(var + eps) * weight + bias, over the last axis.
+    var is the biased (population) variance, as in PyTorch and ggml."""
+    mean = x.mean(axis=-1, keepdims=True)
+    var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
+    y = (x - mean) / np.sqrt(var + eps) * weight
+    return y + bias if bias is not None else y
+
+
+def rms_norm(x, weight, eps):
+    """RMSNorm: x / sqrt(mean(x^2) + eps) * weight. No centering, no bias."""
+    ms = (x * x).mean(axis=-1, keepdims=True)
+    return x / np.sqrt(ms + eps) * weight
+
+
+# -- activations ----------------------------------------------------------------
+
+def silu(x):
+    """SiLU / swish: x * sigmoid(x)."""
+    return x / (1.0 + np.exp(-x))
+
+
+def gelu_tanh(x):
+    """GELU, tanh approximation (GPT-2's "gelu_new", ggml's ggml_gelu):
+    0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))."""
+    return 0.5 * x * (1.0 + np.tanh(np.sqrt(2.0 / np.pi) * (x + 0.044715 * x ** 3)))
+
+
+def relu(x):
+    return np.maximum(x, 0.0)
+
+
+ACTIVATIONS = {"silu": silu, "gelu": gelu_tanh, "relu": relu}
+
+
+# -- attention pieces -------------------------------------------------------------
+
+def softmax(x):
+    """Softmax over the last axis; subtracting the max keeps exp() finite and
+    sends -inf (masked) scores to exactly 0."""
+    z = x - x.max(axis=-1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def causal_mask(n):
+    """[n, n] additive mask: 0 where key j <= query i, -inf where j > i (future)."""
+    return np.where(np.arange(n)[None, :] > np.arange(n)[:, None], -np.inf, 0.0)
+
+
+# -- positions --------------------------------------------------------------------
+
+def rope_angles(positions, rotary_dim, theta):
+    """[T, rotary_dim/2] angles pos * theta^(-2i/rotary_dim), one per rotated pair."""
+    i = np.arange(rotary_dim // 2, dtype=np.float64)
+    inv_freq = theta ** (-2.0 * i / rotary_dim)
+    return np.asarray(positions, dtype=np.float64)[:, None] * inv_freq[None, :]
+
+
+def apply_rope(x, positions, rotary_dim, theta, pairing):
+    """Rotate pairs of features of x ([T, heads, head_dim]) by position.
+
+    Pair i (i < rotary_dim/2) is turned by the angle pos * theta^(-2i/rotary_dim):
+      (a, b) -> (a cos - b sin, a sin + b cos)
+    Which features form pair i depends on the convention:
+      "adjacent": (x[2i], x[2i+1])              -- Meta's original Llama, GGUF `llama`
+      "half":     (x[i], x[i + rotary_dim/2])   -- Hugging Face, GPT-NeoX, GGUF `qwen2`
+    Features at index >= rotary_dim pass through unchanged (partial rotary).
+    """
+    half = rotary_dim // 2
+    angles = rope_angles(positions, rotary_dim, theta)[:, None, :]  # [T, 1, half]
+    cos, sin = np.cos(angles), np.sin(angles)
+    out = x.copy()
+    if pairing == "adjacent":
+        a, b = x[..., 0:rotary_dim:2], x[..., 1:rotary_dim:2]
+        out[..., 0:rotary_dim:2] = a * cos - b * sin
+        out[..., 1:rotary_dim:2] = a * sin + b * cos
+    elif pairing == "half":
+        a, b = x[..., 0:half], x[..., half:rotary_dim]
+        out[..., 0:half] = a * cos - b * sin
+        out[..., half:rotary_dim] = a * sin + b * cos
+    else:
+        raise ValueError(f"unknown RoPE pairing {pairing!r}")
+    return out
+
+
+def sinusoidal_table(n_positions, dim):
+    """The original Transformer's fixed position encoding, [n_positions, dim]:
+    PE(p, 2i) = sin(p / 10000^(2i/dim)),  PE(p, 2i+1) = cos(p / 10000^(2i/dim))."""
+    p = np.arange(n_positions, dtype=np.float64)[:, None]
+    two_i = np.arange(0, dim, 2, dtype=np.float64)[None, :]
+    angle = p / 10000.0 ** (two_i / dim)
+    table = np.zeros((n_positions, dim))
+    table[:, 0::2] = np.sin(angle)
+    table[:, 1::2] = np.cos(angle)
+    return table
