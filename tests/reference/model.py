@@ -1,6 +1,6 @@
 """A float64 decoder-only transformer, configured by a plain dict.
 
-The configuration (all keys required; see `describe_config` in README.md):
+The configuration (all keys required; README.md has the equations):
 
   vocab_size, dim, n_layers, n_heads, n_kv_heads, hidden_dim, context_length
   norm            "layernorm" (weight and bias) | "rmsnorm" (weight only)

@@ -1,0 +1,225 @@
+"""Writing a reference model as GGUF, in four tensor/metadata conventions:
+
+  glassbox  our own architecture: every variant knob is a metadata key
+  llama     llama.cpp's `llama`: q/k rows permuted for adjacent-pair RoPE
+  qwen2     llama.cpp's `qwen2`: q/k/v biases, half-pair ("NeoX") RoPE, no permutation
+  gpt2      llama.cpp's `gpt2`: fused q|k|v matrix, learned positions
+
+Each writer returns the weights *as stored* (after F16 rounding or Q8_0/Q4_0
+quantization and dequantization), in the reference's own naming and layout, so
+the expected logits can be computed from exactly what the file holds.
+"""
+
+from collections import OrderedDict
+
+import numpy as np
+
+import gguf
+from model import head_dim
+
+
+def as_stored(array, ggml_type):
+    """The values an engine reads back after the array is written in ggml_type."""
+    a = np.asarray(array)
+    return gguf.decode_tensor(gguf.encode_tensor(a, ggml_type), list(reversed(a.shape)), ggml_type)
+
+
+def _matrix_type(name, array, tensor_type):
+    """Only 2-D weight matrices take the file's type; norms, biases stay F32."""
+    return gguf.TYPE_BY_NAME[tensor_type] if np.ndim(array) == 2 else gguf.GGML_F32
+
+
+def _add_tensors(writer, tensors, tensor_type):
+    """Add {name: array} to the writer; return {name: stored values}."""
+    stored = OrderedDict()
+    for name, array in tensors.items():
+        ggml_type = _matrix_type(name, array, tensor_type)
+        writer.add_tensor(name, np.asarray(array, dtype=np.float32), ggml_type)
+        stored[name] = as_stored(array, ggml_type)
+    return stored
+
+
+def _common_header(writer, arch, name, tensor_type):
+    writer.add("general.architecture", gguf.string(arch))
+    writer.add("general.name", gguf.string(name))
+    writer.add("general.file_type", gguf.u32(gguf.FILE_TYPE[tensor_type]))
+    if tensor_type in ("Q8_0", "Q4_0"):
+        writer.add("general.quantization_version", gguf.u32(2))
+
+
+def _add_all(writer, kvs):
+    for key, value in kvs:
+        writer.add(key, value)
+
+
+# -- glassbox --------------------------------------------------------------------
+
+def glassbox_metadata(cfg):
+    """The `glassbox.*` keys that describe a configuration (see README.md)."""
+    kvs = [
+        ("glassbox.vocab_size", gguf.u32(cfg["vocab_size"])),
+        ("glassbox.context_length", gguf.u32(cfg["context_length"])),
+        ("glassbox.embedding_length", gguf.u32(cfg["dim"])),
+        ("glassbox.feed_forward_length", gguf.u32(cfg["hidden_dim"])),
+        ("glassbox.block_count", gguf.u32(cfg["n_layers"])),
+        ("glassbox.attention.head_count", gguf.u32(cfg["n_heads"])),
+        ("glassbox.attention.head_count_kv", gguf.u32(cfg["n_kv_heads"])),
+        ("glassbox.attention.layer_norm_epsilon", gguf.f32(cfg["norm_eps"])),
+        ("glassbox.norm", gguf.string(cfg["norm"])),
+        ("glassbox.norm_placement", gguf.string(cfg["norm_placement"])),
+        ("glassbox.position", gguf.string(cfg["position"])),
+        ("glassbox.activation", gguf.string(cfg["activation"])),
+        ("glassbox.ffn_gated", gguf.boolean(cfg["ffn_gated"])),
+    ]
+    if cfg["position"] == "rope":
+        kvs += [
+            ("glassbox.rope.freq_base", gguf.f32(cfg["rope_theta"])),
+            ("glassbox.rope.dimension_count", gguf.u32(cfg["rotary_dim"])),
+            ("glassbox.rope.pairing", gguf.string(cfg["rope_pairing"])),
+        ]
+    return kvs
+
+
+def write_glassbox(path, cfg, weights, name, tensor_type="F32", alignment=32, tokenizer_kvs=()):
+    """Tensors are written under the reference's own (llama.cpp-style) names."""
+    w = gguf.GGUFWriter(alignment)
+    _common_header(w, "glassbox", name, tensor_type)
+    _add_all(w, glassbox_metadata(cfg))
+    _add_all(w, tokenizer_kvs)
+    stored = _add_tensors(w, weights, tensor_type)
+    w.write(path)
+    return stored
+
+
+# -- llama / qwen2 -----------------------------------------------------------------
+
+def llama_permute(w, n_heads):
+    """Reorder the rows of each head from half pairing to adjacent pairing.
+
+    Hugging Face Llama weights rotate feature i with feature i + hd/2 of each
+    head; llama.cpp's `llama` architecture rotates features 2i and 2i+1. So its
+    converter moves row i of a head to row 2i and row i + hd/2 to row 2i + 1
+    (view the head's rows as [2, hd/2], transpose to [hd/2, 2]). q.k dot
+    products are unchanged, since q and k rows move the same way.
+    """
+    rows = w.shape[0]
+    return (w.reshape(n_heads, 2, rows // n_heads // 2, *w.shape[1:])
+             .swapaxes(1, 2)
+             .reshape(w.shape))
+
+
+def llama_unpermute(w, n_heads):
+    """Inverse of llama_permute (adjacent -> half)."""
+    rows = w.shape[0]
+    return (w.reshape(n_heads, rows // n_heads // 2, 2, *w.shape[1:])
+             .swapaxes(1, 2)
+             .reshape(w.shape))
+
+
+def _llm_metadata(arch, cfg, epsilon_key):
+    return [
+        (f"{arch}.context_length", gguf.u32(cfg["context_length"])),
+        (f"{arch}.embedding_length", gguf.u32(cfg["dim"])),
+        (f"{arch}.block_count", gguf.u32(cfg["n_layers"])),
+        (f"{arch}.feed_forward_length", gguf.u32(cfg["hidden_dim"])),
+        (f"{arch}.attention.head_count", gguf.u32(cfg["n_heads"])),
+        (f"{arch}.attention.head_count_kv", gguf.u32(cfg["n_kv_heads"])),
+        (f"{arch}.rope.freq_base", gguf.f32(cfg["rope_theta"])),
+        (f"{arch}.attention.{epsilon_key}", gguf.f32(cfg["norm_eps"])),
+        (f"{arch}.vocab_size", gguf.u32(cfg["vocab_size"])),
+        (f"{arch}.rope.dimension_count", gguf.u32(cfg["rotary_dim"])),
+    ]
+
+
+def _check_hf_rope_model(cfg):
+    assert cfg["position"] == "rope" and cfg["rope_pairing"] == "half", "expects an HF-convention model"
+    assert cfg["rotary_dim"] == head_dim(cfg), "llama/qwen2 files rotate the whole head"
+    assert cfg["norm"] == "rmsnorm" and cfg["norm_placement"] == "pre"
+    assert cfg["activation"] == "silu" and cfg["ffn_gated"]
+
+
+def write_llama(path, cfg, weights, name, tokenizer_kvs, tensor_type="F32"):
+    """A llama.cpp `llama` file from a model in Hugging Face convention (half-pair
+    RoPE). The q and k rows (and biases, if any) are permuted so that a reader
+    using adjacent pairs computes the same function. Returns the stored weights
+    in the reference's half-pair layout (un-permuted back)."""
+    _check_hf_rope_model(cfg)
+    w = gguf.GGUFWriter()
+    _common_header(w, "llama", name, tensor_type)
+    _add_all(w, _llm_metadata("llama", cfg, "layer_norm_rms_epsilon"))
+    _add_all(w, tokenizer_kvs)
+    tensors = OrderedDict()
+    for key, value in weights.items():
+        if ".attn_q." in key:
+            value = llama_permute(value, cfg["n_heads"])
+        elif ".attn_k." in key:
+            value = llama_permute(value, cfg["n_kv_heads"])
+        tensors[key] = value
+    stored = _add_tensors(w, tensors, tensor_type)
+    w.write(path)
+    for key in stored:
+        if ".attn_q." in key:
+            stored[key] = llama_unpermute(stored[key], cfg["n_heads"])
+        elif ".attn_k." in key:
+            stored[key] = llama_unpermute(stored[key], cfg["n_kv_heads"])
+    return stored
+
+
+def write_qwen2(path, cfg, weights, name, tokenizer_kvs, tensor_type="F32"):
+    """A llama.cpp `qwen2` file: same tensors as the reference, no permutation
+    (llama.cpp runs qwen2 with half-pair "NeoX" RoPE)."""
+    _check_hf_rope_model(cfg)
+    assert cfg["qkv_bias"] and not cfg["out_bias"], "qwen2 has q/k/v biases only"
+    w = gguf.GGUFWriter()
+    _common_header(w, "qwen2", name, tensor_type)
+    _add_all(w, _llm_metadata("qwen2", cfg, "layer_norm_rms_epsilon"))
+    _add_all(w, tokenizer_kvs)
+    stored = _add_tensors(w, weights, tensor_type)
+    w.write(path)
+    return stored
+
+
+# -- gpt2 ------------------------------------------------------------------------
+
+def write_gpt2(path, cfg, weights, name, tokenizer_kvs, tensor_type="F32"):
+    """A llama.cpp `gpt2` file. q, k, v are fused into blk.{i}.attn_qkv (rows q
+    then k then v, as in GPT-2's c_attn); the classifier is tied, and, like
+    llama.cpp's current converter, no output.weight is written (llama.cpp then
+    uses token_embd.weight)."""
+    assert cfg["norm"] == "layernorm" and cfg["norm_placement"] == "pre"
+    assert cfg["position"] == "learned" and cfg["activation"] == "gelu" and not cfg["ffn_gated"]
+    assert cfg["qkv_bias"] and cfg["out_bias"] and cfg["ffn_bias"] and cfg["tied_embeddings"]
+    assert cfg["n_kv_heads"] == cfg["n_heads"]
+    w = gguf.GGUFWriter()
+    _common_header(w, "gpt2", name, tensor_type)
+    _add_all(w, [
+        ("gpt2.context_length", gguf.u32(cfg["context_length"])),
+        ("gpt2.embedding_length", gguf.u32(cfg["dim"])),
+        ("gpt2.feed_forward_length", gguf.u32(cfg["hidden_dim"])),
+        ("gpt2.block_count", gguf.u32(cfg["n_layers"])),
+        ("gpt2.attention.head_count", gguf.u32(cfg["n_heads"])),
+        ("gpt2.attention.layer_norm_epsilon", gguf.f32(cfg["norm_eps"])),
+    ])
+    _add_all(w, tokenizer_kvs)
+    tensors = OrderedDict()
+    for key, value in weights.items():
+        if ".attn_k." in key or ".attn_v." in key:
+            continue  # written inside attn_qkv
+        if ".attn_q." in key:
+            prefix, suffix = key.split(".attn_q.")
+            parts = [weights[f"{prefix}.attn_{x}.{suffix}"] for x in "qkv"]
+            tensors[f"{prefix}.attn_qkv.{suffix}"] = np.concatenate(parts, axis=0)
+        else:
+            tensors[key] = value
+    stored_fused = _add_tensors(w, tensors, tensor_type)
+    w.write(path)
+    # Split the stored fused tensors back into the reference's q, k, v.
+    stored = OrderedDict()
+    for key, value in stored_fused.items():
+        if ".attn_qkv." in key:
+            prefix, suffix = key.split(".attn_qkv.")
+            for x, part in zip("qkv", np.split(value, 3, axis=0)):
+                stored[f"{prefix}.attn_{x}.{suffix}"] = part
+        else:
+            stored[key] = value
+    return stored

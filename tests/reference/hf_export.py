@@ -1,0 +1,158 @@
+"""Writing a reference model as a Hugging Face folder: config.json plus
+model.safetensors (or shards and an index).
+
+Tensor names and layouts follow transformers' GPT2LMHeadModel,
+LlamaForCausalLM and Qwen2ForCausalLM. GPT-2 is the odd one: its projections
+are `Conv1D` modules whose weight is stored [in][out] (the transpose of
+nn.Linear's [out][in]), and q, k, v live in one matrix c_attn with columns
+q | k | v.
+"""
+
+import json
+import os
+from collections import OrderedDict
+
+import numpy as np
+
+import safetensors_io
+from floats import round_to_bf16, round_to_f16
+from model import head_dim
+
+TORCH_DTYPE = {"F32": "float32", "F16": "float16", "BF16": "bfloat16"}
+ROUND = {"F32": lambda a: a, "F16": round_to_f16, "BF16": round_to_bf16}
+
+
+# -- Llama / Qwen2 ------------------------------------------------------------------
+
+def llama_tensors(cfg, weights):
+    """{HF name: array} for LlamaForCausalLM / Qwen2ForCausalLM."""
+    out = OrderedDict()
+    out["model.embed_tokens.weight"] = weights["token_embd.weight"]
+    for i in range(cfg["n_layers"]):
+        src, dst = f"blk.{i}.", f"model.layers.{i}."
+        out[dst + "input_layernorm.weight"] = weights[src + "attn_norm.weight"]
+        for ours, theirs in (("attn_q", "q_proj"), ("attn_k", "k_proj"), ("attn_v", "v_proj")):
+            out[dst + f"self_attn.{theirs}.weight"] = weights[src + ours + ".weight"]
+            if cfg["qkv_bias"]:
+                out[dst + f"self_attn.{theirs}.bias"] = weights[src + ours + ".bias"]
+        out[dst + "self_attn.o_proj.weight"] = weights[src + "attn_output.weight"]
+        out[dst + "post_attention_layernorm.weight"] = weights[src + "ffn_norm.weight"]
+        out[dst + "mlp.gate_proj.weight"] = weights[src + "ffn_gate.weight"]
+        out[dst + "mlp.up_proj.weight"] = weights[src + "ffn_up.weight"]
+        out[dst + "mlp.down_proj.weight"] = weights[src + "ffn_down.weight"]
+    out["model.norm.weight"] = weights["output_norm.weight"]
+    if not cfg["tied_embeddings"]:
+        out["lm_head.weight"] = weights["output.weight"]
+    return out
+
+
+def llama_config(cfg, dtype, family):
+    assert cfg["position"] == "rope" and cfg["rope_pairing"] == "half"
+    assert cfg["rotary_dim"] == head_dim(cfg) and cfg["norm"] == "rmsnorm"
+    assert cfg["norm_placement"] == "pre" and cfg["activation"] == "silu" and cfg["ffn_gated"]
+    assert not cfg["out_bias"] and not cfg["ffn_bias"]
+    config = {
+        "architectures": ["LlamaForCausalLM" if family == "llama" else "Qwen2ForCausalLM"],
+        "model_type": family,
+        "vocab_size": cfg["vocab_size"],
+        "hidden_size": cfg["dim"],
+        "intermediate_size": cfg["hidden_dim"],
+        "num_hidden_layers": cfg["n_layers"],
+        "num_attention_heads": cfg["n_heads"],
+        "num_key_value_heads": cfg["n_kv_heads"],
+        "hidden_act": "silu",
+        "max_position_embeddings": cfg["context_length"],
+        "rms_norm_eps": cfg["norm_eps"],
+        "rope_theta": cfg["rope_theta"],
+        "rope_scaling": None,
+        "tie_word_embeddings": cfg["tied_embeddings"],
+        "torch_dtype": TORCH_DTYPE[dtype],
+        "initializer_range": 0.02,
+        "use_cache": True,
+    }
+    if family == "llama":
+        assert not cfg["qkv_bias"], "LlamaForCausalLM: use attention_bias for all four projections"
+        config.update({"attention_bias": False, "mlp_bias": False, "bos_token_id": 1, "eos_token_id": 2})
+    else:
+        assert cfg["qkv_bias"], "Qwen2 always has q/k/v biases"
+        eos = cfg["vocab_size"] - 1
+        config.update({"use_sliding_window": False, "sliding_window": cfg["context_length"],
+                       "max_window_layers": cfg["n_layers"], "bos_token_id": eos, "eos_token_id": eos})
+    return config
+
+
+# -- GPT-2 -------------------------------------------------------------------------
+
+def gpt2_tensors(cfg, weights):
+    """{HF name: array} for GPT2LMHeadModel (tied: no lm_head.weight)."""
+    out = OrderedDict()
+    out["transformer.wte.weight"] = weights["token_embd.weight"]
+    out["transformer.wpe.weight"] = weights["position_embd.weight"]
+    for i in range(cfg["n_layers"]):
+        src, dst = f"blk.{i}.", f"transformer.h.{i}."
+        out[dst + "ln_1.weight"] = weights[src + "attn_norm.weight"]
+        out[dst + "ln_1.bias"] = weights[src + "attn_norm.bias"]
+        qkv = [weights[src + f"attn_{x}.weight"] for x in "qkv"]
+        out[dst + "attn.c_attn.weight"] = np.concatenate(qkv, axis=0).T  # Conv1D: [in][out]
+        out[dst + "attn.c_attn.bias"] = np.concatenate([weights[src + f"attn_{x}.bias"] for x in "qkv"])
+        out[dst + "attn.c_proj.weight"] = weights[src + "attn_output.weight"].T
+        out[dst + "attn.c_proj.bias"] = weights[src + "attn_output.bias"]
+        out[dst + "ln_2.weight"] = weights[src + "ffn_norm.weight"]
+        out[dst + "ln_2.bias"] = weights[src + "ffn_norm.bias"]
+        out[dst + "mlp.c_fc.weight"] = weights[src + "ffn_up.weight"].T
+        out[dst + "mlp.c_fc.bias"] = weights[src + "ffn_up.bias"]
+        out[dst + "mlp.c_proj.weight"] = weights[src + "ffn_down.weight"].T
+        out[dst + "mlp.c_proj.bias"] = weights[src + "ffn_down.bias"]
+    out["transformer.ln_f.weight"] = weights["output_norm.weight"]
+    out["transformer.ln_f.bias"] = weights["output_norm.bias"]
+    return out
+
+
+def gpt2_config(cfg, dtype):
+    assert cfg["norm"] == "layernorm" and cfg["norm_placement"] == "pre"
+    assert cfg["position"] == "learned" and cfg["activation"] == "gelu" and not cfg["ffn_gated"]
+    assert cfg["qkv_bias"] and cfg["out_bias"] and cfg["ffn_bias"] and cfg["tied_embeddings"]
+    assert cfg["n_kv_heads"] == cfg["n_heads"]
+    assert cfg["hidden_dim"] == 4 * cfg["dim"], "GPT-2 with n_inner = null has a 4*n_embd MLP"
+    eos = cfg["vocab_size"] - 1
+    return {
+        "architectures": ["GPT2LMHeadModel"],
+        "model_type": "gpt2",
+        "vocab_size": cfg["vocab_size"],
+        "n_embd": cfg["dim"],
+        "n_layer": cfg["n_layers"],
+        "n_head": cfg["n_heads"],
+        "n_positions": cfg["context_length"],
+        "n_ctx": cfg["context_length"],
+        "n_inner": None,
+        "activation_function": "gelu_new",
+        "layer_norm_epsilon": cfg["norm_eps"],
+        "scale_attn_weights": True,
+        "tie_word_embeddings": True,
+        "bos_token_id": eos,
+        "eos_token_id": eos,
+        "torch_dtype": TORCH_DTYPE[dtype],
+    }
+
+
+# -- folders -----------------------------------------------------------------------
+
+def write_folder(folder, cfg, weights, family, dtype="F32", n_shards=1, gpt2_prefix="transformer."):
+    """Write config.json and the safetensors file(s); return the weights as
+    stored (rounded to dtype), in the reference's naming.
+
+    gpt2_prefix="" gives GPT-2 tensor names without the "transformer." prefix,
+    as in OpenAI's original checkpoint on the Hub (openai-community/gpt2)."""
+    os.makedirs(folder, exist_ok=True)
+    if family == "gpt2":
+        config, tensors = gpt2_config(cfg, dtype), gpt2_tensors(cfg, weights)
+        tensors = OrderedDict((name.replace("transformer.", gpt2_prefix, 1), w) for name, w in tensors.items())
+    else:
+        config, tensors = llama_config(cfg, dtype, family), llama_tensors(cfg, weights)
+    with open(os.path.join(folder, "config.json"), "w") as f:
+        json.dump(config, f, indent=2)
+    if n_shards == 1:
+        safetensors_io.write_file(os.path.join(folder, "model.safetensors"), tensors, dtype)
+    else:
+        safetensors_io.write_sharded(folder, tensors, n_shards, dtype)
+    return OrderedDict((name, ROUND[dtype](w)) for name, w in weights.items())
