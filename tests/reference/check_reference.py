@@ -1,0 +1,540 @@
+#!/usr/bin/python3
+"""Self-checks of the reference: properties that must hold if the code is
+right, each able to fail. Run:
+
+    /usr/bin/python3 tests/reference/check_reference.py
+
+It also generates all fixtures into a temporary folder and re-reads every one
+from disk, recomputing its logits from the stored bytes.
+"""
+
+import json
+import os
+import struct
+import sys
+import tempfile
+import traceback
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import configs  # noqa: E402
+import ggml_quants  # noqa: E402
+import gguf  # noqa: E402
+import gguf_export  # noqa: E402
+import hf_export  # noqa: E402
+import make_fixtures  # noqa: E402
+import model  # noqa: E402
+import ops  # noqa: E402
+import safetensors_io  # noqa: E402
+import tiny_vocab  # noqa: E402
+import tokenizer_json  # noqa: E402
+from floats import round_to_bf16, round_to_f16  # noqa: E402
+from random_model import random_weights  # noqa: E402
+
+CHECKS = []
+
+
+def check(fn):
+    CHECKS.append(fn)
+    return fn
+
+
+def close(a, b, tol=1e-12, what=""):
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    err = np.max(np.abs(a - b)) if a.size else 0.0
+    if a.shape != b.shape or not err <= tol:
+        raise AssertionError(f"{what}: shapes {a.shape} {b.shape}, max abs diff {err:.3g} > {tol:.3g}")
+
+
+def differ(a, b, at_least, what):
+    err = np.max(np.abs(np.asarray(a) - np.asarray(b)))
+    if not err >= at_least:
+        raise AssertionError(f"{what}: changed by only {err:.3g} (< {at_least}); the fixture cannot tell")
+
+
+def tokens_for(cfg, n=8, seed=0):
+    return list(np.random.default_rng(seed).integers(0, cfg["vocab_size"], n))
+
+
+# -- building blocks with known answers ----------------------------------------------
+
+@check
+def known_values_of_ops():
+    close(ops.silu(np.array([1.0])), [1 / (1 + np.exp(-1))], what="silu(1)")
+    # GELU tanh approximation at 1: 0.5 (1 + tanh(sqrt(2/pi) * 1.044715))
+    close(ops.gelu_tanh(np.array([1.0])), [0.8411919906082768], 1e-15, "gelu(1)")
+    close(ops.relu(np.array([-2.0, 3.0])), [0.0, 3.0], what="relu")
+    close(ops.rms_norm(np.array([3.0, 4.0]), np.array([1.0, 2.0]), 0.0),
+          [3 / np.sqrt(12.5), 8 / np.sqrt(12.5)], what="rms_norm")
+    close(ops.layer_norm(np.array([1.0, 3.0]), np.array([1.0, 1.0]), np.array([0.5, 0.5]), 0.0),
+          [-0.5, 1.5], what="layer_norm")
+    close(ops.softmax(np.array([0.0, np.log(3.0), -np.inf])), [0.25, 0.75, 0.0], 1e-15, "softmax")
+    pe = ops.sinusoidal_table(3, 4)
+    close(pe[0], [0, 1, 0, 1], what="PE(0)")
+    close(pe[2], [np.sin(2), np.cos(2), np.sin(2 / 100), np.cos(2 / 100)], 1e-15, "PE(2)")
+
+
+@check
+def rope_rotates_the_documented_pairs():
+    x = np.zeros((2, 1, 8))
+    x[1, 0, 0] = 1.0  # feature 0 at position 1
+    adj = ops.apply_rope(x, [0, 1], 8, 10000.0, "adjacent")
+    close(adj[1, 0, :2], [np.cos(1), np.sin(1)], what="adjacent pair (0, 1)")
+    half = ops.apply_rope(x, [0, 1], 8, 10000.0, "half")
+    close(half[1, 0, [0, 4]], [np.cos(1), np.sin(1)], what="half pair (0, 4)")
+    y = np.zeros((2, 1, 8))
+    y[1, 0, 2] = 1.0  # pair 1 (adjacent) turns by 1 * 10000^(-2/8)
+    close(ops.apply_rope(y, [0, 1], 8, 10000.0, "adjacent")[1, 0, 2:4],
+          [np.cos(0.1), np.sin(0.1)], 1e-15, "adjacent pair 1 frequency")
+    z = np.ones((1, 1, 8))
+    close(ops.apply_rope(z, [5], 4, 10000.0, "half")[0, 0, 4:], np.ones(4), what="partial: tail untouched")
+
+
+@check
+def rope_scores_depend_only_on_relative_position():
+    rng = np.random.default_rng(1)
+    q, k = rng.normal(size=(1, 1, 16)), rng.normal(size=(1, 1, 16))
+    for pairing in ("adjacent", "half"):
+        for rotary in (16, 8):
+            def score(pq, pk):
+                a = ops.apply_rope(q, [pq], rotary, 10000.0, pairing)[0, 0]
+                b = ops.apply_rope(k, [pk], rotary, 10000.0, pairing)[0, 0]
+                return a @ b
+            close(score(7, 3), score(14, 10), 1e-12, f"{pairing}/{rotary}: shift invariance")
+            close(np.linalg.norm(ops.apply_rope(q, [9], rotary, 10000.0, pairing)), np.linalg.norm(q),
+                  1e-12, "rotation keeps length")
+
+
+# -- model-level equivalences --------------------------------------------------------
+
+@check
+def gqa_with_duplicated_kv_heads_equals_mha():
+    cfg = configs.tiny(n_kv_heads=2, hidden_dim=64)
+    w = random_weights(cfg, 1)
+    mha_cfg = dict(cfg, n_kv_heads=cfg["n_heads"])
+    mha = dict(w)
+    hd, group = model.head_dim(cfg), cfg["n_heads"] // cfg["n_kv_heads"]
+    for i in range(cfg["n_layers"]):
+        for name in ("attn_k", "attn_v"):
+            m = w[f"blk.{i}.{name}.weight"].reshape(cfg["n_kv_heads"], hd, -1)
+            mha[f"blk.{i}.{name}.weight"] = np.repeat(m, group, axis=0).reshape(-1, cfg["dim"])
+    t = tokens_for(cfg)
+    close(model.forward(cfg, w, t), model.forward(mha_cfg, mha, t), 1e-12, "GQA vs MHA")
+    # and the opposite grouping (kv head h % KV instead of h // group) must differ
+    wrong = dict(w)
+    for i in range(cfg["n_layers"]):
+        for name in ("attn_k", "attn_v"):
+            m = w[f"blk.{i}.{name}.weight"].reshape(cfg["n_kv_heads"], hd, -1)
+            wrong[f"blk.{i}.{name}.weight"] = np.tile(m, (group, 1, 1)).reshape(-1, cfg["dim"])
+    differ(model.forward(cfg, w, t), model.forward(mha_cfg, wrong, t), 1e-3, "interleaved kv-head mapping")
+
+
+@check
+def permuted_qk_with_adjacent_rope_equals_half_rope():
+    cfg = configs.HF_LLAMA
+    w = random_weights(cfg, 2)
+    adj_cfg = dict(cfg, rope_pairing="adjacent")
+    permuted = dict(w)
+    for i in range(cfg["n_layers"]):
+        permuted[f"blk.{i}.attn_q.weight"] = gguf_export.llama_permute(w[f"blk.{i}.attn_q.weight"], cfg["n_heads"])
+        permuted[f"blk.{i}.attn_k.weight"] = gguf_export.llama_permute(w[f"blk.{i}.attn_k.weight"], cfg["n_kv_heads"])
+    t = tokens_for(cfg)
+    close(model.forward(cfg, w, t), model.forward(adj_cfg, permuted, t), 1e-12, "permute + adjacent vs half")
+    differ(model.forward(cfg, w, t), model.forward(adj_cfg, w, t), 1e-3, "adjacent vs half on the same weights")
+    m = np.arange(4 * 8 * 3, dtype=float).reshape(32, 3)
+    close(gguf_export.llama_unpermute(gguf_export.llama_permute(m, 4), 4), m, what="unpermute inverts permute")
+    # row 2i of a permuted head is row i, row 2i+1 is row i + hd/2
+    p = gguf_export.llama_permute(m, 4)
+    close(p[[0, 1, 2, 3, 8, 9]], m[[0, 4, 1, 5, 8, 12]], what="permutation rows")
+
+
+@check
+def causal_prefix_consistency():
+    for stem, cfg, _ in configs.VARIANTS:
+        w = random_weights(cfg, 3)
+        t = tokens_for(cfg, 8, 3)
+        full = model.forward(cfg, w, t)
+        close(full[:5], model.forward(cfg, w, t[:5]), 1e-10, f"{stem}: earlier positions ignore later tokens")
+
+
+@check
+def fixtures_are_sensitive_to_each_knob():
+    """Changing one thing an engine could get wrong must move the logits."""
+    base = configs.tiny(n_kv_heads=2, hidden_dim=64, qkv_bias=True, out_bias=True, ffn_bias=True)
+    w = random_weights(base, 4)
+    t = tokens_for(base)
+    ref = model.forward(base, w, t)
+    for knob, value in [("rope_theta", 500.0), ("rope_pairing", "half"), ("rotary_dim", 4),
+                        ("norm_eps", 1e-1), ("activation", "gelu"), ("ffn_gated", False),
+                        ("norm_placement", "post"), ("qkv_bias", False), ("out_bias", False),
+                        ("ffn_bias", False), ("tied_embeddings", False)]:
+        cfg = dict(base, **{knob: value})
+        weights = dict(w)
+        if knob == "tied_embeddings":
+            weights["output.weight"] = w["token_embd.weight"] + 0.01
+        differ(ref, model.forward(cfg, weights, t), 1e-4, f"knob {knob}")
+    # no causal mask
+    saved = ops.causal_mask
+    ops.causal_mask = lambda n: np.zeros((n, n))
+    try:
+        differ(ref, model.forward(base, w, t), 1e-3, "causal mask")
+    finally:
+        ops.causal_mask = saved
+
+
+# -- quantization ---------------------------------------------------------------------
+
+@check
+def q8_0_known_block_and_error_bound():
+    x = np.zeros(32, dtype=np.float32)
+    x[:4] = [127.0, -127.0, 62.5, -62.5]  # d = 1; roundf sends halves away from zero
+    data = ggml_quants.quantize_q8_0(x)
+    assert len(data) == 34 and data[:2] == struct.pack("<e", 1.0), data[:2]
+    assert list(np.frombuffer(data[2:6], dtype=np.int8)) == [127, -127, 63, -63], data[2:6]
+    rng = np.random.default_rng(5)
+    v = rng.normal(0, 1, (64, 128)).astype(np.float32)
+    back = ggml_quants.dequantize_q8_0(ggml_quants.quantize_q8_0(v), v.size).reshape(v.shape)
+    blocks, err = v.reshape(-1, 32), np.abs(back - v).reshape(-1, 32)
+    amax = np.abs(blocks).max(axis=1, keepdims=True)
+    assert np.all(err <= amax / 127 * 0.5 + amax * 2.0 ** -10), "Q8_0 error above d/2 (+f16 rounding of d)"
+
+
+@check
+def q4_0_known_block_and_error_bound():
+    x = np.arange(32, dtype=np.float32) - 16  # -16 .. 15: largest magnitude is -16, so d = 2
+    data = ggml_quants.quantize_q4_0(x)
+    assert len(data) == 18 and data[:2] == struct.pack("<e", 2.0), data[:2]
+    q = [min(15, (j + 1) // 2) for j in range(32)]  # trunc((j - 16) / 2 + 8.5)
+    expected = bytes(q[j] | (q[j + 16] << 4) for j in range(16))
+    assert data[2:] == expected, (data[2:].hex(), expected.hex())
+    close(ggml_quants.dequantize_q4_0(data, 32), [2.0 * (qj - 8) for qj in q], what="Q4_0 dequantize")
+    rng = np.random.default_rng(6)
+    v = rng.normal(0, 1, (64, 128)).astype(np.float32)
+    back = ggml_quants.dequantize_q4_0(ggml_quants.quantize_q4_0(v), v.size).reshape(v.shape)
+    blocks, err = v.reshape(-1, 32), np.abs(back - v).reshape(-1, 32)
+    amax = np.abs(blocks).max(axis=1, keepdims=True)
+    # |d| = amax/8; error <= |d|/2 except on the clamped top end, where it is <= |d|
+    assert np.all(err <= amax / 8 + amax * 2.0 ** -9), "Q4_0 error above |d|"
+    assert np.mean(err) < 0.3 * np.mean(amax / 8), "Q4_0 mean error too large"
+
+
+@check
+def zero_blocks_quantize_to_zero():
+    z = np.zeros(64, dtype=np.float32)
+    close(ggml_quants.dequantize_q8_0(ggml_quants.quantize_q8_0(z), 64), z, what="Q8_0 zeros")
+    close(ggml_quants.dequantize_q4_0(ggml_quants.quantize_q4_0(z), 64), z, what="Q4_0 zeros")
+
+
+# -- GGUF -------------------------------------------------------------------------------
+
+@check
+def gguf_round_trip_all_value_types_and_tensor_types():
+    for alignment in (32, 64):
+        w = gguf.GGUFWriter(alignment)
+        values = {
+            "t.u8": gguf.u8(255), "t.i8": gguf.i8(-128), "t.u16": gguf.u16(65535), "t.i16": gguf.i16(-32768),
+            "t.u32": gguf.u32(2 ** 32 - 1), "t.i32": gguf.i32(-2 ** 31), "t.u64": gguf.u64(2 ** 64 - 1),
+            "t.i64": gguf.i64(-2 ** 63), "t.f32": gguf.f32(0.5), "t.f64": gguf.f64(1e-300),
+            "t.bool": gguf.boolean(True), "t.str": gguf.string("h\u00e9llo \u2581"),
+            "t.arr_f32": gguf.array(gguf.FLOAT32, [1.5, -2.0]),
+            "t.arr_str": gguf.array(gguf.STRING, ["a", "", "\u010a"]),
+            "t.arr_bool": gguf.array(gguf.BOOL, [True, False]),
+            "t.nested": gguf.array(gguf.ARRAY, [gguf.Array(gguf.INT32, [1, 2]),
+                                                gguf.Array(gguf.STRING, ["x"])]),
+            "t.empty": gguf.array(gguf.UINT8, []),
+        }
+        for k, v in values.items():
+            w.add(k, v)
+        rng = np.random.default_rng(7)
+        tensors = {"a.f32": (rng.normal(size=(3, 5)), gguf.GGML_F32),
+                   "b.f16": (rng.normal(size=(7,)), gguf.GGML_F16),
+                   "c.q8": (rng.normal(size=(2, 64)), gguf.GGML_Q8_0),
+                   "d.q4": (rng.normal(size=(3, 32)), gguf.GGML_Q4_0)}
+        for name, (a, t) in tensors.items():
+            w.add_tensor(name, a, t)
+        f = gguf.GGUFFile(w.to_bytes())
+        expected_meta = dict(values)
+        if alignment != 32:
+            expected_meta = {"general.alignment": gguf.u32(alignment), **values}
+        assert f.metadata == expected_meta, "metadata differs after a round trip"
+        assert f.alignment == alignment and f.data_offset % alignment == 0
+        for info in f.tensor_infos:
+            assert info.offset % alignment == 0, f"{info.name} offset {info.offset} not aligned"
+        f32 = tensors["a.f32"][0].astype(np.float32).astype(np.float64)
+        assert f.info("a.f32").ne == [5, 3], "ne must list the row length first"
+        close(f.tensor("a.f32"), f32, 0, "F32 tensor")
+        close(f.tensor("b.f16"), round_to_f16(tensors["b.f16"][0]), 0, "F16 tensor")
+        close(f.tensor("c.q8"), gguf_export.as_stored(tensors["c.q8"][0], gguf.GGML_Q8_0), 0, "Q8_0 tensor")
+        close(f.tensor("c.q8"), tensors["c.q8"][0], 0.02, "Q8_0 tensor near the original")
+        close(f.tensor("d.q4"), tensors["d.q4"][0], 0.5, "Q4_0 tensor near the original")
+
+
+@check
+def gguf_header_bytes():
+    w = gguf.GGUFWriter()
+    w.add("k", gguf.u32(7))
+    w.add_tensor("t", np.ones((2, 3)))
+    b = w.to_bytes()
+    assert b[:4] == b"GGUF" and struct.unpack("<IQQ", b[4:24]) == (3, 1, 1)
+    # key: u64 len 1, "k", type 4 (uint32), value 7
+    assert b[24:24 + 17] == struct.pack("<Q", 1) + b"k" + struct.pack("<II", 4, 7)
+    # tensor info: name "t", 2 dims, ne = [3, 2], type 0, offset 0; data at 32-byte boundary
+    info = struct.pack("<Q", 1) + b"t" + struct.pack("<I", 2) + struct.pack("<QQ", 3, 2) + struct.pack("<IQ", 0, 0)
+    assert b[41:41 + len(info)] == info
+    start = 41 + len(info)
+    data_at = start + (32 - start % 32) % 32
+    assert b[start:data_at] == bytes(data_at - start) and len(b) == data_at + 32  # 24 bytes + padding
+    close(np.frombuffer(b[data_at:data_at + 24], "<f4"), np.ones(6), what="tensor bytes")
+
+
+@check
+def gguf_vocab_metadata_copies_exactly():
+    path = os.path.join(make_fixtures.VOCAB_DIR, "ggml-vocab-llama-spm.gguf")
+    if not os.path.exists(path):
+        print("    (skipped: no vocab file at", path, ")")
+        return
+    src = gguf.GGUFFile.open(path)
+    w = gguf.GGUFWriter()
+    for k, v in src.metadata.items():
+        w.add(k, v)
+    b = w.to_bytes()
+    assert b[:len(src.data)] == src.data, "re-encoded metadata differs from the original bytes"
+    kvs, n = tiny_vocab.copy_tokenizer(path, {"tokenizer.ggml.pre": gguf.string("x")})
+    assert n == 32000 and dict(kvs)["tokenizer.ggml.pre"].value == "x"
+
+
+# -- safetensors ------------------------------------------------------------------------
+
+@check
+def safetensors_round_trip_and_layout():
+    rng = np.random.default_rng(8)
+    tensors = {"b": rng.normal(size=(3, 4)), "a": rng.normal(size=(5,))}
+    rounding = {"F32": lambda a: a.astype(np.float32).astype(np.float64), "F16": round_to_f16, "BF16": round_to_bf16}
+    with tempfile.TemporaryDirectory() as d:
+        for dtype, rnd in rounding.items():
+            path = os.path.join(d, f"m-{dtype}.safetensors")
+            n = safetensors_io.write_file(path, tensors, dtype)
+            raw = open(path, "rb").read()
+            (hlen,) = struct.unpack("<Q", raw[:8])
+            assert (8 + hlen) % 8 == 0, "data must start 8-byte aligned"
+            header = json.loads(raw[8:8 + hlen])
+            assert header["__metadata__"] == {"format": "pt"}
+            assert header["b"]["shape"] == [3, 4] and header["b"]["dtype"] == dtype
+            assert len(raw) == 8 + hlen + n
+            back, _ = safetensors_io.read_file(path)
+            for k in tensors:
+                close(back[k], rnd(tensors[k]), 0, f"{dtype} {k}")
+    # bfloat16 rounds to nearest even: 1 + 2^-8 is a tie -> 1.0; 1 + 3*2^-8 -> 1 + 2^-6
+    close(round_to_bf16(np.array([1 + 2 ** -8, 1 + 3 * 2 ** -8, -2.0])), [1.0, 1 + 2 ** -6, -2.0], 0, "bf16 ties")
+
+
+@check
+def sharded_equals_single():
+    cfg = configs.HF_LLAMA
+    w = random_weights(cfg, 9)
+    with tempfile.TemporaryDirectory() as d:
+        hf_export.write_folder(os.path.join(d, "one"), cfg, w, "llama")
+        hf_export.write_folder(os.path.join(d, "two"), cfg, w, "llama", n_shards=2)
+        files = sorted(os.listdir(os.path.join(d, "two")))
+        assert "model-00001-of-00002.safetensors" in files and "model-00002-of-00002.safetensors" in files
+        one = safetensors_io.read_folder(os.path.join(d, "one"))
+        two = safetensors_io.read_folder(os.path.join(d, "two"))
+        assert sorted(one) == sorted(two)
+        for k in one:
+            close(one[k], two[k], 0, k)
+        index = json.load(open(os.path.join(d, "two", "model.safetensors.index.json")))
+        assert index["metadata"]["total_size"] == sum(4 * v.size for v in one.values())
+        assert len(set(index["weight_map"].values())) == 2
+
+
+# -- tokenizer.json ---------------------------------------------------------------------
+
+@check
+def spm_merges_follow_scores():
+    tokens = ["<unk>", "a", "b", "c", "ab", "bc", "abc"]
+    scores = [0.0, -1, -2, -3, -4, -5, -6]
+    # "abc" splits as a+bc and ab+c; both are merges, ordered by ids of the halves
+    assert tokenizer_json.spm_merges(tokens, scores) == ["a b", "b c", "a bc", "ab c"]
+    scores = [0.0, -1, -2, -3, -9, -5, -6]  # now "ab" ranks last
+    assert tokenizer_json.spm_merges(tokens, scores) == ["b c", "a bc", "ab c", "a b"]
+
+
+def hf_bpe_encode(tj, text):
+    """A minimal Hugging Face BPE for the Llama tokenizer.json: normalize
+    (prepend "▁", spaces to "▁"), split into characters (unknown ones into
+    <0xXX> byte tokens: byte_fallback), then repeatedly merge the adjacent pair
+    with the best (lowest) merge rank."""
+    vocab = tj["model"]["vocab"]
+    ranks = tj["_ranks"]
+    if not text:
+        return []
+    word = []
+    for ch in "\u2581" + text.replace(" ", "\u2581"):
+        word.extend([ch] if ch in vocab else [f"<0x{b:02X}>" for b in ch.encode("utf-8")])
+    while len(word) > 1:
+        pairs = [ranks.get((word[i], word[i + 1]), len(ranks)) for i in range(len(word) - 1)]
+        best = int(np.argmin(pairs))
+        if pairs[best] == len(ranks):
+            break
+        word[best:best + 2] = [word[best] + word[best + 1]]
+    return [vocab[w] for w in word]
+
+
+@check
+def derived_spm_merges_reproduce_hugging_face_token_ids():
+    """The .out vectors are Hugging Face's own tokenization of the .inp strings;
+    our tokenizer.json's merges must give the same ids."""
+    base = os.path.join(make_fixtures.VOCAB_DIR, "ggml-vocab-llama-spm.gguf")
+    if not os.path.exists(base):
+        print("    (skipped: no vocab file at", base, ")")
+        return
+    tj = tokenizer_json.llama_spm_tokenizer_json(base)
+    tj["_ranks"] = {tuple(m.split(" ")): i for i, m in enumerate(tj["model"]["merges"])}
+    texts = open(base + ".inp", encoding="utf-8", newline="").read().split("\n__ggml_vocab_test__\n")[:-1]
+    lines = open(base + ".out", encoding="utf-8", newline="").read().split("\n")
+    assert len(texts) == 46
+    for text, line in zip(texts, lines):
+        assert hf_bpe_encode(tj, text) == [int(x) for x in line.split()], repr(text)
+
+
+@check
+def tiny_vocab_merges_build_every_token():
+    kvs = dict(tiny_vocab.bpe_metadata())
+    tokens = kvs["tokenizer.ggml.tokens"].value.items
+    built = set(tokens[:24])
+    for m in kvs["tokenizer.ggml.merges"].value.items:
+        left, right = m.split(" ")
+        assert left in built and right in built, m
+        built.add(left + right)
+    assert built | {"<|endoftext|>"} == set(tokens) and len(tokens) == 64
+
+
+# -- every generated fixture, re-read from disk ------------------------------------------
+
+def weights_from_gguf(path, cfg):
+    f = gguf.GGUFFile.open(path)
+    w = {t.name: f.tensor(t.name) for t in f.tensor_infos}
+    arch = f.value("general.architecture")
+    if arch == "llama":
+        for k in w:
+            if ".attn_q." in k:
+                w[k] = gguf_export.llama_unpermute(w[k], cfg["n_heads"])
+            elif ".attn_k." in k:
+                w[k] = gguf_export.llama_unpermute(w[k], cfg["n_kv_heads"])
+    if arch == "gpt2":
+        for k in [k for k in w if ".attn_qkv." in k]:
+            prefix, suffix = k.split(".attn_qkv.")
+            for x, part in zip("qkv", np.split(w.pop(k), 3, axis=0)):
+                w[f"{prefix}.attn_{x}.{suffix}"] = part
+    return f, w
+
+
+def weights_from_hf(folder, cfg):
+    t = safetensors_io.read_folder(folder)
+    config = json.load(open(os.path.join(folder, "config.json")))
+    w = {}
+    if config["model_type"] == "gpt2":
+        t = {(k if k.startswith("transformer.") else "transformer." + k): v for k, v in t.items()}
+        w["token_embd.weight"], w["position_embd.weight"] = t["transformer.wte.weight"], t["transformer.wpe.weight"]
+        w["output_norm.weight"], w["output_norm.bias"] = t["transformer.ln_f.weight"], t["transformer.ln_f.bias"]
+        for i in range(config["n_layer"]):
+            h, b = f"transformer.h.{i}.", f"blk.{i}."
+            q, k, v = np.split(t[h + "attn.c_attn.weight"].T, 3, axis=0)
+            qb, kb, vb = np.split(t[h + "attn.c_attn.bias"], 3)
+            w.update({b + "attn_q.weight": q, b + "attn_k.weight": k, b + "attn_v.weight": v,
+                      b + "attn_q.bias": qb, b + "attn_k.bias": kb, b + "attn_v.bias": vb,
+                      b + "attn_output.weight": t[h + "attn.c_proj.weight"].T, b + "attn_output.bias": t[h + "attn.c_proj.bias"],
+                      b + "ffn_up.weight": t[h + "mlp.c_fc.weight"].T, b + "ffn_up.bias": t[h + "mlp.c_fc.bias"],
+                      b + "ffn_down.weight": t[h + "mlp.c_proj.weight"].T, b + "ffn_down.bias": t[h + "mlp.c_proj.bias"],
+                      b + "attn_norm.weight": t[h + "ln_1.weight"], b + "attn_norm.bias": t[h + "ln_1.bias"],
+                      b + "ffn_norm.weight": t[h + "ln_2.weight"], b + "ffn_norm.bias": t[h + "ln_2.bias"]})
+        return w
+    w["token_embd.weight"], w["output_norm.weight"] = t["model.embed_tokens.weight"], t["model.norm.weight"]
+    if "lm_head.weight" in t:
+        w["output.weight"] = t["lm_head.weight"]
+    names = {"self_attn.q_proj": "attn_q", "self_attn.k_proj": "attn_k", "self_attn.v_proj": "attn_v",
+             "self_attn.o_proj": "attn_output", "mlp.gate_proj": "ffn_gate", "mlp.up_proj": "ffn_up",
+             "mlp.down_proj": "ffn_down", "input_layernorm": "attn_norm", "post_attention_layernorm": "ffn_norm"}
+    for k, v in t.items():
+        if k.startswith("model.layers."):
+            i, rest = k[len("model.layers."):].split(".", 1)
+            module, kind = rest.rsplit(".", 1)
+            w[f"blk.{i}.{names[module]}.{kind}"] = v
+    return w
+
+
+@check
+def every_fixture_reproduces_from_its_files():
+    with tempfile.TemporaryDirectory() as d:
+        saved = sys.stdout
+        sys.stdout = open(os.devnull, "w")
+        try:
+            make_fixtures.main(["make_fixtures.py", d])
+        finally:
+            sys.stdout.close()
+            sys.stdout = saved
+        manifest = json.load(open(os.path.join(d, "MANIFEST.json")))
+        checked = 0
+        for entry in manifest:
+            first = entry["files"][0]
+            if first.endswith(".gguf") and len(entry["files"]) == 2:
+                expected = json.load(open(os.path.join(d, entry["files"][1])))
+                f, w = weights_from_gguf(os.path.join(d, first), expected["config"])
+                assert f.value("general.architecture") in ("glassbox", "llama", "qwen2", "gpt2")
+                if f.value("general.architecture") == "glassbox":
+                    check_glassbox_metadata(f, expected["config"])
+            elif first.endswith("/"):
+                expected = json.load(open(os.path.join(d, first, "expected.json")))
+                w = weights_from_hf(os.path.join(d, first), expected["config"])
+            else:
+                continue
+            logits = model.forward(expected["config"], w, expected["tokens"])
+            close(logits, expected["logits"], 1e-12, first)
+            checked += 1
+        assert checked == 19, f"checked {checked} fixtures with logits, expected 19"
+        # the quantized files really are quantized, and their logits moved
+        base = np.array(json.load(open(os.path.join(d, "llama-like.json")))["logits"])
+        for kind, lo, hi in (("f16", 1e-6, 0.05), ("q8_0", 1e-3, 0.6), ("q4_0", 1e-2, 4.0)):
+            q = np.array(json.load(open(os.path.join(d, f"llama-like.{kind}.json")))["logits"])
+            err = np.max(np.abs(q - base))
+            assert lo < err < hi, f"{kind}: logits moved by {err}"
+        # same weights, same logits: sharded and single, openai names and prefixed
+        for a, b in (("hf-llama", "hf-llama-sharded"), ("hf-gpt2", "hf-gpt2-openai-names")):
+            la = json.load(open(os.path.join(d, a, "expected.json")))["logits"]
+            lb = json.load(open(os.path.join(d, b, "expected.json")))["logits"]
+            close(la, lb, 0, f"{a} vs {b}")
+
+
+def check_glassbox_metadata(f, cfg):
+    keys = {"glassbox.embedding_length": "dim", "glassbox.block_count": "n_layers",
+            "glassbox.attention.head_count": "n_heads", "glassbox.attention.head_count_kv": "n_kv_heads",
+            "glassbox.feed_forward_length": "hidden_dim", "glassbox.norm": "norm",
+            "glassbox.norm_placement": "norm_placement", "glassbox.position": "position",
+            "glassbox.activation": "activation", "glassbox.ffn_gated": "ffn_gated",
+            "glassbox.attention.layer_norm_epsilon": "norm_eps", "glassbox.vocab_size": "vocab_size"}
+    if cfg["position"] == "rope":
+        keys.update({"glassbox.rope.freq_base": "rope_theta", "glassbox.rope.dimension_count": "rotary_dim",
+                     "glassbox.rope.pairing": "rope_pairing"})
+    for key, field in keys.items():
+        assert f.value(key) == cfg[field], f"{key} = {f.value(key)!r}, config says {cfg[field]!r}"
+    assert ("output.weight" in [t.name for t in f.tensor_infos]) == (not cfg["tied_embeddings"])
+
+
+def main():
+    failures = 0
+    for fn in CHECKS:
+        try:
+            fn()
+            print(f"PASS {fn.__name__}")
+        except Exception:
+            failures += 1
+            print(f"FAIL {fn.__name__}")
+            traceback.print_exc()
+    print(f"{len(CHECKS) - failures}/{len(CHECKS)} checks passed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
