@@ -36,7 +36,6 @@ TEST(Cli, WrongArgumentsPrintUsageAndExitNonZero) {
       {{}, "Usage: glassbox <command>"},
       {{"frobnicate"}, "unknown command 'frobnicate'"},
       {{"generate"}, "--model is required"},
-      {{"generate", "--model", "m.bin"}, "--tokenizer is required"},
       {{"generate", "--model", "m.bin", "--tokenizer", "t.bin", "--steps", "ten"},
        "--steps must be a whole number"},
       {{"generate", "--model", "m.bin", "--tokenizer", "t.bin", "--temperature", "-1"},
@@ -62,11 +61,15 @@ TEST(Cli, MissingOrBrokenFilesFailWithTheFileNamed) {
   EXPECT_EQ(run.exit_code, 1);
   EXPECT_NE(run.err.find("/nonexistent/m.bin: cannot open"), std::string::npos) << run.err;
   GLASSBOX_REQUIRE_FILE(test::model_path("tok512.bin"));
-  // A tokenizer file handed over as the model: rejected by size, not crashed on.
+  GLASSBOX_REQUIRE_FILE(test::model_path("stories260K.bin"));
+  run = glassbox({"generate", "--model", test::model_path("stories260K.bin")});
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_NE(run.err.find("a llama2.c checkpoint needs its tokenizer file"), std::string::npos) << run.err;
+  // A tokenizer file handed over as the model: rejected in plain words, not crashed on.
   run = glassbox(
       {"generate", "--model", test::model_path("tok512.bin"), "--tokenizer", test::model_path("tok512.bin")});
   EXPECT_EQ(run.exit_code, 1);
-  EXPECT_NE(run.err.find("tok512.bin:"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("tok512.bin: not a model file glassbox can read"), std::string::npos) << run.err;
 }
 
 TEST(Cli, MismatchedTokenizerIsRejected) {

@@ -18,7 +18,7 @@ namespace glassbox::cli {
 namespace {
 
 constexpr Flag kFlags[] = {
-    {"model", "FILE", "llama2.c checkpoint (.bin) (required)"},
+    {"model", "FILE", "model: GGUF or llama2.c checkpoint (required)"},
     {"prompt-tokens", "N", "tokens of prompt processing per repeat (default 32)"},
     {"gen-tokens", "N", "tokens generated per repeat (default 224)"},
     {"threads", "N", "threads for the matrix products (default 1)"},
@@ -57,7 +57,7 @@ int run_bench(int argc, char** argv) {
     std::fprintf(stderr, "glassbox bench: %s\n\n%s", repeat.error().message.c_str(), help.c_str());
     return kExitUsage;
   }
-  auto model = load_llama2c_checkpoint(*model_path);
+  auto model = load_model(*model_path);
   if (!model) {
     std::fprintf(stderr, "glassbox bench: %s\n", model.error().message.c_str());
     return kExitFailure;

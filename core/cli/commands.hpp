@@ -7,6 +7,7 @@ namespace glassbox::cli {
 int run_generate(int argc, char** argv);
 int run_tokenize(int argc, char** argv);
 int run_bench(int argc, char** argv);
+int run_convert(int argc, char** argv);
 
 inline constexpr int kExitFailure = 1;
 inline constexpr int kExitUsage = 2;

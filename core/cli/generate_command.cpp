@@ -2,20 +2,18 @@
 #include <chrono>
 #include <cstdio>
 #include <ctime>
-#include <memory>
 
-#include "args.hpp"
 #include "commands.hpp"
 #include "glassbox/build.hpp"
-#include "glassbox/formats.hpp"
 #include "glassbox/generator.hpp"
+#include "model_flags.hpp"
 
 namespace glassbox::cli {
 namespace {
 
 constexpr Flag kFlags[] = {
-    {"model", "FILE", "llama2.c checkpoint (.bin) (required)"},
-    {"tokenizer", "FILE", "llama2.c tokenizer.bin matching the model (required)"},
+    kModelFlag,
+    kTokenizerFlag,
     {"prompt", "TEXT", "text to continue (default: empty, start from BOS)"},
     {"steps", "N", "forward passes in all, prompt included, as in llama2.c (default 256)"},
     {"temperature", "T", "0 = greedy; higher = more random (default 1.0)"},
@@ -24,6 +22,25 @@ constexpr Flag kFlags[] = {
     {"seed", "S", "random seed, for reproducible sampling (default: from the clock, printed)"},
     {"threads", "N", "threads for the matrix products (default 1)"},
 };
+
+struct Options {
+  int steps;
+  SamplerSettings sampler;
+  int threads;
+};
+
+Result<Options> read_options(const Args& args) {
+  GLASSBOX_TRY(args.required("model"));
+  Options o;
+  GLASSBOX_ASSIGN(o.steps, args.integer("steps", 256, 1, 1 << 20));
+  GLASSBOX_ASSIGN(o.sampler.temperature, args.number("temperature", 1.0, 0.0, 1e6));
+  GLASSBOX_ASSIGN(o.sampler.top_k, args.integer("top-k", 0, 0, 1 << 22));
+  GLASSBOX_ASSIGN(o.sampler.top_p, args.number("top-p", 0.9, 1e-9, 1.0));
+  GLASSBOX_ASSIGN(o.sampler.seed,
+                  args.integer("seed", static_cast<int64_t>(std::time(nullptr)), 0, INT64_MAX));
+  GLASSBOX_ASSIGN(o.threads, args.integer("threads", 1, 1, 256));
+  return o;
+}
 
 using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point start) {
@@ -39,7 +56,7 @@ int fail(const Error& e) {
 
 int run_generate(int argc, char** argv) {
   const std::string help = usage(
-      "generate --model FILE --tokenizer FILE [--prompt TEXT] [--steps N] [--temperature T] [--top-k K]\n"
+      "generate --model FILE [--tokenizer FILE] [--prompt TEXT] [--steps N] [--temperature T] [--top-k K]\n"
       "                         [--top-p P] [--seed S] [--threads N]",
       "Continues PROMPT with the model, printing text as it is generated and tokens/s to stderr.", kFlags);
   auto args = Args::parse(argc, argv, 2, kFlags);
@@ -47,51 +64,32 @@ int run_generate(int argc, char** argv) {
     std::fputs(help.c_str(), stdout);
     return 0;
   }
-  // Collect every argument error up front, so nothing is loaded before the command line is known good.
-  Result<std::string> model_path = args ? args->required("model") : Result<std::string>(args.error());
-  Result<std::string> tokenizer_path = model_path ? args->required("tokenizer") : model_path;
-  Result<int64_t> steps =
-      tokenizer_path ? args->integer("steps", 256, 1, 1 << 20) : Result<int64_t>(tokenizer_path.error());
-  Result<double> temperature =
-      steps ? args->number("temperature", 1.0, 0.0, 1e6) : Result<double>(steps.error());
-  Result<int64_t> top_k =
-      temperature ? args->integer("top-k", 0, 0, 1 << 22) : Result<int64_t>(temperature.error());
-  Result<double> top_p = top_k ? args->number("top-p", 0.9, 1e-9, 1.0) : Result<double>(top_k.error());
-  Result<int64_t> seed = top_p ? args->integer("seed", static_cast<int64_t>(std::time(nullptr)), 0, INT64_MAX)
-                               : Result<int64_t>(top_p.error());
-  Result<int64_t> threads = seed ? args->integer("threads", 1, 1, 256) : Result<int64_t>(seed.error());
-  if (!threads) {
-    std::fprintf(stderr, "glassbox generate: %s\n\n%s", threads.error().message.c_str(), help.c_str());
+  // Every argument is checked before anything is loaded.
+  auto options = args ? read_options(*args) : Result<Options>(args.error());
+  if (!options) {
+    std::fprintf(stderr, "glassbox generate: %s\n\n%s", options.error().message.c_str(), help.c_str());
     return kExitUsage;
   }
 
-  auto model = load_llama2c_checkpoint(*model_path);
-  if (!model) return fail(model.error());
-  auto tokenizer = load_llama2c_tokenizer(*tokenizer_path);
-  if (!tokenizer) return fail(tokenizer.error());
-  if (auto match = check_tokenizer_matches(*tokenizer, *model, *tokenizer_path); !match)
-    return fail(match.error());
-
-  auto shared_model = std::make_shared<const Model>(std::move(*model));
-  auto session = Session::create(shared_model, {.threads = static_cast<int>(*threads)});
+  auto loaded = open_model_from_flags(*args);
+  if (!loaded) return fail(loaded.error());
+  const Tokenizer& tokenizer = *loaded->tokenizer;
+  auto session = Session::create(loaded->model, {.threads = options->threads});
   if (!session) return fail(session.error());
+  Sampler sampler(options->sampler);
+  if (!args->has("seed") && options->sampler.temperature > 0.0f)
+    std::fprintf(stderr, "seed: %llu\n", static_cast<unsigned long long>(options->sampler.seed));
 
-  const SamplerSettings settings{.temperature = static_cast<float>(*temperature),
-                                 .top_k = static_cast<int>(*top_k),
-                                 .top_p = static_cast<float>(*top_p),
-                                 .seed = static_cast<uint64_t>(*seed)};
-  Sampler sampler(settings);
-  if (!args->has("seed") && settings.temperature > 0.0f)
-    std::fprintf(stderr, "seed: %llu\n", static_cast<unsigned long long>(settings.seed));
-
-  const std::vector<int> prompt = tokenizer->encode_ids(args->text("prompt"), true);
-  const int total_steps = static_cast<int>(std::min<int64_t>(*steps, session->context_length()));
+  const std::vector<int> prompt = tokenizer.encode_ids(args->text("prompt"), true);
+  if (prompt.empty())
+    return fail(Error{"the prompt is empty and this tokenizer has no BOS token to start from"});
+  const int total_steps = std::min(options->steps, session->context_length());
   if (total_steps < static_cast<int>(prompt.size()))
     return fail(Error{"--steps " + std::to_string(total_steps) + " is less than the prompt's " +
                       std::to_string(prompt.size()) + " tokens"});
 
   // The prompt is echoed, as llama2.c does, so stdout reads as one continuous text.
-  std::fputs(tokenizer->decode(prompt).c_str(), stdout);
+  std::fputs(tokenizer.decode(prompt).c_str(), stdout);
   std::fflush(stdout);
 
   Generator generator(*session, sampler);
@@ -112,8 +110,8 @@ int run_generate(int argc, char** argv) {
       prompt_seconds = seconds_since(prompt_start);
       generation_start = Clock::now();
     }
-    if (*token == tokenizer->bos_id() || *token == tokenizer->eos_id()) break;
-    std::fputs(tokenizer->token_text(previous, *token).c_str(), stdout);
+    if (*token == tokenizer.bos_id() || *token == tokenizer.eos_id()) break;
+    std::fputs(tokenizer.token_text(previous, *token).c_str(), stdout);
     std::fflush(stdout);
     previous = *token;
   }
@@ -123,10 +121,9 @@ int run_generate(int argc, char** argv) {
   std::fflush(stdout);
 
   std::fprintf(
-      stderr,
-      "prompt: %zu tokens, %.1f tokens/s | generation: %d tokens, %.1f tokens/s | %lld thread(s), %s\n",
+      stderr, "prompt: %zu tokens, %.1f tokens/s | generation: %d tokens, %.1f tokens/s | %d thread(s), %s\n",
       prompt.size(), prompt_seconds > 0 ? prompt.size() / prompt_seconds : 0.0, generated,
-      generation_seconds > 0 ? generation_passes / generation_seconds : 0.0, static_cast<long long>(*threads),
+      generation_seconds > 0 ? generation_passes / generation_seconds : 0.0, options->threads,
       build_description());
   return 0;
 }

@@ -16,6 +16,7 @@ constexpr Command kCommands[] = {
     {"generate", "generate text from a prompt, streaming it to stdout", glassbox::cli::run_generate},
     {"tokenize", "show how a text splits into tokens (ids, pieces, byte spans)", glassbox::cli::run_tokenize},
     {"bench", "measure prompt and generation tokens/s", glassbox::cli::run_bench},
+    {"convert", "write a model as GGUF (f32, f16, q8_0, q4_0)", glassbox::cli::run_convert},
 };
 
 void print_usage(std::FILE* out) {

@@ -11,11 +11,12 @@ namespace glassbox::cli {
 namespace {
 
 constexpr Flag kFlags[] = {
-    {"tokenizer", "FILE", "llama2.c tokenizer.bin (required)"},
+    {"tokenizer", "FILE",
+     "llama2.c tokenizer.bin, GGUF (model or vocabulary-only) or tokenizer.json (required)"},
     {"text", "TEXT", "the text to tokenize (required)"},
     {"json", nullptr,
      "print JSON: {\"ids\": [...], \"tokens\": [{\"id\", \"piece\", \"bytes\": [begin, end]}]}"},
-    {"no-bos", nullptr, "do not start with the BOS token"},
+    {"no-bos", nullptr, "do not start with the BOS token (added when the tokenizer asks for it)"},
 };
 
 }  // namespace
@@ -36,12 +37,13 @@ int run_tokenize(int argc, char** argv) {
     return kExitUsage;
   }
 
-  auto tokenizer = load_llama2c_tokenizer(*tokenizer_path);
+  auto tokenizer = load_tokenizer(*tokenizer_path);
   if (!tokenizer) {
     std::fprintf(stderr, "glassbox tokenize: %s\n", tokenizer.error().message.c_str());
     return kExitFailure;
   }
-  const std::vector<EncodedToken> tokens = tokenizer->encode(*text, !args->has("no-bos"));
+  const std::vector<EncodedToken> tokens =
+      tokenizer->encode(*text, tokenizer->adds_bos() && !args->has("no-bos"));
 
   if (args->has("json")) {
     std::string ids, list;

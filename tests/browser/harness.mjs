@@ -38,8 +38,8 @@ export async function startEnvironment() {
  * A fresh context and page at the app's URL. Console errors and uncaught exceptions are collected in
  * `errors` (tests that expect none assert on it).
  */
-export async function openPage(env, { url = env.server.url, viewport = { width: 1440, height: 1000 } } = {}) {
-  const context = await env.browser.newContext({ viewport, deviceScaleFactor: 1 });
+export async function openPage(env, { url = env.server.url, viewport = { width: 1440, height: 1000 }, ...contextOptions } = {}) {
+  const context = await env.browser.newContext({ viewport, deviceScaleFactor: 1, ...contextOptions });
   const page = await context.newPage();
   const errors = [];
   page.on('console', (message) => {

@@ -29,10 +29,12 @@ function skipOrFail(t, message) {
 }
 
 let env;
+const slowServers = [];
 before(async () => {
   env = await startEnvironment();
 });
 after(async () => {
+  for (const server of slowServers) await server.close();
   await env?.close();
 });
 
@@ -241,6 +243,37 @@ test('7. a corrupt file shows a plain error and the page still generates', async
     const console = errors.filter((e) => !/junk|tokenizer/.test(e));
     assert.deepEqual(console, []);
   });
+});
+
+test('9. a model and tokenizer load by drag-and-drop and by URL, with a progress bar', async (t) => {
+  await withPage(t, async ({ page, errors }) => {
+    // Drop both files on the page at once: the tokenizer is told apart by its name.
+    const files = ['stories260K.bin', 'tok512.bin'].map((name) => ({ name, bytes: [...fs.readFileSync(path.join(repo, 'models', name))] }));
+    await page.evaluate((dropped) => {
+      const transfer = new DataTransfer();
+      for (const { name, bytes } of dropped) transfer.items.add(new File([new Uint8Array(bytes)], name));
+      document.querySelector('#dropzone').dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }));
+    }, files);
+    await whenModelLoaded(page, 2);
+    assert.equal(await page.inputValue('#model-select'), '', 'the catalog no longer claims the model');
+    assert.match(await page.textContent('#model-description'), /stories260K\.bin, from your files or a URL/);
+    assert.equal(await page.evaluate(() => window.__glassbox.info.parameters), 260032);
+    // From a URL on another, slow site (CORS allowed), so the progress bar shows.
+    const slow = await env.startServer({ base: '/elsewhere/', bytesPerSecond: 600_000 });
+    slowServers.push(slow);
+    await page.click('#url-source summary');
+    await page.fill('#model-url', new URL('models/stories260K.bin', slow.url).href);
+    await page.fill('#tokenizer-url', new URL('models/tok512.bin', slow.url).href);
+    await page.click('#url-form button[type="submit"]');
+    await page.waitForFunction(() => /stories260K\.bin · [\d.]+ (KiB|MiB) of 1\.0 MiB/.test(document.querySelector('#progress-label').textContent));
+    assert.equal(await page.isVisible('#progress'), true);
+    await screenshot(page, '09-progress');
+    await whenModelLoaded(page, 3);
+    assert.equal(await page.isVisible('#progress'), false);
+    const result = await generate(page, 'Once upon a time', { temperature: 0, maxTokens: 10 });
+    assert.equal(result.ids.length, 10);
+    assert.deepEqual(errors, []);
+  }, { serviceWorkers: 'block' }); // the service worker would answer from its cache, too fast to see progress
 });
 
 test('8. once loaded, the page works offline (service worker)', async (t) => {

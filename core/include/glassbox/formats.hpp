@@ -32,6 +32,13 @@ Result<Tokenizer> read_gguf_tokenizer(std::shared_ptr<const Bytes> bytes);
 // A Hugging Face tokenizer.json (byte-level BPE like GPT-2, or SentencePiece-style BPE with byte fallback).
 Result<Tokenizer> read_tokenizer_json(const Bytes& bytes);
 
+// Any model file, recognized by its content: GGUF or llama2.c checkpoint (weights only, no tokenizer).
+Result<Model> read_model(std::shared_ptr<const Bytes> bytes);
+Result<Model> load_model(const std::string& path);
+
+// Any tokenizer file, recognized by its content: GGUF, tokenizer.json or llama2.c tokenizer.bin.
+Result<Tokenizer> load_tokenizer(const std::string& path);
+
 // A model and the tokenizer that goes with it.
 struct LoadedModel {
   std::shared_ptr<const Model> model;
@@ -44,6 +51,15 @@ struct LoadedModel {
 Result<LoadedModel> open_model(std::shared_ptr<const Bytes> model, std::shared_ptr<const Bytes> tokenizer);
 // The same from paths (memory-mapped); an empty tokenizer path means "none given".
 Result<LoadedModel> open_model_files(const std::string& model_path, const std::string& tokenizer_path);
+
+// Writing GGUF (glassbox convert): the weight matrices re-encoded as `type`; vectors stay float32.
+enum class ExportType { F32, F16, Q8_0, Q4_0 };
+struct ExportSummary {
+  std::string architecture;  // "llama", "qwen2", "gpt2" (llama.cpp's names) or "glassbox"
+  int f16_fallbacks = 0;     // matrices whose rows are not whole quantization blocks, written as F16 instead
+};
+Result<ExportSummary> export_gguf(const Model& model, const Tokenizer& tokenizer, ExportType type,
+                                  const std::string& name, const std::string& path);
 
 // Fails unless the tokenizer covers exactly the model's vocabulary.
 Result<void> check_tokenizer_matches(const Tokenizer& tokenizer, const Model& model,

@@ -58,6 +58,17 @@ inline Result<void> ok() {
 
 }  // namespace glassbox
 
+#define GLASSBOX_CONCAT_INNER(a, b) a##b
+#define GLASSBOX_CONCAT(a, b) GLASSBOX_CONCAT_INNER(a, b)
+
+// `GLASSBOX_ASSIGN(target, expr);` evaluates expr (a Result<T>); on error returns the error from the
+// enclosing function, otherwise moves the value into target (an existing variable or a new declaration).
+#define GLASSBOX_ASSIGN(target, expr)                           \
+  auto GLASSBOX_CONCAT(glassbox_assign_, __LINE__) = (expr);    \
+  if (!GLASSBOX_CONCAT(glassbox_assign_, __LINE__).ok())        \
+    return GLASSBOX_CONCAT(glassbox_assign_, __LINE__).error(); \
+  target = std::move(GLASSBOX_CONCAT(glassbox_assign_, __LINE__)).value()
+
 // Propagates an error from an expression returning Result<...> out of the enclosing function.
 #define GLASSBOX_TRY(expr)                                               \
   do {                                                                   \

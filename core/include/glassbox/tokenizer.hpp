@@ -5,6 +5,7 @@
 //   characters, merges applied by rank
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -40,6 +41,10 @@ struct Vocabulary {
   std::vector<TokenType> types;
   std::vector<std::string> merges;  // byte-level BPE: "left right", highest priority first
   PreTokenizer pre_tokenizer = PreTokenizer::Gpt2;
+  // Byte-level BPE: a word that is itself a piece becomes that one token without merging (tiktoken's rule,
+  // which Llama 3 follows). Tokenizer::create turns it on for the Llama 3 pre-tokenizer, as llama.cpp does,
+  // since GGUF files do not store it.
+  bool ignore_merges = false;
   int bos_id = -1;  // -1: none
   int eos_id = -1;
   int unk_id = -1;
@@ -76,10 +81,25 @@ class Tokenizer {
   std::vector<EncodedToken> encode_sentencepiece(std::string_view text) const;
   std::vector<EncodedToken> encode_byte_level(std::string_view text) const;
   std::string byte_level_text(int id) const;
+  Result<void> build_merge_ranks(const std::string& source);
+
+  // What merging a pair of adjacent byte-level symbols gives: the pair's rank (lower merges first) and the
+  // id of the merged piece.
+  struct Merge {
+    int rank;
+    int id;
+  };
+  static uint64_t pair_key(int left, int right) {
+    return (static_cast<uint64_t>(static_cast<uint32_t>(left)) << 32) | static_cast<uint32_t>(right);
+  }
 
   Vocabulary vocab_;
   std::unordered_map<std::string, int> piece_to_id_;
   int byte_token_[256] = {};  // id of <0xXX>, or -1
+  // Byte-level BPE: the merges by pair of piece ids, and the id of each byte's one-character piece (-1 if the
+  // vocabulary lacks it).
+  std::unordered_map<uint64_t, Merge> merges_;
+  std::array<int, 256> byte_piece_{};
 };
 
 }  // namespace glassbox

@@ -71,16 +71,10 @@ Result<Model> ModelBuilder::build(const TensorLookup& lookup, const LayerTensorN
                 vocab = c.vocab_size;
   ModelWeights& w = model_.weights;
 
-#define GLASSBOX_ASSIGN(target, expression) \
-  do {                                      \
-    auto result_ = (expression);            \
-    if (!result_) return result_.error();   \
-    target = *result_;                      \
-  } while (0)
-
   GLASSBOX_ASSIGN(w.token_embedding, matrix(lookup, names.token_embedding, vocab, dim));
-  if (c.position == PositionKind::Learned)
+  if (c.position == PositionKind::Learned) {
     GLASSBOX_ASSIGN(w.position_embedding, matrix(lookup, names.position_embedding, c.max_seq_len, dim));
+  }
 
   w.layers.resize(static_cast<std::size_t>(c.n_layers));
   for (int l = 0; l < c.n_layers; ++l) {
@@ -142,7 +136,6 @@ Result<Model> ModelBuilder::build(const TensorLookup& lookup, const LayerTensorN
     w.output = w.token_embedding;
     c.tied_embeddings = true;
   }
-#undef GLASSBOX_ASSIGN
   return std::move(model_);
 }
 

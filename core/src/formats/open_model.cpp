@@ -26,45 +26,57 @@ Result<Tokenizer> read_tokenizer(const std::shared_ptr<const Bytes>& bytes) {
 
 }  // namespace
 
+Result<Model> read_model(std::shared_ptr<const Bytes> bytes) {
+  if (is_gguf(*bytes)) return read_gguf_model(std::move(bytes));
+  const std::string name = bytes->name();
+  auto model = read_llama2c_checkpoint(std::move(bytes));
+  if (!model)
+    return error(
+        name,
+        ": not a model file glassbox can read. It is not GGUF (no \"GGUF\" magic), and as a llama2.c "
+        "checkpoint: ",
+        model.error().message);
+  return model;
+}
+
+Result<Model> load_model(const std::string& path) {
+  auto bytes = map_file(path);
+  if (!bytes) return bytes.error();
+  return read_model(std::move(*bytes));
+}
+
 Result<LoadedModel> open_model(std::shared_ptr<const Bytes> model_bytes,
                                std::shared_ptr<const Bytes> tokenizer_bytes) {
-  LoadedModel loaded;
   std::optional<Tokenizer> tokenizer;
-  if (is_gguf(*model_bytes)) {
-    auto file = read_gguf(model_bytes);
-    if (!file) return file.error();
-    auto model = model_from_gguf(*file);
-    if (!model) return model.error();
-    loaded.model = std::make_shared<const Model>(std::move(*model));
-    if (!tokenizer_bytes) {
-      if (!file->find("tokenizer.ggml.model"))
-        return error(model_bytes->name(),
-                     ": the GGUF file has no tokenizer (tokenizer.ggml.*); give one separately");
-      auto t = tokenizer_from_gguf(*file);
-      if (!t) return t.error();
-      tokenizer.emplace(std::move(*t));
-    }
-  } else {
-    auto model = read_llama2c_checkpoint(model_bytes);
-    if (!model)
-      return error(
-          model_bytes->name(),
-          ": not a model file glassbox can read. It is not GGUF (no \"GGUF\" magic), and as a llama2.c "
-          "checkpoint: ",
-          model.error().message);
-    loaded.model = std::make_shared<const Model>(std::move(*model));
-    if (!tokenizer_bytes)
-      return error(model_bytes->name(), ": a llama2.c checkpoint needs its tokenizer file (tokenizer.bin)");
-  }
   if (tokenizer_bytes) {
     auto t = read_tokenizer(tokenizer_bytes);
     if (!t) return t.error();
     tokenizer.emplace(std::move(*t));
+  } else if (is_gguf(*model_bytes)) {
+    // The tokenizer travels in the model file's metadata.
+    auto file = read_gguf(model_bytes);
+    if (!file) return file.error();
+    if (!file->find("tokenizer.ggml.model"))
+      return error(model_bytes->name(),
+                   ": the GGUF file has no tokenizer (tokenizer.ggml.*); give one separately");
+    auto t = tokenizer_from_gguf(*file);
+    if (!t) return t.error();
+    tokenizer.emplace(std::move(*t));
+  } else {
+    return error(model_bytes->name(), ": a llama2.c checkpoint needs its tokenizer file (tokenizer.bin)");
   }
-  GLASSBOX_TRY(check_tokenizer_matches(*tokenizer, *loaded.model,
-                                       tokenizer_bytes ? tokenizer_bytes->name() : model_bytes->name()));
-  loaded.tokenizer = std::make_shared<const Tokenizer>(std::move(*tokenizer));
-  return loaded;
+  const std::string tokenizer_source = tokenizer_bytes ? tokenizer_bytes->name() : model_bytes->name();
+  auto model = read_model(std::move(model_bytes));
+  if (!model) return model.error();
+  GLASSBOX_TRY(check_tokenizer_matches(*tokenizer, *model, tokenizer_source));
+  return LoadedModel{std::make_shared<const Model>(std::move(*model)),
+                     std::make_shared<const Tokenizer>(std::move(*tokenizer))};
+}
+
+Result<Tokenizer> load_tokenizer(const std::string& path) {
+  auto bytes = map_file(path);
+  if (!bytes) return bytes.error();
+  return read_tokenizer(*bytes);
 }
 
 Result<LoadedModel> open_model_files(const std::string& model_path, const std::string& tokenizer_path) {

@@ -1,5 +1,5 @@
 // The vocabulary side of a Tokenizer: lookup tables, validation and decoding. Encoding lives beside it, one
-// file per algorithm (spm_bpe.cpp).
+// file per algorithm (spm_bpe.cpp, byte_level_bpe.cpp).
 #include <cstdio>
 
 #include "glassbox/tokenizer.hpp"
@@ -41,6 +41,12 @@ Result<Tokenizer> Tokenizer::create(Vocabulary vocab, const std::string& source)
     // Only ordinary pieces take part in merging; the first of duplicated pieces wins, as in SentencePiece.
     if (t.vocab_.types[id] == TokenType::Normal || t.vocab_.types[id] == TokenType::UserDefined)
       t.piece_to_id_.emplace(piece, static_cast<int>(id));
+  }
+  if (t.vocab_.kind == TokenizerKind::ByteLevelBpe) {
+    // llama.cpp ignores merges for whole-piece words with Llama 3's pre-tokenizer, as tiktoken does; GGUF
+    // files do not store the flag, so it follows from the pre-tokenizer.
+    if (t.vocab_.pre_tokenizer == PreTokenizer::Llama3) t.vocab_.ignore_merges = true;
+    GLASSBOX_TRY(t.build_merge_ranks(source));
   }
   return t;
 }
