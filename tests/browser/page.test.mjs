@@ -245,7 +245,7 @@ test('7. a corrupt file shows a plain error and the page still generates', async
   });
 });
 
-test('9. a model and tokenizer load by drag-and-drop and by URL, with a progress bar', async (t) => {
+test('8. a model and tokenizer load by drag-and-drop and by URL, with a progress bar', async (t) => {
   await withPage(t, async ({ page, errors }) => {
     // Drop both files on the page at once: the tokenizer is told apart by its name.
     const files = ['stories260K.bin', 'tok512.bin'].map((name) => ({ name, bytes: [...fs.readFileSync(path.join(repo, 'models', name))] }));
@@ -267,7 +267,7 @@ test('9. a model and tokenizer load by drag-and-drop and by URL, with a progress
     await page.click('#url-form button[type="submit"]');
     await page.waitForFunction(() => /stories260K\.bin · [\d.]+ (KiB|MiB) of 1\.0 MiB/.test(document.querySelector('#progress-label').textContent));
     assert.equal(await page.isVisible('#progress'), true);
-    await screenshot(page, '09-progress');
+    await screenshot(page, '08-progress');
     await whenModelLoaded(page, 3);
     assert.equal(await page.isVisible('#progress'), false);
     const result = await generate(page, 'Once upon a time', { temperature: 0, maxTokens: 10 });
@@ -276,7 +276,7 @@ test('9. a model and tokenizer load by drag-and-drop and by URL, with a progress
   }, { serviceWorkers: 'block' }); // the service worker would answer from its cache, too fast to see progress
 });
 
-test('8. once loaded, the page works offline (service worker)', async (t) => {
+test('9. once loaded, the page works offline (service worker)', async (t) => {
   if (!haveModel) return skipOrFail(t, 'models/stories260K.bin is absent');
   const server = await env.startServer();
   const session = await openPage(env, { url: server.url });
@@ -298,7 +298,7 @@ test('8. once loaded, the page works offline (service worker)', async (t) => {
     await whenModelLoaded(page);
     const result = await generate(page, 'Once upon a time', { temperature: 0, maxTokens: 20 });
     assert.equal(result.ids.length, 20);
-    await screenshot(page, '08-offline');
+    await screenshot(page, '09-offline');
   } finally {
     await session.context.close();
     await server.close();

@@ -30,6 +30,7 @@ const stopButton = byId<HTMLButtonElement>('stop');
 const generateError = byId('generate-error');
 
 let model: LoadResult | null = null;
+let modelSource: ModelSource | null = null;
 let loadAttempt = 0;
 let generation: ReturnType<EngineClient['generate']> | null = null;
 let steps: StepDistribution[] = [];
@@ -72,6 +73,8 @@ async function load(source: ModelSource) {
     });
     if (attempt !== loadAttempt) return;
     model = result;
+    modelSource = source;
+    panel.showLoaded(source);
     panel.showInfo(result.info);
     panel.describe(result.label);
     byId('engine-build').textContent = result.info.engine;
@@ -87,6 +90,7 @@ async function load(source: ModelSource) {
   } catch (error) {
     if (attempt !== loadAttempt) return;
     hook.failedLoads += 1;
+    if (modelSource) panel.showLoaded(modelSource);
     panel.showError(reportOf(error), model ? `${model.label} is still loaded: you can keep generating with it.` : undefined);
     status.set(model ? 'ready' : 'error', model ? `${model.label} · ready` : 'No model loaded');
   } finally {

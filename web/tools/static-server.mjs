@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // A tiny static file server for the built site, used by `npm run serve` and by the browser tests.
 // It can mount the site under a subfolder (--base /glassbox/) to prove the build only uses relative paths.
-//   node web/tools/static-server.mjs [DIR] [--port 4173] [--host 127.0.0.1] [--base /]
+//   node web/tools/static-server.mjs [DIR] [--port 4173] [--host 127.0.0.1] [--base /] [--bytes-per-second N]
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
@@ -23,10 +23,11 @@ const TYPES = {
 
 /**
  * Serves `root` under `base` ('/' or '/sub/'). Resolves to {url, port, close()}; `url` ends with `base`.
- * `onRequest(pathname)` sees every request (the tests use it to check which files the page fetched).
- * @param {{root: string, base?: string, port?: number, host?: string, log?: boolean, onRequest?: (path: string) => void}} options
+ * `onRequest(pathname)` sees every request (the tests use it to check which files the page fetched);
+ * `bytesPerSecond` slows responses down, to watch progress bars.
+ * @param {{root: string, base?: string, port?: number, host?: string, log?: boolean, onRequest?: (path: string) => void, bytesPerSecond?: number}} options
  */
-export function startStaticServer({ root, base = '/', port = 0, host = '127.0.0.1', log = false, onRequest }) {
+export function startStaticServer({ root, base = '/', port = 0, host = '127.0.0.1', log = false, onRequest, bytesPerSecond }) {
   const rootDir = path.resolve(root);
   const prefix = `/${base.replace(/^\/+|\/+$/g, '')}/`.replace('//', '/');
   const server = http.createServer((req, res) => {
@@ -54,12 +55,14 @@ export function startStaticServer({ root, base = '/', port = 0, host = '127.0.0.
     const ext = path.extname(file).toLowerCase();
     const revalidate = ext === '.html' || path.basename(file) === 'sw.js' || path.basename(file) === 'manifest.json';
     res.writeHead(200, {
+      'Access-Control-Allow-Origin': '*', // model files may be loaded by glassbox pages on other sites
       'Content-Type': TYPES[ext] ?? 'application/octet-stream',
       'Content-Length': String(stat.size),
       'Cache-Control': revalidate ? 'no-cache' : 'public, max-age=3600',
     });
     if (log) console.log(`200 ${req.method} ${url.pathname}`);
     if (req.method === 'HEAD') return res.end();
+    if (bytesPerSecond) return trickle(fs.readFileSync(file), res, bytesPerSecond);
     fs.createReadStream(file).pipe(res);
   });
   return new Promise((resolve, reject) => {
@@ -79,6 +82,20 @@ export function startStaticServer({ root, base = '/', port = 0, host = '127.0.0.
   });
 }
 
+/** Sends `bytes` in 16 KiB chunks at about `rate` bytes per second. */
+function trickle(bytes, res, rate) {
+  const chunk = 16 * 1024;
+  let offset = 0;
+  const next = () => {
+    if (res.destroyed) return;
+    if (offset >= bytes.length) return res.end();
+    res.write(bytes.subarray(offset, offset + chunk));
+    offset += chunk;
+    setTimeout(next, (chunk / rate) * 1000);
+  };
+  next();
+}
+
 function parseArgs(argv) {
   const options = { root: 'dist', port: 4173, host: '127.0.0.1', base: '/' };
   for (let i = 0; i < argv.length; i++) {
@@ -86,6 +103,7 @@ function parseArgs(argv) {
     if (arg === '--port') options.port = Number(argv[++i]);
     else if (arg === '--host') options.host = argv[++i];
     else if (arg === '--base') options.base = argv[++i];
+    else if (arg === '--bytes-per-second') options.bytesPerSecond = Number(argv[++i]);
     else if (arg === '--help' || arg === '-h') options.help = true;
     else options.root = arg;
   }
@@ -95,7 +113,7 @@ function parseArgs(argv) {
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const options = parseArgs(process.argv.slice(2));
   if (options.help) {
-    console.log('usage: static-server.mjs [DIR=dist] [--port 4173] [--host 127.0.0.1] [--base /]');
+    console.log('usage: static-server.mjs [DIR=dist] [--port 4173] [--host 127.0.0.1] [--base /] [--bytes-per-second N]');
     process.exit(0);
   }
   if (!fs.existsSync(path.join(options.root, 'index.html'))) {

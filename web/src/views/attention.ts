@@ -43,7 +43,7 @@ export class AttentionView {
     this.layerSelect.id = 'attention-layer';
     this.headSelect.id = 'attention-head';
     this.scaleSelect.id = 'attention-scale';
-    for (const [value, text] of [['linear', 'linear'], ['sqrt', '√ (lifts small weights)']]) this.scaleSelect.append(new Option(text, value));
+    for (const [value, text] of [['linear', 'linear'], ['sqrt', 'square root']]) this.scaleSelect.append(new Option(text, value));
     controls.append(this.labelled('Layer', this.layerSelect), this.labelled('Head', this.headSelect), this.labelled('Scale', this.scaleSelect));
     this.layerSelect.addEventListener('change', () => {
       this.layer = Number(this.layerSelect.value);

@@ -30,6 +30,38 @@ export function headStats(matrix: Float32Array, offset: number, n: number): Head
 }
 
 const percent = (x: number) => `${Math.round(x * 100)}%`;
+const THUMB = 96; // pixels; longer sequences are max-pooled so thin patterns (a diagonal) stay visible
+
+/** A head's matrix as a small image: each pixel the largest weight of the cells it covers. */
+function thumbnail(matrix: Float32Array, offset: number, n: number, scale: Scale): HTMLCanvasElement {
+  const size = Math.min(n, THUMB);
+  const canvas = el('canvas', 'head-thumb');
+  canvas.width = size;
+  canvas.height = size;
+  const image = new ImageData(size, size);
+  const pixels = new Uint32Array(image.data.buffer);
+  const edge = (i: number) => Math.floor((i * n) / size);
+  for (let y = 0; y < size; y++) {
+    const q0 = edge(y);
+    const q1 = Math.max(q0 + 1, edge(y + 1));
+    for (let x = 0; x < size; x++) {
+      const k0 = edge(x);
+      const k1 = Math.max(k0 + 1, edge(x + 1));
+      if (k0 > q1 - 1) {
+        pixels[y * size + x] = MASKED; // the whole block lies in the future
+        continue;
+      }
+      let max = 0;
+      for (let q = q0; q < q1; q++) {
+        const row = offset + q * n;
+        for (let k = k0; k < Math.min(k1, q + 1); k++) max = Math.max(max, matrix[row + k]);
+      }
+      pixels[y * size + x] = LUT[level(max, scale)];
+    }
+  }
+  canvas.getContext('2d')!.putImageData(image, 0, 0);
+  return canvas;
+}
 
 export class HeadGrid {
   readonly element = el('div', 'head-grid');
@@ -42,23 +74,25 @@ export class HeadGrid {
       const tile = el('button', h === selected ? 'head-tile selected' : 'head-tile');
       tile.type = 'button';
       tile.dataset.head = String(h);
-      const canvas = el('canvas', 'head-thumb');
-      canvas.width = n;
-      canvas.height = n;
-      const image = new ImageData(n, n);
-      const pixels = new Uint32Array(image.data.buffer);
-      for (let q = 0; q < n; q++) {
-        for (let k = 0; k < n; k++) pixels[q * n + k] = k > q ? MASKED : LUT[level(matrix[offset + q * n + k], scale)];
-      }
-      canvas.getContext('2d')!.putImageData(image, 0, 0);
+      const canvas = thumbnail(matrix, offset, n, scale);
       const stats = headStats(matrix, offset, n);
       const name = el('span', 'head-name', `head ${h}`);
-      if (kvGroup > 1) name.append(el('span', 'head-kv', ` · kv ${Math.floor(h / kvGroup)}`));
-      const numbers = el('span', 'head-stats', `H ${stats.entropyBits.toFixed(1)} b · sink ${percent(stats.sink)} · prev ${percent(stats.previous)}`);
+      const nameRow = el('span', 'head-name-row');
+      nameRow.append(name);
+      if (kvGroup > 1) nameRow.append(el('span', 'head-kv', `kv ${Math.floor(h / kvGroup)}`));
+      const numbers = el('dl', 'head-stats');
+      for (const [label, value] of [
+        ['entropy', `${stats.entropyBits.toFixed(1)} bits`],
+        ['sink', percent(stats.sink)],
+        ['previous', percent(stats.previous)],
+      ]) {
+        numbers.append(el('dt', '', label), el('dd', '', value));
+      }
       tile.title =
         `Head ${h}: mean entropy ${stats.entropyBits.toFixed(2)} bits per row, ` +
-        `${percent(stats.sink)} of the attention on the first token, ${percent(stats.previous)} on the previous token.`;
-      tile.append(canvas, name, numbers);
+        `${percent(stats.sink)} of the attention on the first token, ${percent(stats.previous)} on the previous token.` +
+        (kvGroup > 1 ? ` It shares key/value head ${Math.floor(h / kvGroup)} with ${kvGroup - 1} other head${kvGroup > 2 ? 's' : ''}.` : '');
+      tile.append(canvas, nameRow, numbers);
       tile.addEventListener('click', () => this.onPick(h));
       tiles.push(tile);
     }

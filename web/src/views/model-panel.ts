@@ -137,8 +137,14 @@ export class ModelPanel {
     });
   }
 
+  /** Points the catalog select at the loaded model (or at "your own files" when it is not from the catalog). */
+  showLoaded(source: ModelSource) {
+    const entry = source.kind === 'url' ? this.entries.find((e) => new URL(e.model.file, this.base).href === source.model) : undefined;
+    this.select.value = entry ? entry.id : '';
+  }
+
   describe(label: string) {
-    const entry = this.entries.find((e) => e.name === label && this.select.value === e.id);
+    const entry = this.entries.find((e) => e.id === this.select.value && e.name === label);
     if (entry) {
       const size = describeBytes(entry.model.bytes + (entry.tokenizer?.bytes ?? 0));
       this.description.textContent = `${entry.description} ${size}${entry.license ? `, ${entry.license} license` : ''}.`;
@@ -180,7 +186,7 @@ export class ModelPanel {
       ['Width', `${info.dim} · FFN ${info.hiddenDim}`],
       ['Vocabulary', info.vocabSize.toLocaleString('en-US')],
       ['Context', `${info.contextLength.toLocaleString('en-US')} tokens`],
-      ['Blocks', `${niceName(info.norm)} · ${niceName(info.position)} · ${info.gatedFfn ? 'gated ' : ''}${niceName(info.activation)}`],
+      ['Blocks', `${niceName(info.norm)} · ${niceName(info.position)} · ${ffnName(info.activation, info.gatedFfn)}`],
     ];
     this.info.replaceChildren(...rows.flatMap(([k, v]) => [el('dt', '', k), el('dd', '', v)]));
     this.info.dataset.parameters = String(info.parameters);
@@ -189,6 +195,8 @@ export class ModelPanel {
 
 const NICE: Record<string, string> = { rmsnorm: 'RMSNorm', layernorm: 'LayerNorm', rope: 'RoPE', learned: 'learned positions', silu: 'SiLU', gelu: 'GELU', relu: 'ReLU' };
 const niceName = (name: string) => NICE[name.toLowerCase()] ?? name;
+const GATED: Record<string, string> = { silu: 'SwiGLU', gelu: 'GeGLU', relu: 'ReGLU' };
+const ffnName = (activation: string, gated: boolean) => (gated ? (GATED[activation.toLowerCase()] ?? `gated ${niceName(activation)}`) : niceName(activation));
 
 /** Tells a dropped model from its tokenizer: by name ("tok…"), else the smaller file is the tokenizer. */
 function sortDropped(files: File[]): { model?: File; tokenizer?: File } {

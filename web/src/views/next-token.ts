@@ -23,10 +23,9 @@ export class NextTokenView {
 
   show(step: StepDistribution, latest: boolean) {
     const header = el('div', 'next-head');
-    header.append(
-      el('span', 'next-step', latest ? `Latest step (${step.index + 1})` : `Step ${step.index + 1}`),
-      el('span', 'next-chosen', `chose ${tokenLabel(step.chosenPiece)}`),
-    );
+    const chosen = el('span', 'next-chosen');
+    chosen.append('chose ', el('code', 'next-chosen-token', tokenLabel(step.chosenPiece)));
+    header.append(el('span', 'next-step', `Token ${step.index + 1}${latest ? ' (latest)' : ''}`), chosen);
     const list = el('ol', 'bars');
     const max = Math.max(...step.top.map((t) => t.probability), 1e-9);
     for (const candidate of step.top) {
