@@ -19,7 +19,7 @@ const status = new StatusPill(byId('status'));
 const panel = new ModelPanel();
 const controls = new SamplingControls(byId('sampling'), byId('sampling-hint'));
 const tokens = new TokensView(byId('tokens'), byId('token-summary'));
-const output = new OutputView(byId('output'), byId('output-meta'), byId('stats'));
+const output = new OutputView(byId('output'), byId('output-meta'), byId('stats'), byId<HTMLInputElement>('show-boundaries'));
 const nextToken = new NextTokenView(byId('next-token'));
 const attention = new AttentionView(byId('attention'), byId('attention-controls'), (layer, head) => client.attention(layer, head));
 const hook = createTestHook((layer, head) => client.attention(layer, head), () => attention.drawn);

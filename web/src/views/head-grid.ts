@@ -29,6 +29,9 @@ export function headStats(matrix: Float32Array, offset: number, n: number): Head
   return { entropyBits: entropy / n, sink: sink / n, previous: n > 1 ? previous / (n - 1) : 0 };
 }
 
+/** Even rows: 8 heads as 4 × 2, 6 as 3 × 2, 12 as 4 × 3, 32 as 8 × 4. */
+const columnsFor = (heads: number) => (heads > 16 ? 8 : heads <= 4 ? heads : heads % 4 === 0 ? 4 : heads % 3 === 0 ? 3 : 4);
+
 const percent = (x: number) => `${Math.round(x * 100)}%`;
 const THUMB = 96; // pixels; longer sequences are max-pooled so thin patterns (a diagonal) stay visible
 
@@ -96,6 +99,7 @@ export class HeadGrid {
       tile.addEventListener('click', () => this.onPick(h));
       tiles.push(tile);
     }
+    this.element.style.setProperty('--columns', String(columnsFor(heads)));
     this.element.replaceChildren(...tiles);
   }
 }

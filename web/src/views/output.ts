@@ -30,7 +30,9 @@ export class OutputView {
     private readonly root: HTMLElement,
     private readonly meta: HTMLElement,
     private readonly stats: HTMLElement,
+    boundaries: HTMLInputElement,
   ) {
+    boundaries.addEventListener('change', () => this.root.classList.toggle('show-boundaries', boundaries.checked));
     this.empty();
   }
 
@@ -61,6 +63,7 @@ export class OutputView {
     const text = event.end && event.bytes.length === 0 ? '' : this.decoder.decode(event.bytes, { stream: true });
     this.generatedText += text;
     const span = el('span', event.end && text === '' ? 'tok end-token' : 'tok', event.end && text === '' ? tokenLabel(event.piece) : text);
+    if (event.index % 2 === 1) span.classList.add('odd');
     span.dataset.index = String(event.index);
     span.dataset.id = String(event.id);
     span.addEventListener('click', () => this.select(event.index));
