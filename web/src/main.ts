@@ -211,6 +211,7 @@ async function start() {
     return;
   }
   panel.setFormats(formats);
+  hook.formats = formats;
   status.set('loading', 'Reading the model catalog…');
   try {
     const { entries, base } = await fetchCatalog();

@@ -15,6 +15,7 @@ export interface GenerationRecord {
 }
 
 export interface TestHook {
+  formats: string[]; // the model formats the engine reads
   info: ModelInfo | null;
   modelLabel: string | null;
   loads: number;
@@ -32,6 +33,7 @@ type Waiter = () => boolean;
 export function createTestHook(readAttention: (layer: number, head: number) => Promise<AttentionTrace>, attentionDrawn: () => Promise<void>) {
   const waiters: { test: Waiter; resolve: () => void }[] = [];
   const hook: TestHook & { changed(): void } = {
+    formats: [],
     info: null,
     modelLabel: null,
     loads: 0,

@@ -9,8 +9,20 @@ import type { AttentionTrace, DoneReason, FromWorker, ModelSource, SamplerSettin
 import { explain, explainDownloadFailure, explainLoadFailure, PlainError } from './worker/explain';
 import { nameOfUrl, uploadFile, uploadUrl } from './worker/sources';
 
-/** The model formats this engine build reads; the catalog greys out the others. */
-const FORMATS = ['llama2c'];
+/**
+ * The model formats this engine build reads; the catalog greys out the others. An engine binding that
+ * exposes formats() (a list of names such as "llama2c", "gguf") is asked; older builds read llama2.c only.
+ */
+function supportedFormats(e: GlassboxEngine): string[] {
+  const binding = (e as unknown as { engine?: { formats?: () => unknown } }).engine;
+  try {
+    const listed = binding?.formats?.();
+    if (Array.isArray(listed) && listed.every((f) => typeof f === 'string')) return listed;
+  } catch {
+    // fall through to the formats every build has read
+  }
+  return ['llama2c'];
+}
 
 interface WorkerScope {
   postMessage(message: FromWorker, transfer?: Transferable[]): void;
@@ -25,7 +37,7 @@ const engineReady = GlassboxEngine.create(createGlassboxModule, {
 }).then(
   (created) => {
     engine = created;
-    post({ type: 'ready', formats: FORMATS });
+    post({ type: 'ready', formats: supportedFormats(created) });
     return created;
   },
   (error: unknown) => {
