@@ -252,10 +252,10 @@ test('7. a corrupt file shows a plain error and the page still generates', async
 test('8. a model and tokenizer load by drag-and-drop and by URL, with a progress bar', async (t) => {
   await withPage(t, async ({ page, errors }) => {
     // Drop both files on the page at once: the tokenizer is told apart by its name.
-    const files = ['stories260K.bin', 'tok512.bin'].map((name) => ({ name, bytes: [...fs.readFileSync(path.join(repo, 'models', name))] }));
+    const files = ['stories260K.bin', 'tok512.bin'].map((name) => ({ name, base64: fs.readFileSync(path.join(repo, 'models', name)).toString('base64') }));
     await page.evaluate((dropped) => {
       const transfer = new DataTransfer();
-      for (const { name, bytes } of dropped) transfer.items.add(new File([new Uint8Array(bytes)], name));
+      for (const { name, base64 } of dropped) transfer.items.add(new File([Uint8Array.from(atob(base64), (c) => c.charCodeAt(0))], name));
       document.querySelector('#dropzone').dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }));
     }, files);
     await whenModelLoaded(page, 2);
