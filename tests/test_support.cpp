@@ -33,6 +33,10 @@ std::string vectors_path(const std::string& file) {
          "/" + file;
 }
 
+std::string fixture_path(const std::string& file) {
+  return env_or("GLASSBOX_FIXTURES_DIR", GLASSBOX_FIXTURES_DIR) + "/" + file;
+}
+
 std::vector<TokenizerVector> read_tokenizer_vectors(const std::string& inp_path,
                                                     const std::string& out_path) {
   const std::string separator = "\n__ggml_vocab_test__\n";

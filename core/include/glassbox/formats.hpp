@@ -32,6 +32,10 @@ Result<Tokenizer> read_gguf_tokenizer(std::shared_ptr<const Bytes> bytes);
 // A Hugging Face tokenizer.json (byte-level BPE like GPT-2, or SentencePiece-style BPE with byte fallback).
 Result<Tokenizer> read_tokenizer_json(const Bytes& bytes);
 
+// A Hugging Face folder: config.json + model.safetensors (or sharded with model.safetensors.index.json), for
+// GPT2LMHeadModel, LlamaForCausalLM and Qwen2ForCausalLM. Native builds only (it reads several files).
+Result<Model> load_hf_folder(const std::string& folder);
+
 // Any model file, recognized by its content: GGUF or llama2.c checkpoint (weights only, no tokenizer).
 Result<Model> read_model(std::shared_ptr<const Bytes> bytes);
 Result<Model> load_model(const std::string& path);
@@ -61,7 +65,8 @@ struct ExportSummary {
 Result<ExportSummary> export_gguf(const Model& model, const Tokenizer& tokenizer, ExportType type,
                                   const std::string& name, const std::string& path);
 
-// Fails unless the tokenizer covers exactly the model's vocabulary.
+// Fails unless the tokenizer fits the model: the same number of tokens, or for GGUF and Hugging Face files
+// (whose embedding matrices are often padded) no more tokens than the model has rows.
 Result<void> check_tokenizer_matches(const Tokenizer& tokenizer, const Model& model,
                                      const std::string& source);
 

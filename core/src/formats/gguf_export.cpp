@@ -169,12 +169,12 @@ Result<ExportSummary> export_gguf(const Model& model, const Tokenizer& tokenizer
   const bool llama = llama_compatible(c);
   const bool gpt2 = c.norm == NormKind::LayerNorm && c.position == PositionKind::Learned && !c.gated_ffn &&
                     c.activation == Activation::GELU && c.norm_placement == NormPlacement::PreNorm;
-  const std::string arch = llama  ? (c.rope_pairing == RopePairing::Adjacent ? "llama" : "qwen2")
-                           : gpt2 ? "gpt2"
-                                  : "glassbox";
-  if (arch == "qwen2" && c.rope_dim > 0 && c.rope_dim != c.head_dim)
-    return error(
-        path, ": partial rotary embeddings with half-split pairing cannot be written as llama.cpp's qwen2");
+  // llama.cpp's qwen2 rotates whole heads; a partial half-split rotation goes out under our own name.
+  const bool whole_heads = c.rotary_dim() == c.head_dim;
+  std::string arch = "glassbox";
+  if (llama && c.rope_pairing == RopePairing::Adjacent) arch = "llama";
+  if (llama && c.rope_pairing == RopePairing::HalfSplit && whole_heads) arch = "qwen2";
+  if (gpt2) arch = "gpt2";
 
   Exporter out(type);
   GgufWriter& w = out.writer();

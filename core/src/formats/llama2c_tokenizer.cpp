@@ -62,11 +62,11 @@ Result<Tokenizer> load_llama2c_tokenizer(const std::string& path) {
 
 Result<void> check_tokenizer_matches(const Tokenizer& tokenizer, const Model& model,
                                      const std::string& source) {
-  if (tokenizer.vocab_size() != model.config.vocab_size)
-    return error(source, ": the tokenizer has ", tokenizer.vocab_size(),
-                 " tokens but the model's vocab_size is ", model.config.vocab_size,
-                 " (is this the model's own tokenizer?)");
-  return ok();
+  const int tokens = tokenizer.vocab_size(), rows = model.config.vocab_size;
+  const bool padded_format = model.config.architecture != "llama2.c";
+  if (tokens == rows || (padded_format && tokens < rows)) return ok();
+  return error(source, ": the tokenizer has ", tokens, " tokens but the model's vocab_size is ", rows,
+               " (is this the model's own tokenizer?)");
 }
 
 }  // namespace glassbox

@@ -1,5 +1,6 @@
 // One entry point for every model format: sniff the bytes, pick the reader, pair the model with its
 // tokenizer, and check that the two belong together.
+#include <filesystem>
 #include <optional>
 
 #include "formats/gguf.hpp"
@@ -40,6 +41,7 @@ Result<Model> read_model(std::shared_ptr<const Bytes> bytes) {
 }
 
 Result<Model> load_model(const std::string& path) {
+  if (std::filesystem::is_directory(path)) return load_hf_folder(path);
   auto bytes = map_file(path);
   if (!bytes) return bytes.error();
   return read_model(std::move(*bytes));
@@ -80,6 +82,17 @@ Result<Tokenizer> load_tokenizer(const std::string& path) {
 }
 
 Result<LoadedModel> open_model_files(const std::string& model_path, const std::string& tokenizer_path) {
+  if (std::filesystem::is_directory(model_path)) {
+    // A Hugging Face folder: its tokenizer.json unless a tokenizer is given.
+    const std::string tokenizer_file = tokenizer_path.empty()
+                                           ? (std::filesystem::path(model_path) / "tokenizer.json").string()
+                                           : tokenizer_path;
+    GLASSBOX_ASSIGN(Model model, load_hf_folder(model_path));
+    GLASSBOX_ASSIGN(Tokenizer tokenizer, load_tokenizer(tokenizer_file));
+    GLASSBOX_TRY(check_tokenizer_matches(tokenizer, model, tokenizer_file));
+    return LoadedModel{std::make_shared<const Model>(std::move(model)),
+                       std::make_shared<const Tokenizer>(std::move(tokenizer))};
+  }
   auto model_bytes = map_file(model_path);
   if (!model_bytes) return model_bytes.error();
   std::shared_ptr<const Bytes> tokenizer_bytes;

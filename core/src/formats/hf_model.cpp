@@ -1,0 +1,291 @@
+// A Model from a Hugging Face folder: config.json + model.safetensors (or shards listed in
+// model.safetensors.index.json). Supported: GPT2LMHeadModel, LlamaForCausalLM, Qwen2ForCausalLM.
+// Weights stay views into the memory-mapped files, except GPT-2's Conv1D matrices, which Hugging Face stores
+// transposed ([in][out]) and which are therefore transposed once into float32 at load time.
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "formats/json.hpp"
+#include "formats/model_builder.hpp"
+#include "formats/safetensors.hpp"
+#include "glassbox/formats.hpp"
+#include "kernels/quantized.hpp"
+#include "model/dtype.hpp"
+#include "util/text.hpp"
+
+namespace glassbox {
+namespace {
+
+namespace fs = std::filesystem;
+
+Result<Json> read_json_file(const std::string& path) {
+  auto bytes = map_file(path);
+  if (!bytes) return bytes.error();
+  return parse_json(std::string_view(reinterpret_cast<const char*>((*bytes)->data()), (*bytes)->size()),
+                    path);
+}
+
+// Typed config.json fields; errors name the field.
+struct ConfigReader {
+  const Json& json;
+  std::string source;
+
+  Result<int> integer(const char* key, std::optional<int> fallback = std::nullopt) const {
+    const Json* v = json.find(key);
+    if (!v || v->is_null()) {
+      if (fallback) return *fallback;
+      return error(source, ": ", key, " is missing");
+    }
+    if (!v->is_number() || v->number() != static_cast<double>(static_cast<int64_t>(v->number())))
+      return error(source, ": ", key, " must be a whole number");
+    return static_cast<int>(v->number());
+  }
+  Result<double> number(const char* key, double fallback) const {
+    const Json* v = json.find(key);
+    if (!v || v->is_null()) return fallback;
+    if (!v->is_number()) return error(source, ": ", key, " must be a number");
+    return v->number();
+  }
+  Result<bool> boolean(const char* key, bool fallback) const {
+    const Json* v = json.find(key);
+    if (!v || v->is_null()) return fallback;
+    if (!v->is_bool()) return error(source, ": ", key, " must be true or false");
+    return v->boolean();
+  }
+  std::string string(const char* key, const std::string& fallback) const {
+    const Json* v = json.find(key);
+    return v && v->is_string() ? v->string() : fallback;
+  }
+};
+
+Result<std::string> architecture_of(const ConfigReader& r) {
+  const Json* list = r.json.find("architectures");
+  if (list && list->is_array() && !list->array().empty() && list->array()[0].is_string())
+    return list->array()[0].string();
+  const std::string type = r.string("model_type", "");
+  if (type == "gpt2") return std::string("GPT2LMHeadModel");
+  if (type == "llama") return std::string("LlamaForCausalLM");
+  if (type == "qwen2") return std::string("Qwen2ForCausalLM");
+  return error(r.source, ": neither architectures nor a known model_type says what model this is");
+}
+
+Result<ModelConfig> gpt2_config(const ConfigReader& r) {
+  ModelConfig c;
+  c.architecture = "gpt2";
+  GLASSBOX_ASSIGN(c.dim, r.integer("n_embd"));
+  GLASSBOX_ASSIGN(c.n_layers, r.integer("n_layer"));
+  GLASSBOX_ASSIGN(c.n_heads, r.integer("n_head"));
+  GLASSBOX_ASSIGN(c.max_seq_len, r.integer("n_positions"));
+  GLASSBOX_ASSIGN(c.vocab_size, r.integer("vocab_size"));
+  GLASSBOX_ASSIGN(c.hidden_dim, r.integer("n_inner", 4 * c.dim));
+  GLASSBOX_ASSIGN(const double eps, r.number("layer_norm_epsilon", 1e-5));
+  const std::string act = r.string("activation_function", "gelu_new");
+  if (act != "gelu_new" && act != "gelu_pytorch_tanh" && act != "gelu_fast")
+    return error(r.source, ": activation_function \"", act,
+                 "\" is not supported (glassbox has GELU's tanh form)");
+  c.n_kv_heads = c.n_heads;
+  c.head_dim = c.n_heads > 0 ? c.dim / c.n_heads : 0;
+  c.norm = NormKind::LayerNorm;
+  c.norm_eps = static_cast<float>(eps);
+  c.position = PositionKind::Learned;
+  c.activation = Activation::GELU;
+  c.gated_ffn = false;
+  return c;
+}
+
+Result<ModelConfig> llama_config(const ConfigReader& r, const std::string& arch) {
+  ModelConfig c;
+  c.architecture = arch == "Qwen2ForCausalLM" ? "qwen2" : "llama";
+  GLASSBOX_ASSIGN(c.dim, r.integer("hidden_size"));
+  GLASSBOX_ASSIGN(c.hidden_dim, r.integer("intermediate_size"));
+  GLASSBOX_ASSIGN(c.n_layers, r.integer("num_hidden_layers"));
+  GLASSBOX_ASSIGN(c.n_heads, r.integer("num_attention_heads"));
+  GLASSBOX_ASSIGN(c.n_kv_heads, r.integer("num_key_value_heads", c.n_heads));
+  GLASSBOX_ASSIGN(c.max_seq_len, r.integer("max_position_embeddings"));
+  GLASSBOX_ASSIGN(c.vocab_size, r.integer("vocab_size"));
+  GLASSBOX_ASSIGN(const double eps, r.number("rms_norm_eps", 1e-6));
+  GLASSBOX_ASSIGN(const double theta, r.number("rope_theta", 10000.0));
+  c.head_dim = c.n_heads > 0 ? c.dim / c.n_heads : 0;
+  GLASSBOX_ASSIGN(const int head_dim, r.integer("head_dim", c.head_dim));
+  if (head_dim != c.head_dim)
+    return error(r.source, ": head_dim ", head_dim, " differs from hidden_size / num_attention_heads (",
+                 c.head_dim, "), which glassbox does not support");
+  const Json* scaling = r.json.find("rope_scaling");
+  if (scaling && !scaling->is_null()) return error(r.source, ": rope_scaling is not supported");
+  const std::string act = r.string("hidden_act", "silu");
+  if (act != "silu") return error(r.source, ": hidden_act \"", act, "\" is not supported (expected silu)");
+  c.norm = NormKind::RMSNorm;
+  c.norm_eps = static_cast<float>(eps);
+  c.position = PositionKind::RoPE;
+  c.rope_pairing = RopePairing::HalfSplit;  // Hugging Face rotates (i, i + head_dim/2)
+  c.rope_theta = static_cast<float>(theta);
+  c.activation = Activation::SiLU;
+  c.gated_ffn = true;
+  return c;
+}
+
+// The safetensors files of a folder: one model.safetensors, or the shards of model.safetensors.index.json.
+Result<std::vector<SafetensorsFile>> read_weights(const fs::path& folder) {
+  std::vector<std::string> files;
+  const fs::path index = folder / "model.safetensors.index.json";
+  if (fs::exists(index)) {
+    GLASSBOX_ASSIGN(const Json json, read_json_file(index.string()));
+    const Json* map = json.find("weight_map");
+    if (!map || !map->is_object()) return error(index.string(), ": weight_map must be an object");
+    std::set<std::string> unique;
+    for (const auto& [tensor, file] : map->members()) {
+      if (!file.is_string() || file.string().find('/') != std::string::npos)
+        return error(index.string(), ": weight_map[\"", tensor, "\"] must name a file in the same folder");
+      if (unique.insert(file.string()).second) files.push_back(file.string());
+    }
+  } else {
+    files.push_back("model.safetensors");
+  }
+  std::vector<SafetensorsFile> out;
+  for (const std::string& name : files) {
+    auto bytes = map_file((folder / name).string());
+    if (!bytes) return bytes.error();
+    auto file = read_safetensors(std::move(*bytes));
+    if (!file) return file.error();
+    out.push_back(std::move(*file));
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<Model> load_hf_folder(const std::string& folder_path) {
+  const fs::path folder(folder_path);
+  const std::string config_path = (folder / "config.json").string();
+  GLASSBOX_ASSIGN(const Json json, read_json_file(config_path));
+  const ConfigReader reader{json, config_path};
+  GLASSBOX_ASSIGN(const std::string arch, architecture_of(reader));
+  const bool gpt2 = arch == "GPT2LMHeadModel";
+  if (!gpt2 && arch != "LlamaForCausalLM" && arch != "Qwen2ForCausalLM")
+    return error(config_path, ": architecture ", arch,
+                 " is not supported (glassbox reads GPT2LMHeadModel, LlamaForCausalLM and Qwen2ForCausalLM)");
+  GLASSBOX_ASSIGN(ModelConfig config, gpt2 ? gpt2_config(reader) : llama_config(reader, arch));
+
+  GLASSBOX_ASSIGN(std::vector<SafetensorsFile> files, read_weights(folder));
+  std::map<std::string, const SafetensorsTensor*> tensors;
+  for (const SafetensorsFile& f : files) {
+    for (const auto& [name, t] : f.tensors) {
+      // Hugging Face's GPT-2 names may or may not start with "transformer."; use one spelling.
+      std::string key = gpt2 && name.rfind("transformer.", 0) == 0 ? name.substr(12) : name;
+      if (!tensors.emplace(key, &t).second) return error(folder_path, ": tensor ", name, " appears twice");
+    }
+  }
+
+  if (!gpt2) {
+    GLASSBOX_ASSIGN(const bool tied, reader.boolean("tie_word_embeddings", false));
+    if (!tied && !tensors.count("lm_head.weight"))
+      return error(folder_path,
+                   ": tensor lm_head.weight is missing (config.json says the embeddings are not tied)");
+  }
+  ModelBuilder builder(std::move(config), folder_path);
+  for (const SafetensorsFile& f : files)
+    builder.keep(f.bytes);
+  // GPT-2's Conv1D matrices, transposed into float32 the first time they are asked for.
+  std::map<std::string, std::shared_ptr<std::vector<float>>> transposed;
+  const auto is_conv1d = [&](const std::string& name) {
+    return gpt2 && (name.ends_with("c_attn.weight") || name.ends_with("c_proj.weight") ||
+                    name.ends_with("c_fc.weight"));
+  };
+  const TensorLookup lookup = [&](const std::string& name) -> std::optional<TensorSource> {
+    const auto found = tensors.find(name);
+    if (found == tensors.end()) return std::nullopt;
+    const SafetensorsTensor& t = *found->second;
+    TensorSource source{t.data, std::vector<uint64_t>(t.shape.rbegin(), t.shape.rend()), t.type, t.dtype};
+    if (!is_conv1d(name) || t.shape.size() != 2 || !t.type) return source;
+    auto& floats = transposed[name];
+    const auto in = static_cast<std::size_t>(t.shape[0]), out = static_cast<std::size_t>(t.shape[1]);
+    if (!floats) {
+      std::vector<float> stored(in * out);
+      kernels::dequantize_row(*t.type, t.data, stored.data(), stored.size());
+      floats = std::make_shared<std::vector<float>>(in * out);
+      for (std::size_t i = 0; i < in; ++i)
+        for (std::size_t o = 0; o < out; ++o)
+          (*floats)[o * in + i] = stored[i * out + o];
+      builder.keep(floats);
+    }
+    return TensorSource{reinterpret_cast<const std::byte*>(floats->data()), {in, out}, DType::F32, "F32"};
+  };
+
+  if (gpt2) {
+    return builder.build(lookup,
+                         [](int layer, LayerRole role) -> std::string {
+                           const std::string h = "h." + std::to_string(layer) + ".";
+                           switch (role) {
+                             case LayerRole::AttnNorm:
+                               return h + "ln_1.weight";
+                             case LayerRole::AttnNormBias:
+                               return h + "ln_1.bias";
+                             case LayerRole::QKV:
+                               return h + "attn.c_attn.weight";
+                             case LayerRole::QKVBias:
+                               return h + "attn.c_attn.bias";
+                             case LayerRole::O:
+                               return h + "attn.c_proj.weight";
+                             case LayerRole::OBias:
+                               return h + "attn.c_proj.bias";
+                             case LayerRole::FfnNorm:
+                               return h + "ln_2.weight";
+                             case LayerRole::FfnNormBias:
+                               return h + "ln_2.bias";
+                             case LayerRole::Up:
+                               return h + "mlp.c_fc.weight";
+                             case LayerRole::UpBias:
+                               return h + "mlp.c_fc.bias";
+                             case LayerRole::Down:
+                               return h + "mlp.c_proj.weight";
+                             case LayerRole::DownBias:
+                               return h + "mlp.c_proj.bias";
+                             default:
+                               return "";
+                           }
+                         },
+                         {.token_embedding = "wte.weight",
+                          .position_embedding = "wpe.weight",
+                          .final_norm = "ln_f.weight",
+                          .final_norm_bias = "ln_f.bias",
+                          .output = "lm_head.weight"});
+  }
+  return builder.build(lookup,
+                       [](int layer, LayerRole role) -> std::string {
+                         const std::string l = "model.layers." + std::to_string(layer) + ".";
+                         switch (role) {
+                           case LayerRole::AttnNorm:
+                             return l + "input_layernorm.weight";
+                           case LayerRole::Q:
+                             return l + "self_attn.q_proj.weight";
+                           case LayerRole::K:
+                             return l + "self_attn.k_proj.weight";
+                           case LayerRole::V:
+                             return l + "self_attn.v_proj.weight";
+                           case LayerRole::QBias:
+                             return l + "self_attn.q_proj.bias";
+                           case LayerRole::KBias:
+                             return l + "self_attn.k_proj.bias";
+                           case LayerRole::VBias:
+                             return l + "self_attn.v_proj.bias";
+                           case LayerRole::O:
+                             return l + "self_attn.o_proj.weight";
+                           case LayerRole::FfnNorm:
+                             return l + "post_attention_layernorm.weight";
+                           case LayerRole::Gate:
+                             return l + "mlp.gate_proj.weight";
+                           case LayerRole::Up:
+                             return l + "mlp.up_proj.weight";
+                           case LayerRole::Down:
+                             return l + "mlp.down_proj.weight";
+                           default:
+                             return "";
+                         }
+                       },
+                       {.token_embedding = "model.embed_tokens.weight",
+                        .final_norm = "model.norm.weight",
+                        .output = "lm_head.weight"});
+}
+
+}  // namespace glassbox
