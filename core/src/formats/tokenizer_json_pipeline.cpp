@@ -1,0 +1,226 @@
+// tokenizer.json's text pipeline: which normalizer, pre_tokenizer and post_processor steps glassbox can
+// honour and what they mean for the Vocabulary. Steps that would change the tokens in ways glassbox does not
+// implement are refused with an error naming the step, never ignored.
+#include <algorithm>
+#include <iterator>
+#include <utility>
+#include <vector>
+
+#include "formats/tokenizer_json.hpp"
+
+namespace glassbox::tokenizer_json {
+namespace {
+
+// The pre-tokenizer regexes glassbox implements (tokenizer/pre_tokenizer.hpp), as tokenizer.json spells them.
+constexpr std::pair<const char*, PreTokenizer> kKnownRegexes[] = {
+    {R"('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+)", PreTokenizer::Gpt2},
+    {R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)",
+     PreTokenizer::Llama3},
+    {R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)",
+     PreTokenizer::Qwen2},
+};
+
+// The steps of a pre_tokenizer or normalizer: the items of a Sequence, or the step itself.
+Result<std::vector<std::pair<const Json*, std::string>>> steps_of(const Json* node, const std::string& path,
+                                                                  const char* list, const Fields& f) {
+  std::vector<std::pair<const Json*, std::string>> steps;
+  if (!node) return steps;
+  auto type = f.type(*node, path);
+  if (!type) return type.error();
+  if (*type != "Sequence") {
+    steps.emplace_back(node, path);
+    return steps;
+  }
+  const Json* items = node->find(list);
+  if (!items || !items->is_array()) return f.fail(path, ".", list, " must be an array");
+  for (std::size_t k = 0; k < items->array().size(); ++k) {
+    const Json& item = items->array()[k];
+    const std::string item_path = cat(path, ".", list, "[", k, "]");
+    if (!item.is_object()) return f.fail(item_path, " must be an object");
+    steps.emplace_back(&item, item_path);
+  }
+  return steps;
+}
+
+}  // namespace
+
+bool mentions(const Json* step, std::string_view type) {
+  if (!step || !step->is_object()) return false;
+  const Json* t = step->find("type");
+  if (t && t->is_string() && t->string() == type) return true;
+  for (const char* list : {"pretokenizers", "normalizers", "decoders"}) {
+    const Json* items = step->find(list);
+    if (!items || !items->is_array()) continue;
+    for (const Json& item : items->array())
+      if (mentions(&item, type)) return true;
+  }
+  return false;
+}
+
+Result<void> read_byte_level_pipeline(const Json* normalizer, const Json* pre, const Fields& f,
+                                      Vocabulary& v) {
+  auto normalizers = steps_of(normalizer, "normalizer", "normalizers", f);
+  if (!normalizers) return normalizers.error();
+  for (const auto& [step, path] : *normalizers) {
+    auto type = f.type(*step, path);
+    if (!type) return type.error();
+    // Qwen2 asks for NFC. Like llama.cpp, glassbox does not normalize: this differs only on text that is not
+    // in NFC already.
+    if (*type != "NFC") return f.fail(path, ".type \"", *type, "\" is not supported with a byte-level model");
+  }
+
+  auto steps = steps_of(pre, "pre_tokenizer", "pretokenizers", f);
+  if (!steps) return steps.error();
+  bool split = false;
+  bool byte_level = false;
+  for (const auto& [step, path] : *steps) {
+    auto type = f.type(*step, path);
+    if (!type) return type.error();
+    if (byte_level) return f.fail(path, ": nothing may follow the ByteLevel step");
+    if (*type == "Split") {
+      if (split) return f.fail(path, ": only one Split step is supported");
+      split = true;
+      auto pattern = f.object(*step, path, "pattern");
+      if (!pattern) return pattern.error();
+      auto regex = *pattern ? f.text(**pattern, path + ".pattern", "Regex", "") : Result<std::string>("");
+      if (!regex) return regex.error();
+      const auto known = std::find_if(std::begin(kKnownRegexes), std::end(kKnownRegexes),
+                                      [&](const auto& r) { return *regex == r.first; });
+      if (known == std::end(kKnownRegexes))
+        return f.fail(path, ".pattern.Regex \"", *regex,
+                      "\" is not a pre-tokenizer glassbox knows (GPT-2's, Llama 3's or Qwen2's)");
+      v.pre_tokenizer = known->second;
+      auto behavior = f.text(*step, path, "behavior", "");
+      if (!behavior) return behavior.error();
+      auto invert = f.flag(*step, path, "invert", false);
+      if (!invert) return invert.error();
+      if (*behavior != "Isolated" || *invert)
+        return f.fail(path, ": only behavior \"Isolated\" without invert is supported");
+    } else if (*type == "ByteLevel") {
+      byte_level = true;
+      // Hugging Face's defaults for absent fields.
+      auto use_regex = f.flag(*step, path, "use_regex", true);
+      if (!use_regex) return use_regex.error();
+      auto prefix = f.flag(*step, path, "add_prefix_space", true);
+      if (!prefix) return prefix.error();
+      if (*prefix) return f.fail(path, ".add_prefix_space true is not supported");
+      if (*use_regex && split) return f.fail(path, ".use_regex must be false after a Split step");
+      if (!*use_regex && !split)
+        return f.fail(path, ".use_regex false without a Split step is not supported");
+      if (*use_regex) v.pre_tokenizer = PreTokenizer::Gpt2;
+    } else {
+      return f.fail(path, ".type \"", *type, "\" is not supported with a byte-level model");
+    }
+  }
+  if (!byte_level) return f.fail("pre_tokenizer must end with a ByteLevel step");
+  v.kind = TokenizerKind::ByteLevelBpe;
+  v.add_space_prefix = false;
+  return ok();
+}
+
+Result<void> read_sentencepiece_pipeline(const Json* normalizer, const Json* pre, const Fields& f,
+                                         Vocabulary& v) {
+  bool prepend = false;
+  auto normalizers = steps_of(normalizer, "normalizer", "normalizers", f);
+  if (!normalizers) return normalizers.error();
+  for (const auto& [step, path] : *normalizers) {
+    auto type = f.type(*step, path);
+    if (!type) return type.error();
+    if (*type == "Prepend") {
+      auto text = f.text(*step, path, "prepend", "");
+      if (!text) return text.error();
+      if (*text != kMarker) return f.fail(path, ".prepend must be \"", kMarker, "\"");
+      prepend = true;
+    } else if (*type == "Replace") {
+      auto pattern = f.object(*step, path, "pattern");
+      if (!pattern) return pattern.error();
+      auto from = *pattern ? f.text(**pattern, path + ".pattern", "String", "") : Result<std::string>("");
+      if (!from) return from.error();
+      auto to = f.text(*step, path, "content", "");
+      if (!to) return to.error();
+      if (*from != " " || *to != kMarker)
+        return f.fail(path, ": only Replace of \" \" with \"", kMarker, "\" is supported");
+    } else {
+      return f.fail(path, ".type \"", *type, "\" is not supported with a SentencePiece-style model");
+    }
+  }
+
+  auto steps = steps_of(pre, "pre_tokenizer", "pretokenizers", f);
+  if (!steps) return steps.error();
+  for (const auto& [step, path] : *steps) {
+    auto type = f.type(*step, path);
+    if (!type) return type.error();
+    if (*type != "Metaspace")
+      return f.fail(path, ".type \"", *type, "\" is not supported with a SentencePiece-style model");
+    auto replacement = f.text(*step, path, "replacement", kMarker);
+    if (!replacement) return replacement.error();
+    if (*replacement != kMarker) return f.fail(path, ".replacement must be \"", kMarker, "\"");
+    // Older files say add_prefix_space, newer ones prepend_scheme ("first" and "always" are the same here:
+    // glassbox does not split the text at special tokens).
+    auto legacy = f.flag(*step, path, "add_prefix_space", true);
+    if (!legacy) return legacy.error();
+    auto scheme = f.text(*step, path, "prepend_scheme", *legacy ? "always" : "never");
+    if (!scheme) return scheme.error();
+    if (*scheme != "first" && *scheme != "always" && *scheme != "never")
+      return f.fail(path, ".prepend_scheme \"", *scheme, "\" must be first, always or never");
+    prepend = prepend || *scheme != "never";
+    // Splitting at every "▁" would keep merges from crossing words, which SentencePiece does not do. Files
+    // from before the split field existed always split.
+    auto split = f.flag(*step, path, "split", true);
+    if (!split) return split.error();
+    if (*split) return f.fail(path, ".split true is not supported (SentencePiece merges across spaces)");
+  }
+  v.kind = TokenizerKind::SentencePiece;
+  v.add_space_prefix = prepend;
+  return ok();
+}
+
+Result<void> read_post_processor(const Json* node, const std::string& path, const Fields& f, Specials& s) {
+  if (!node) return ok();
+  auto type = f.type(*node, path);
+  if (!type) return type.error();
+  if (*type == "Sequence") {
+    auto items = f.array(*node, path, "processors");
+    if (!items) return items.error();
+    if (!*items) return ok();
+    for (std::size_t k = 0; k < (*items)->array().size(); ++k) {
+      const Json& item = (*items)->array()[k];
+      const std::string item_path = cat(path, ".processors[", k, "]");
+      if (!item.is_object()) return f.fail(item_path, " must be an object");
+      GLASSBOX_TRY(read_post_processor(&item, item_path, f, s));
+    }
+  } else if (*type == "TemplateProcessing") {
+    auto single = f.array(*node, path, "single");
+    if (!single) return single.error();
+    if (!*single) return ok();
+    bool after_text = false;
+    for (std::size_t k = 0; k < (*single)->array().size(); ++k) {
+      const Json& item = (*single)->array()[k];
+      if (item.find("Sequence")) {
+        after_text = true;
+        continue;
+      }
+      const Json* special = item.find("SpecialToken");
+      if (!special) continue;
+      auto id = f.text(*special, cat(path, ".single[", k, "].SpecialToken"), "id", "");
+      if (!id) return id.error();
+      if (!after_text && s.bos.empty()) {
+        s.bos = *id;
+        s.add_bos = true;
+      } else if (after_text && s.eos.empty()) {
+        s.eos = *id;
+      }
+    }
+  } else if (*type == "RobertaProcessing" || *type == "BertProcessing") {
+    for (const char* key : {"cls", "sep"}) {
+      const Json* pair = node->find(key);
+      if (!pair || !pair->is_array() || pair->array().empty() || !pair->array()[0].is_string())
+        return f.fail(path, ".", key, " must be [token, id]");
+      (key[0] == 'c' ? s.bos : s.eos) = pair->array()[0].string();
+    }
+    s.add_bos = true;
+  }
+  return ok();
+}
+
+}  // namespace glassbox::tokenizer_json
