@@ -55,29 +55,52 @@ class Engine {
     return reinterpret_cast<uintptr_t>(data);
   }
 
-  // Loads the model from upload slot 0 and the tokenizer from slot 1, taking ownership of both buffers
-  // (no copies). On failure the previously loaded model, if any, stays usable.
+  // Frees an upload slot (a cancelled or failed download), so a later load cannot pick up stale bytes.
+  void clear_upload(int slot) {
+    if (slot >= 0 && slot <= 1) uploads_[slot] = Upload{};
+  }
+
+  // Loads the model from upload slot 0 and, when `tokenizer_name` is not empty, the tokenizer from slot 1;
+  // with an empty name the tokenizer comes from the model file itself (GGUF). Takes ownership of the
+  // buffers (no copies). On failure the previously loaded model, if any, stays usable.
   val load(const std::string& model_name, const std::string& tokenizer_name) {
     if (!uploads_[0].data) return failure(model_name + ": no bytes were uploaded for the model");
-    if (!uploads_[1].data) return failure(tokenizer_name + ": no bytes were uploaded for the tokenizer");
+    const bool separate_tokenizer = !tokenizer_name.empty();
+    if (separate_tokenizer && !uploads_[1].data)
+      return failure(tokenizer_name + ": no bytes were uploaded for the tokenizer");
     auto model_bytes = uploads_[0].release(model_name);
-    auto tokenizer_bytes = uploads_[1].release(tokenizer_name);
-    auto model = read_llama2c_checkpoint(model_bytes);
-    if (!model) return failure(model.error().message);
-    auto tokenizer = read_llama2c_tokenizer(*tokenizer_bytes);
-    if (!tokenizer) return failure(tokenizer.error().message);
-    if (auto match = check_tokenizer_matches(*tokenizer, *model, tokenizer_name); !match)
-      return failure(match.error().message);
-    auto shared = std::make_shared<const Model>(std::move(*model));
-    auto session = Session::create(shared, {.threads = 1, .trace_attention = true});
+    std::shared_ptr<const Bytes> tokenizer_bytes;
+    if (separate_tokenizer) tokenizer_bytes = uploads_[1].release(tokenizer_name);
+    uploads_[1] = Upload{};
+    auto loaded = open_model(std::move(model_bytes), std::move(tokenizer_bytes));
+    if (!loaded) return failure(loaded.error().message);
+    auto session = Session::create(loaded->model, {.threads = 1, .trace_attention = true});
     if (!session) return failure(session.error().message);
 
-    model_ = std::move(shared);
-    tokenizer_.emplace(std::move(*tokenizer));
-    session_.emplace(std::move(*session));
-    sequence_.clear();
     generator_.reset();
+    session_.emplace(std::move(*session));
+    model_ = std::move(loaded->model);
+    tokenizer_ = std::move(loaded->tokenizer);
+    sequence_.clear();
     return info();
+  }
+
+  // The model formats this build reads.
+  val formats() const {
+    val list = val::array();
+    for (const char* f : {"llama2c", "gguf"})
+      list.call<void>("push", std::string(f));
+    return list;
+  }
+
+  // Pieces of many tokens at once (labels of the attention view): an array of Uint8Array.
+  val pieces(const val& ids) const {
+    if (!tokenizer_) return failure("no model is loaded");
+    const std::vector<int> list = emscripten::vecFromJSArray<int>(ids);
+    val out = val::array();
+    for (int id : list)
+      out.call<void>("push", bytes_to_js(tokenizer_->valid_id(id) ? tokenizer_->piece(id) : std::string()));
+    return out;
   }
 
   val info() const {
@@ -255,7 +278,7 @@ class Engine {
 
   Upload uploads_[2];
   std::shared_ptr<const Model> model_;
-  std::optional<Tokenizer> tokenizer_;
+  std::shared_ptr<const Tokenizer> tokenizer_;
   std::optional<Session> session_;
   std::optional<Sampler> sampler_;
   std::optional<Generator> generator_;
@@ -268,7 +291,10 @@ EMSCRIPTEN_BINDINGS(glassbox) {
   emscripten::class_<Engine>("Engine")
       .constructor<>()
       .function("allocateUpload", &Engine::allocate_upload)
+      .function("clearUpload", &Engine::clear_upload)
       .function("load", &Engine::load)
+      .function("formats", &Engine::formats)
+      .function("pieces", &Engine::pieces)
       .function("info", &Engine::info)
       .function("tokenize", &Engine::tokenize)
       .function("piece", &Engine::piece)

@@ -66,9 +66,27 @@ export class GlassboxEngine {
     upload.finish();
   }
 
-  /** Loads the uploaded model and tokenizer; returns the model info. The old model stays on failure. */
-  load(modelName, tokenizerName) {
+  /** Frees an upload slot (after a cancelled or failed download). */
+  clearUpload(slot) {
+    this.engine.clearUpload(slot);
+  }
+
+  /**
+   * Loads the uploaded model and tokenizer; returns the model info. Without a tokenizer name the tokenizer
+   * comes from the model file itself (GGUF). The old model stays loaded on failure.
+   */
+  load(modelName, tokenizerName = '') {
     return unwrap(this.engine.load(modelName, tokenizerName));
+  }
+
+  /** The model formats this build reads, e.g. ["llama2c", "gguf"]. */
+  formats() {
+    return this.engine.formats();
+  }
+
+  /** The vocabulary pieces of many tokens: Uint8Array[]. */
+  pieces(ids) {
+    return unwrap(this.engine.pieces(Array.from(ids)));
   }
 
   info() {

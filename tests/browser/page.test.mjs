@@ -308,3 +308,29 @@ test('9. once loaded, the page works offline (service worker)', async (t) => {
     await server.close();
   }
 });
+
+test('10. the GGUF stories260K loads from the catalog with its own tokenizer and gives the golden tokens', async (t) => {
+  const golden = readGolden();
+  if (!golden) return skipOrFail(t, `${goldenPath()} is absent: set GLASSBOX_GOLDEN_DIR`);
+  if (!fs.existsSync(path.join(repo, 'models', 'stories260K.gguf'))) {
+    return skipOrFail(t, 'models/stories260K.gguf is absent: run scripts/fetch-models.sh');
+  }
+  await withPage(t, async ({ page, errors }) => {
+    await page.selectOption('#model-select', 'stories260K-gguf');
+    await whenModelLoaded(page, 2);
+    assert.ok(env.served.includes(`${SUBFOLDER}models/stories260K.gguf`), 'the GGUF file came from the models folder');
+    const info = await page.evaluate(() => window.__glassbox.info);
+    assert.equal(info.architecture, 'llama');
+    assert.equal(info.layers, 5);
+    // llama.cpp's converter stored the shared classifier a second time, as output.weight: 260032 + 512 x 64.
+    assert.equal(info.parameters, 260032 + 512 * 64);
+    for (const record of golden.slice(0, 3)) {
+      const maxTokens = record.steps - record.prompt_ids.length + 1;
+      const result = await generate(page, record.prompt, { temperature: 0, maxTokens });
+      assert.deepEqual(result.promptIds, record.prompt_ids, `prompt ids of ${JSON.stringify(record.prompt)}`);
+      assert.deepEqual(result.ids, record.generated_ids, `generated ids of ${JSON.stringify(record.prompt)}`);
+    }
+    await screenshot(page, '10-gguf-model');
+    assert.deepEqual(errors, []);
+  });
+});

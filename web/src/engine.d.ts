@@ -49,7 +49,10 @@ declare module '@engine/glue' {
     static create(createModule: unknown, moduleOptions?: Record<string, unknown>): Promise<GlassboxEngine>;
     beginUpload(slot: number, size: number, name: string): Upload;
     uploadBytes(slot: number, bytes: Uint8Array, name: string): void;
-    load(modelName: string, tokenizerName: string): ModelInfo;
+    clearUpload(slot: number): void;
+    load(modelName: string, tokenizerName?: string): ModelInfo;
+    formats(): string[];
+    pieces(ids: ArrayLike<number>): Uint8Array[];
     info(): ModelInfo;
     tokenize(text: string, addBos?: boolean): { id: number; begin: number; end: number; piece: Uint8Array }[];
     piece(id: number): Uint8Array;

@@ -9,19 +9,10 @@ import type { AttentionTrace, DoneReason, FromWorker, ModelSource, SamplerSettin
 import { explain, explainDownloadFailure, explainLoadFailure, PlainError } from './worker/explain';
 import { nameOfUrl, uploadFile, uploadUrl } from './worker/sources';
 
-/**
- * The model formats this engine build reads; the catalog greys out the others. An engine binding that
- * exposes formats() (a list of names such as "llama2c", "gguf") is asked; older builds read llama2.c only.
- */
+/** The model formats this engine build reads; the catalog greys out the others. */
 function supportedFormats(e: GlassboxEngine): string[] {
-  const binding = (e as unknown as { engine?: { formats?: () => unknown } }).engine;
-  try {
-    const listed = binding?.formats?.();
-    if (Array.isArray(listed) && listed.every((f) => typeof f === 'string')) return listed;
-  } catch {
-    // fall through to the formats every build has read
-  }
-  return ['llama2c'];
+  const listed: unknown = e.formats();
+  return Array.isArray(listed) && listed.every((f) => typeof f === 'string') ? listed : ['llama2c'];
 }
 
 interface WorkerScope {
@@ -62,14 +53,21 @@ async function uploadSource(e: GlassboxEngine, req: number, source: ModelSource,
     const name = typeof part.from === 'string' ? nameOfUrl(part.from) : part.from.name;
     names[part.file] = name;
     const progress = (loaded: number, total: number | null) => post({ type: 'progress', req, file: part.file, name, loaded, total });
-    if (typeof part.from === 'string') {
-      const url = part.from;
-      await uploadUrl(e, part.slot, url, progress, signal).catch((error: unknown) => {
-        const report = explainDownloadFailure(error, name, url);
-        throw new PlainError(report.title, report.detail);
-      });
-    } else {
-      await uploadFile(e, part.slot, part.from, progress, signal);
+    try {
+      if (typeof part.from === 'string') {
+        const url = part.from;
+        await uploadUrl(e, part.slot, url, progress, signal).catch((error: unknown) => {
+          const report = explainDownloadFailure(error, name, url);
+          throw new PlainError(report.title, report.detail);
+        });
+      } else {
+        await uploadFile(e, part.slot, part.from, progress, signal);
+      }
+    } catch (error) {
+      // A half-filled buffer must not be picked up by a later load.
+      e.clearUpload(MODEL_SLOT);
+      e.clearUpload(TOKENIZER_SLOT);
+      throw error;
     }
   }
   return names;
@@ -135,7 +133,7 @@ function generate(e: GlassboxEngine, gen: number, prompt: string, sampler: Sampl
   try {
     e.setSampler(sampler);
     const ids = Array.from(e.start(prompt));
-    post({ type: 'started', gen, promptIds: ids, promptPieces: ids.map((id) => e.piece(id)) });
+    post({ type: 'started', gen, promptIds: ids, promptPieces: e.pieces(ids) });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     const title = /the prompt has/.test(message) ? 'The prompt is too long for this model' : 'Could not start generating';
@@ -181,7 +179,7 @@ function attention(e: GlassboxEngine, layer: number, head: number): AttentionTra
     size,
     matrix,
     ids,
-    pieces: ids.map((id) => e.piece(id)),
+    pieces: e.pieces(ids),
   };
 }
 

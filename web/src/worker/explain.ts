@@ -22,7 +22,7 @@ export function explain(error: unknown, fallbackTitle: string): ErrorReport {
 /** Explains a failed engine.load() of `modelName` with `tokenizerName` (empty when there is none). */
 export function explainLoadFailure(error: unknown, modelName: string, tokenizerName: string): ErrorReport {
   const message = messageOf(error);
-  if (/no bytes were uploaded for the tokenizer/.test(message)) {
+  if (/no bytes were uploaded for the tokenizer|needs its tokenizer file/.test(message)) {
     return {
       title: 'This model needs its tokenizer file too',
       detail:
