@@ -1,9 +1,24 @@
 #!/usr/bin/env bash
-# Configures (once) and builds the native engine, CLI and tests into build/ (Release).
+# Builds everything, configuring each build folder the first time:
+#   build/       the native engine, the `glassbox` CLI and the GoogleTest suite (Release)
+#   build-wasm/  the same core compiled to WebAssembly SIMD: the page's engine module and the test suite
+#   dist/        the static web page (npm run build)
+# scripts/build.sh native   builds only build/ (no Emscripten or npm needed).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
+
 if [ ! -f build/CMakeCache.txt ]; then
   cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
 fi
 cmake --build build --parallel
+[ "${1:-}" = native ] && exit 0
+
+# Emscripten's optimizer imports Debian's acorn, which lives outside Node's default module path.
+export NODE_PATH="${NODE_PATH:-/usr/share/nodejs}"
+if [ ! -f build-wasm/CMakeCache.txt ]; then
+  emcmake cmake -S . -B build-wasm -G Ninja -DCMAKE_BUILD_TYPE=Release
+fi
+cmake --build build-wasm --parallel
+
+npm run build

@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
-# Installs the Debian packages glassbox builds and tests with, skipping any already installed.
-# Safe to run again and again.
+# Installs what glassbox builds and tests with, skipping whatever is already there. Safe to run again.
+#   Debian: compilers and CMake, xsimd, GoogleTest, Emscripten, wabt, Chromium (browser tests), NumPy (the
+#           independent reference)
+#   npm:    the page's build tools and playwright-core (package-lock.json), and llama.cpp's prebuilt Node
+#           binding for the cross-checks (tests/peers/package-lock.json)
 set -euo pipefail
-packages=(cmake ninja-build g++ libxsimd-dev libgtest-dev libgmock-dev ca-certificates curl)
+root="$(cd "$(dirname "$0")/.." && pwd)"
+packages=(cmake ninja-build g++ libxsimd-dev libgtest-dev libgmock-dev emscripten wabt chromium python3-numpy
+          ca-certificates curl)
 
 missing=()
 for p in "${packages[@]}"; do
@@ -10,10 +15,21 @@ for p in "${packages[@]}"; do
 done
 if [ ${#missing[@]} -eq 0 ]; then
   echo "install-deps: all Debian packages present"
-  exit 0
+else
+  echo "install-deps: installing ${missing[*]}"
+  sudo_cmd=()
+  [ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
-echo "install-deps: installing ${missing[*]}"
-sudo_cmd=()
-[ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
-"${sudo_cmd[@]}" apt-get update -qq
-DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+
+cd "$root"
+# npm ci starts from scratch each time; skip it when node_modules already matches the lock file.
+if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  npm ci --no-audit --no-fund
+fi
+if [ ! -f tests/peers/node_modules/.package-lock.json ] ||
+   [ tests/peers/package-lock.json -nt tests/peers/node_modules/.package-lock.json ]; then
+  # Only the CPU build of llama.cpp: its optional GPU packages are hundreds of megabytes.
+  (cd tests/peers && NODE_LLAMA_CPP_SKIP_DOWNLOAD=true npm ci --omit=optional --no-audit --no-fund)
+fi

@@ -170,11 +170,12 @@ class Engine {
     return val::object();
   }
 
-  // Starts a generation from `prompt` (BOS added): resets the session and returns the prompt's token ids.
+  // Starts a generation from `prompt` (BOS added when the vocabulary asks for it, or the prompt is empty):
+  // resets the session and returns the prompt's token ids.
   val start(const std::string& prompt) {
     if (!session_) return failure("no model is loaded");
     if (!sampler_) sampler_.emplace(SamplerSettings{});
-    const std::vector<int> ids = tokenizer_->encode_ids(prompt, true);
+    const std::vector<int> ids = tokenizer_->encode_prompt(prompt);
     if (static_cast<int>(ids.size()) >= session_->context_length())
       return failure("the prompt has " + std::to_string(ids.size()) + " tokens; the context holds " +
                      std::to_string(session_->context_length()));
@@ -207,9 +208,14 @@ class Engine {
     return result;
   }
 
-  // Token ids whose attention is in the trace: the prompt and the generated tokens fed back so far.
+  // Token ids whose attention is in the trace: the prompt and the generated tokens fed back so far (the
+  // newest sampled token is not part of it until the next step feeds it).
   val sequence() const {
-    return array_to_js(std::vector<int32_t>(sequence_.begin(), sequence_.end()), "Int32Array");
+    const std::size_t traced =
+        session_ ? std::min(sequence_.size(), static_cast<std::size_t>(session_->position())) : 0;
+    return array_to_js(
+        std::vector<int32_t>(sequence_.begin(), sequence_.begin() + static_cast<std::ptrdiff_t>(traced)),
+        "Int32Array");
   }
 
   // Attention of one head as a dense row-major [n][n] Float32Array over the positions computed so far

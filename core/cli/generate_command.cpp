@@ -6,6 +6,7 @@
 #include "commands.hpp"
 #include "glassbox/build.hpp"
 #include "glassbox/generator.hpp"
+#include "json.hpp"
 #include "model_flags.hpp"
 
 namespace glassbox::cli {
@@ -21,6 +22,8 @@ constexpr Flag kFlags[] = {
     {"top-p", "P", "sample from the smallest set of tokens holding P of the mass; 1 = off (default 0.9)"},
     {"seed", "S", "random seed, for reproducible sampling (default: from the clock, printed)"},
     {"threads", "N", "threads for the matrix products (default 1)"},
+    {"json", nullptr,
+     "print {\"prompt_ids\", \"generated_ids\", \"text\"} as JSON at the end instead of streaming"},
 };
 
 struct Options {
@@ -80,7 +83,7 @@ int run_generate(int argc, char** argv) {
   if (!args->has("seed") && options->sampler.temperature > 0.0f)
     std::fprintf(stderr, "seed: %llu\n", static_cast<unsigned long long>(options->sampler.seed));
 
-  const std::vector<int> prompt = tokenizer.encode_ids(args->text("prompt"), true);
+  const std::vector<int> prompt = tokenizer.encode_prompt(args->text("prompt"));
   if (prompt.empty())
     return fail(Error{"the prompt is empty and this tokenizer has no BOS token to start from"});
   const int total_steps = std::min(options->steps, session->context_length());
@@ -89,8 +92,13 @@ int run_generate(int argc, char** argv) {
                       std::to_string(prompt.size()) + " tokens"});
 
   // The prompt is echoed, as llama2.c does, so stdout reads as one continuous text.
-  std::fputs(tokenizer.decode(prompt).c_str(), stdout);
-  std::fflush(stdout);
+  const bool json = args->has("json");
+  std::string text = tokenizer.decode(prompt);
+  std::vector<int> generated_ids;
+  if (!json) {
+    std::fputs(text.c_str(), stdout);
+    std::fflush(stdout);
+  }
 
   Generator generator(*session, sampler);
   if (auto started = generator.start(prompt); !started) return fail(started.error());
@@ -110,14 +118,30 @@ int run_generate(int argc, char** argv) {
       prompt_seconds = seconds_since(prompt_start);
       generation_start = Clock::now();
     }
+    generated_ids.push_back(*token);
     if (*token == tokenizer.bos_id() || *token == tokenizer.eos_id()) break;
-    std::fputs(tokenizer.token_text(previous, *token).c_str(), stdout);
-    std::fflush(stdout);
+    const std::string piece = tokenizer.token_text(previous, *token);
+    text += piece;
+    if (!json) {
+      std::fputs(piece.c_str(), stdout);
+      std::fflush(stdout);
+    }
     previous = *token;
   }
   const double generation_seconds = generated > 0 ? seconds_since(generation_start) : 0.0;
   const int generation_passes = generated > 0 ? generated - 1 : 0;
-  std::fputs("\n", stdout);
+  if (json) {
+    auto ids = [](const std::vector<int>& list) {
+      std::string out;
+      for (std::size_t i = 0; i < list.size(); ++i)
+        out += (i ? ", " : "") + std::to_string(list[i]);
+      return "[" + out + "]";
+    };
+    std::printf("{\"prompt_ids\": %s, \"generated_ids\": %s, \"text\": %s}\n", ids(prompt).c_str(),
+                ids(generated_ids).c_str(), json_string(text).c_str());
+  } else {
+    std::fputs("\n", stdout);
+  }
   std::fflush(stdout);
 
   std::fprintf(

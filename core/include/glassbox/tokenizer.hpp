@@ -61,6 +61,11 @@ class Tokenizer {
   // tokens (or <unk> if the vocabulary has none).
   std::vector<EncodedToken> encode(std::string_view text, bool add_bos) const;
   std::vector<int> encode_ids(std::string_view text, bool add_bos) const;
+  // A prompt to generate from: BOS first when the vocabulary asks for it, or when the text is empty (the
+  // model needs one token to start from).
+  std::vector<int> encode_prompt(std::string_view text) const {
+    return encode_ids(text, adds_bos() || text.empty());
+  }
 
   // The bytes a token stands for when printed after `previous` (-1 at the start): byte tokens become their
   // byte, control tokens (BOS/EOS) become nothing, and the dummy-prefix space of the first piece after BOS

@@ -1,0 +1,74 @@
+// Running glassbox and llama.cpp side by side: the native CLI for glassbox, node-llama-cpp's prebuilt CPU
+// llama.cpp for the peer. llama.cpp runs with one thread, no flash attention and a float32 KV cache, so the
+// only differences left are the two engines' own arithmetic.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const cli = process.env.GLASSBOX_CLI ?? path.join(repo, 'build', 'glassbox');
+export const fixtures = process.env.GLASSBOX_FIXTURES_DIR ?? path.join(repo, 'build', 'fixtures');
+export const modelsDir = process.env.GLASSBOX_MODELS_DIR ?? path.join(repo, 'models');
+export const vectorsDir = process.env.GLASSBOX_VECTORS_DIR ?? path.join(repo, '..', 'shared', 'tokenizer-vectors');
+const requireAll = process.env.GLASSBOX_REQUIRE_MODELS === '1';
+
+export function requireFiles(t, ...files) {
+  const missing = files.filter((f) => !fs.existsSync(f));
+  if (missing.length === 0) return true;
+  const message = `absent: ${missing.join(', ')} (scripts/build.sh, scripts/fetch-models.sh, then the native ctest run writes the fixtures)`;
+  if (requireAll) throw new Error(message);
+  t.skip(message);
+  return false;
+}
+
+export function glassbox(args) {
+  return execFileSync(cli, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 });
+}
+
+/** glassbox's greedy continuation: {prompt_ids, generated_ids, text}. */
+export function glassboxGreedy(model, prompt, steps) {
+  return JSON.parse(glassbox(['generate', '--model', model, '--prompt', prompt, '--temperature', '0', '--steps', String(steps), '--json']));
+}
+
+export function glassboxTokenize(model, text) {
+  return JSON.parse(glassbox(['tokenize', '--tokenizer', model, '--text', text, '--json', '--no-bos'])).ids;
+}
+
+let llamaPromise = null;
+/** The llama.cpp runtime (loaded once per test file). */
+export async function llamaCpp() {
+  if (!llamaPromise) {
+    llamaPromise = import('node-llama-cpp').then(({ getLlama, LlamaLogLevel }) =>
+      getLlama({ gpu: false, build: 'never', logLevel: LlamaLogLevel.error, maxThreads: 1 }),
+    );
+  }
+  return llamaPromise;
+}
+
+/** llama.cpp's greedy continuation of the given prompt ids, `count` tokens (stopping after an end token). */
+export async function llamaGreedy(model, promptIds, count, endIds) {
+  const context = await model.createContext({
+    contextSize: 256,
+    threads: 1,
+    flashAttention: false,
+    experimentalKvCacheKeyType: 'F32',
+    experimentalKvCacheValueType: 'F32',
+  });
+  const ids = [];
+  try {
+    for await (const token of context.getSequence().evaluate(promptIds, { temperature: 0 })) {
+      ids.push(token);
+      if (ids.length >= count || endIds.includes(token)) break;
+    }
+  } finally {
+    await context.dispose();
+  }
+  return ids;
+}
+
+/** The 46 texts of llama.cpp's tokenizer tests (each followed by the separator). */
+export function vectorTexts() {
+  const inp = fs.readFileSync(path.join(vectorsDir, 'ggml-vocab-llama-spm.gguf.inp'), 'utf8');
+  return inp.split('\n__ggml_vocab_test__\n').slice(0, -1);
+}
