@@ -1,0 +1,345 @@
+// The GGUF reader and model assembly reject every malformed file with an error naming the field: truncation,
+// wrong magic, unknown versions and types, offsets and sizes past the end, overflowing dimensions,
+// inconsistent configs. Valid files are built with our GgufWriter, then damaged one way at a time.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+
+#include "formats/gguf.hpp"
+#include "formats/gguf_writer.hpp"
+#include "glassbox/formats.hpp"
+#include "glassbox/session.hpp"
+#include "test_support.hpp"
+
+namespace glassbox {
+namespace {
+
+// A tiny, valid llama-architecture model: dim 8, 1 layer, 2 heads, vocab 4.
+struct TinyLlama {
+  int dim = 8, hidden = 16, heads = 2, kv_heads = 2, vocab = 4, layers = 1;
+  std::string architecture = "llama";
+  uint32_t q_type = 0;  // ggml type of attn_q
+  std::vector<std::vector<float>> storage;
+
+  GgufWriter writer() {
+    GgufWriter w;
+    w.add_string("general.architecture", architecture);
+    const std::string a = architecture + ".";
+    w.add_uint32(a + "context_length", 16);
+    w.add_uint32(a + "embedding_length", static_cast<uint32_t>(dim));
+    w.add_uint32(a + "feed_forward_length", static_cast<uint32_t>(hidden));
+    w.add_uint32(a + "block_count", static_cast<uint32_t>(layers));
+    w.add_uint32(a + "attention.head_count", static_cast<uint32_t>(heads));
+    w.add_uint32(a + "attention.head_count_kv", static_cast<uint32_t>(kv_heads));
+    w.add_float32(a + "attention.layer_norm_rms_epsilon", 1e-5f);
+    auto tensor = [&](const std::string& name, std::vector<uint64_t> dims, uint32_t type = 0) {
+      uint64_t n = 1;
+      for (uint64_t d : dims)
+        n *= d;
+      storage.emplace_back(n, 0.5f);
+      const auto* data = reinterpret_cast<const std::byte*>(storage.back().data());
+      w.add_tensor(name, dims, type, std::span<const std::byte>(data, n * 4));
+    };
+    const uint64_t d = static_cast<uint64_t>(dim), h = static_cast<uint64_t>(hidden);
+    const uint64_t kv = static_cast<uint64_t>(dim / heads * kv_heads);
+    tensor("token_embd.weight", {d, static_cast<uint64_t>(vocab)});
+    for (int l = 0; l < layers; ++l) {
+      const std::string b = "blk." + std::to_string(l) + ".";
+      tensor(b + "attn_norm.weight", {d});
+      tensor(b + "attn_q.weight", {d, d}, q_type);
+      tensor(b + "attn_k.weight", {d, kv});
+      tensor(b + "attn_v.weight", {d, kv});
+      tensor(b + "attn_output.weight", {d, d});
+      tensor(b + "ffn_norm.weight", {d});
+      tensor(b + "ffn_gate.weight", {d, h});
+      tensor(b + "ffn_up.weight", {d, h});
+      tensor(b + "ffn_down.weight", {h, d});
+    }
+    tensor("output_norm.weight", {d});
+    return w;
+  }
+  std::vector<std::byte> bytes() { return writer().to_bytes(); }
+};
+
+Result<GgufFile> parse(std::vector<std::byte> bytes) {
+  return read_gguf(bytes_from_buffer(std::move(bytes), "t.gguf"));
+}
+Result<Model> model_of(std::vector<std::byte> bytes) {
+  return read_gguf_model(bytes_from_buffer(std::move(bytes), "t.gguf"));
+}
+
+template <class T>
+void expect_error(const Result<T>& r, std::initializer_list<std::string> parts) {
+  ASSERT_FALSE(r.ok()) << "a malformed file was accepted";
+  for (const std::string& part : parts)
+    EXPECT_NE(r.error().message.find(part), std::string::npos)
+        << "message: " << r.error().message << "\nmissing: " << part;
+}
+
+// Offset of the first occurrence of `text` in the file (to damage a specific field).
+std::size_t find(const std::vector<std::byte>& bytes, const std::string& text) {
+  const auto* begin = reinterpret_cast<const char*>(bytes.data());
+  const std::string_view all(begin, bytes.size());
+  const std::size_t at = all.find(text);
+  EXPECT_NE(at, std::string_view::npos) << text;
+  return at;
+}
+
+template <class T>
+void poke(std::vector<std::byte>& bytes, std::size_t at, T value) {
+  std::memcpy(bytes.data() + at, &value, sizeof value);
+}
+
+TEST(GgufReader, ReadsAValidFile) {
+  TinyLlama tiny;
+  auto file = parse(tiny.bytes());
+  ASSERT_TRUE(file.ok()) << file.error().message;
+  EXPECT_EQ(file->version, 3u);
+  EXPECT_EQ(file->tensors.size(), 11u);
+  EXPECT_EQ(*file->integer("llama.embedding_length"), 8);
+  auto model = model_of(tiny.bytes());
+  ASSERT_TRUE(model.ok()) << model.error().message;
+  EXPECT_EQ(model->config.n_layers, 1);
+  EXPECT_TRUE(model->config.tied_embeddings);
+  EXPECT_EQ(model->config.rope_pairing, RopePairing::Adjacent);
+}
+
+TEST(GgufReader, RejectsEveryTruncation) {
+  TinyLlama tiny;
+  const auto full = tiny.bytes();
+  for (std::size_t length = 0; length < full.size(); length += 5)
+    EXPECT_FALSE(parse({full.begin(), full.begin() + static_cast<std::ptrdiff_t>(length)}).ok()) << length;
+  expect_error(parse({full.begin(), full.begin() + 400}), {"t.gguf", "truncated at offset"});
+}
+
+TEST(GgufReader, RejectsWrongMagic) {
+  TinyLlama tiny;
+  auto bytes = tiny.bytes();
+  bytes[0] = std::byte{'X'};
+  expect_error(parse(bytes), {"t.gguf: not a GGUF file", "magic"});
+}
+
+TEST(GgufReader, RejectsUnknownVersions) {
+  TinyLlama tiny;
+  auto bytes = tiny.bytes();
+  poke<uint32_t>(bytes, 4, 1);
+  expect_error(parse(bytes), {"unsupported GGUF version 1", "versions 2 and 3"});
+  poke<uint32_t>(bytes, 4, 4);
+  expect_error(parse(bytes), {"unsupported GGUF version 4"});
+}
+
+TEST(GgufReader, ReadsVersion2) {
+  TinyLlama tiny;
+  auto bytes = tiny.bytes();
+  poke<uint32_t>(bytes, 4, 2);
+  EXPECT_TRUE(parse(bytes).ok());
+}
+
+TEST(GgufReader, RejectsAnUnknownMetadataType) {
+  TinyLlama tiny;
+  auto bytes = tiny.bytes();
+  // The value type follows the key "general.architecture".
+  poke<uint32_t>(bytes, find(bytes, "general.architecture") + std::strlen("general.architecture"), 77);
+  expect_error(parse(bytes), {"metadata general.architecture", "unknown value type 77"});
+}
+
+TEST(GgufReader, RejectsImpossibleCounts) {
+  TinyLlama tiny;
+  auto bytes = tiny.bytes();
+  poke<uint64_t>(bytes, 8, uint64_t{1} << 40);  // tensor_count
+  expect_error(parse(bytes), {"tensor_count 1099511627776 is impossible"});
+  bytes = tiny.bytes();
+  poke<uint64_t>(bytes, 16, uint64_t{1} << 40);  // metadata_kv_count
+  expect_error(parse(bytes), {"metadata_kv_count 1099511627776 is impossible"});
+}
+
+TEST(GgufReader, RejectsAStringLongerThanTheFile) {
+  TinyLlama tiny;
+  auto bytes = tiny.bytes();
+  // The architecture's value: type (4 bytes) then the string length.
+  const std::size_t length_at = find(bytes, "general.architecture") + std::strlen("general.architecture") + 4;
+  poke<uint64_t>(bytes, length_at, 1u << 30);
+  expect_error(parse(bytes), {"truncated", "general.architecture", "needs 1073741824 bytes"});
+}
+
+TEST(GgufReader, RejectsAnArrayLongerThanTheFile) {
+  TinyLlama tiny;
+  GgufWriter w = tiny.writer();
+  w.add_int32_array("test.numbers", {1, 2, 3});
+  auto bytes = w.to_bytes();
+  const std::size_t count_at = find(bytes, "test.numbers") + std::strlen("test.numbers") + 4 + 4;
+  poke<uint64_t>(bytes, count_at, uint64_t{1} << 50);
+  expect_error(parse(bytes), {"metadata test.numbers: array of 1125899906842624 elements cannot fit"});
+}
+
+TEST(GgufReader, RejectsAnUnknownTensorType) {
+  TinyLlama tiny;
+  tiny.q_type = 99;
+  expect_error(parse(tiny.bytes()), {"tensor blk.0.attn_q.weight: unknown ggml type 99"});
+}
+
+TEST(GgufReader, RejectsTensorTypesItCannotComputeWith) {
+  TinyLlama tiny;
+  tiny.dim = 32;  // one Q5_K row needs 256 values; use Q5_0 (blocks of 32), a real type glassbox does not run
+  tiny.q_type = 6;
+  // The file is otherwise fine, but attn_q's data is shorter than the F32 buffer written, so only the
+  // type check can fail first... build and check the message names the tensor and the type.
+  auto model = model_of(tiny.bytes());
+  expect_error(model, {"tensor blk.0.attn_q.weight has element type Q5_0", "cannot compute with"});
+}
+
+TEST(GgufReader, RejectsDataPastTheEnd) {
+  TinyLlama tiny;
+  auto bytes = tiny.bytes();
+  bytes.resize(bytes.size() - 16);  // the last tensor (8 floats) loses half its data
+  expect_error(parse(bytes), {"tensor output_norm.weight", "runs past the end of the file"});
+}
+
+TEST(GgufReader, RejectsAnOffsetPastTheEnd) {
+  TinyLlama tiny;
+  auto bytes = tiny.bytes();
+  // output_norm.weight's info: name, n_dims (4), one dim (8), type (4), then its offset.
+  const std::size_t offset_at =
+      find(bytes, "output_norm.weight") + std::strlen("output_norm.weight") + 4 + 8 + 4;
+  poke<uint64_t>(bytes, offset_at, uint64_t{1} << 36);
+  expect_error(parse(bytes),
+               {"tensor output_norm.weight: its data", "at offset 68719476736", "past the end"});
+}
+
+TEST(GgufReader, RejectsAMisalignedOffset) {
+  TinyLlama tiny;
+  auto bytes = tiny.bytes();
+  const std::size_t offset_at =
+      find(bytes, "output_norm.weight") + std::strlen("output_norm.weight") + 4 + 8 + 4;
+  uint64_t offset;
+  std::memcpy(&offset, bytes.data() + offset_at, 8);
+  poke<uint64_t>(bytes, offset_at, offset + 4);
+  expect_error(parse(bytes), {"output_norm.weight: offset", "is not a multiple of the alignment 32"});
+}
+
+TEST(GgufReader, RejectsOverflowingDimensions) {
+  TinyLlama tiny;
+  auto bytes = tiny.bytes();
+  // token_embd.weight: n_dims (4), then dims [8, 4]: make the second 2^62.
+  const std::size_t dims_at = find(bytes, "token_embd.weight") + std::strlen("token_embd.weight") + 4;
+  poke<uint64_t>(bytes, dims_at + 8, uint64_t{1} << 62);
+  expect_error(parse(bytes), {"tensor token_embd.weight: dimensions overflow"});
+}
+
+TEST(GgufReader, RejectsBadDimensionCounts) {
+  TinyLlama tiny;
+  auto bytes = tiny.bytes();
+  const std::size_t n_dims_at = find(bytes, "token_embd.weight") + std::strlen("token_embd.weight");
+  poke<uint32_t>(bytes, n_dims_at, 0);
+  expect_error(parse(bytes), {"tensor token_embd.weight: n_dims must be in 1..4, found 0"});
+  poke<uint32_t>(bytes, n_dims_at, 9);
+  expect_error(parse(bytes), {"found 9"});
+}
+
+TEST(GgufReader, RejectsABadAlignment) {
+  TinyLlama tiny;
+  GgufWriter w = tiny.writer();
+  w.add_uint32("general.alignment", 24);
+  expect_error(parse(w.to_bytes()), {"general.alignment must be a positive power of two, found 24"});
+}
+
+TEST(GgufReader, RejectsDuplicateKeys) {
+  TinyLlama tiny;
+  GgufWriter w = tiny.writer();
+  w.add_uint32("llama.block_count", 1);
+  expect_error(parse(w.to_bytes()), {"metadata key llama.block_count appears twice"});
+}
+
+TEST(GgufModel, RejectsHeadsNotDividingTheEmbedding) {
+  TinyLlama tiny;
+  tiny.heads = 3;
+  tiny.kv_heads = 3;
+  expect_error(model_of(tiny.bytes()),
+               {"t.gguf: n_heads must divide dim: dim 8 is not a multiple of n_heads 3"});
+}
+
+TEST(GgufModel, RejectsKvHeadsNotDividingHeads) {
+  TinyLlama tiny;
+  tiny.dim = 12;
+  tiny.heads = 4;
+  tiny.kv_heads = 3;
+  expect_error(model_of(tiny.bytes()), {"n_kv_heads must divide n_heads"});
+}
+
+TEST(GgufModel, RejectsAMissingKeyByName) {
+  TinyLlama tiny;
+  GgufWriter w;
+  w.add_string("general.architecture", "llama");
+  const std::vector<std::byte> data(8 * 4 * sizeof(float));
+  w.add_tensor("token_embd.weight", {8, 4}, 0, data);
+  auto bytes = w.to_bytes();
+  expect_error(model_of(bytes), {"metadata llama.embedding_length is missing"});
+}
+
+TEST(GgufModel, RejectsAWrongTensorShape) {
+  TinyLlama tiny;
+  tiny.kv_heads = 1;  // the file's k/v matrices are [8][4]...
+  auto bytes = tiny.bytes();
+  // ...but the metadata says 2 kv heads: attn_k must then be [8][8].
+  poke<uint32_t>(
+      bytes, find(bytes, "llama.attention.head_count_kv") + std::strlen("llama.attention.head_count_kv") + 4,
+      2);
+  expect_error(model_of(bytes), {"tensor blk.0.attn_k.weight must have shape [8, 8]", "found [8, 4]"});
+}
+
+TEST(GgufModel, RejectsAMissingTensor) {
+  TinyLlama tiny;
+  tiny.layers = 1;
+  GgufWriter w = tiny.writer();
+  auto bytes = w.to_bytes();
+  // Rename a required tensor so it is no longer found.
+  const std::size_t at = find(bytes, "blk.0.ffn_down.weight");
+  bytes[at] = std::byte{'x'};
+  expect_error(model_of(bytes), {"tensor blk.0.ffn_down.weight is missing"});
+}
+
+TEST(GgufModel, RejectsAnUnsupportedArchitecture) {
+  TinyLlama tiny;
+  tiny.architecture = "mamba";
+  expect_error(model_of(tiny.bytes()), {"architecture \"mamba\" is not supported"});
+}
+
+TEST(GgufModel, RejectsAVocabularyOnlyFileAsAModel) {
+  GLASSBOX_REQUIRE_FILE(test::vectors_path("ggml-vocab-gpt-2.gguf"));
+  auto model = load_model(test::vectors_path("ggml-vocab-gpt-2.gguf"));
+  expect_error(model, {"the file has no tensors"});
+}
+
+TEST(GgufModel, RejectsGarbageWithoutCrashing) {
+  std::mt19937 rng(5);
+  TinyLlama tiny;
+  const auto good = tiny.bytes();
+  int rejected = 0;
+  for (int trial = 0; trial < 3000; ++trial) {
+    auto bytes = good;
+    for (int flips = 0; flips < 4; ++flips)
+      bytes[rng() % bytes.size()] = static_cast<std::byte>(rng());
+    rejected += !model_of(std::move(bytes)).ok();
+  }
+  EXPECT_GT(rejected, 0);
+}
+
+TEST(GgufModel, Stories260KGgufMatchesTheCheckpoint) {
+  GLASSBOX_REQUIRE_FILE(test::model_path("stories260K.gguf"));
+  GLASSBOX_REQUIRE_FILE(test::model_path("stories260K.bin"));
+  auto gguf = load_model(test::model_path("stories260K.gguf"));
+  auto bin = load_model(test::model_path("stories260K.bin"));
+  ASSERT_TRUE(gguf.ok() && bin.ok());
+  auto a = Session::create(std::make_shared<const Model>(std::move(*gguf)));
+  auto b = Session::create(std::make_shared<const Model>(std::move(*bin)));
+  for (int token : {1, 403, 407, 261, 378}) {
+    auto x = a->step(token), y = b->step(token);
+    ASSERT_TRUE(x.ok() && y.ok());
+    // The tensors are bit-identical, so the logits are too.
+    EXPECT_TRUE(std::equal(x->begin(), x->end(), y->begin(), y->end()));
+  }
+}
+
+}  // namespace
+}  // namespace glassbox

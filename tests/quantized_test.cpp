@@ -1,0 +1,176 @@
+// Decoding the 16-bit and block-quantized weight types, each checked against an independent description of
+// its layout (value j located bit by bit from the format's definition), plus the quantizers `convert` uses.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+
+#include "kernels/quantized.hpp"
+
+namespace glassbox::kernels {
+namespace {
+
+TEST(Half, EveryHalfRoundTripsThroughFloat) {
+  for (uint32_t bits = 0; bits < 65536; ++bits) {
+    const float f = half_to_float(static_cast<uint16_t>(bits));
+    if (std::isnan(f)) {
+      EXPECT_TRUE((bits & 0x7C00) == 0x7C00 && (bits & 0x3FF) != 0);
+      continue;
+    }
+    ASSERT_EQ(float_to_half(f), bits) << std::hex << bits;
+  }
+}
+
+TEST(Half, KnownValuesAndRounding) {
+  EXPECT_EQ(half_to_float(0x3C00), 1.0f);
+  EXPECT_EQ(half_to_float(0xC000), -2.0f);
+  EXPECT_EQ(half_to_float(0x0001), std::ldexp(1.0f, -24));  // the smallest subnormal
+  EXPECT_EQ(half_to_float(0x7BFF), 65504.0f);
+  EXPECT_EQ(float_to_half(1.0f + std::ldexp(1.0f, -11)), 0x3C00);      // halfway: to even (down)
+  EXPECT_EQ(float_to_half(1.0f + 3 * std::ldexp(1.0f, -11)), 0x3C02);  // halfway: to even (up)
+  EXPECT_EQ(float_to_half(70000.0f), 0x7C00);                          // overflow to infinity
+  EXPECT_EQ(float_to_half(std::ldexp(1.0f, -26)), 0x0000);             // below half the smallest subnormal
+  EXPECT_EQ(bfloat16_to_float(0x3F80), 1.0f);
+}
+
+std::vector<float> random_values(std::size_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::vector<float> v(n);
+  for (float& x : v)
+    x = normal(rng);
+  return v;
+}
+
+TEST(Quantized, Q8_0RoundTripIsWithinHalfAStep) {
+  const auto x = random_values(256, 1);
+  std::vector<std::byte> q(8 * 34);
+  quantize_row_q8_0(x.data(), q.data(), x.size());
+  std::vector<float> y(x.size());
+  dequantize_row(DType::Q8_0, q.data(), y.data(), y.size());
+  for (std::size_t b = 0; b < 8; ++b) {
+    float amax = 0;
+    for (int j = 0; j < 32; ++j)
+      amax = std::max(amax, std::fabs(x[b * 32 + j]));
+    for (int j = 0; j < 32; ++j)
+      EXPECT_NEAR(y[b * 32 + j], x[b * 32 + j], amax / 127 * 0.5f + 1e-3f * amax);
+  }
+}
+
+TEST(Quantized, Q4_0RoundTripIsWithinOneStep) {
+  const auto x = random_values(256, 2);
+  std::vector<std::byte> q(8 * 18);
+  quantize_row_q4_0(x.data(), q.data(), x.size());
+  std::vector<float> y(x.size());
+  dequantize_row(DType::Q4_0, q.data(), y.data(), y.size());
+  for (std::size_t b = 0; b < 8; ++b) {
+    float amax = 0;
+    for (int j = 0; j < 32; ++j)
+      amax = std::max(amax, std::fabs(x[b * 32 + j]));
+    for (int j = 0; j < 32; ++j)
+      EXPECT_NEAR(y[b * 32 + j], x[b * 32 + j], amax / 8 + 1e-3f * amax);
+  }
+}
+
+// Q4_0 by its definition: byte j of the 16 holds value j (low nibble) and value j + 16 (high nibble).
+TEST(Quantized, Q4_0LayoutFromItsDefinition) {
+  std::vector<std::byte> block(18);
+  const uint16_t d = float_to_half(0.5f);
+  std::memcpy(block.data(), &d, 2);
+  for (int j = 0; j < 16; ++j)
+    block[2 + j] = static_cast<std::byte>(j | ((15 - j) << 4));
+  float y[32];
+  dequantize_row(DType::Q4_0, block.data(), y, 32);
+  for (int j = 0; j < 16; ++j) {
+    EXPECT_EQ(y[j], 0.5f * static_cast<float>(j - 8));
+    EXPECT_EQ(y[j + 16], 0.5f * static_cast<float>(15 - j - 8));
+  }
+}
+
+// Q4_K, value j of a 256-value super-block: sub-block s = j / 32 has a 6-bit scale and min (s < 4: low six
+// bits of bytes s and s + 4; s >= 4: low nibble / high nibble of byte s + 4 with two high bits from the top
+// of bytes s - 4 / s); the 4-bit quant is in byte 32 * (j / 64) + j % 32 of the quants, low nibble for the
+// first 32 of each 64 values, high nibble for the second.
+float q4_k_value(const uint8_t* block, int j) {
+  float d, dmin;
+  uint16_t h;
+  std::memcpy(&h, block, 2);
+  d = half_to_float(h);
+  std::memcpy(&h, block + 2, 2);
+  dmin = half_to_float(h);
+  const uint8_t* packed = block + 4;
+  const int s = j / 32;
+  int scale, min;
+  if (s < 4) {
+    scale = packed[s] & 63;
+    min = packed[s + 4] & 63;
+  } else {
+    scale = (packed[s + 4] & 15) | ((packed[s - 4] >> 6) << 4);
+    min = (packed[s + 4] >> 4) | ((packed[s] >> 6) << 4);
+  }
+  const uint8_t byte = block[16 + 32 * (j / 64) + j % 32];
+  const int q = (j % 64) < 32 ? (byte & 15) : (byte >> 4);
+  return d * static_cast<float>(scale) * static_cast<float>(q) - dmin * static_cast<float>(min);
+}
+
+// Q6_K, value j: half h = j / 128, within it quadrant k = (j % 128) / 32 and lane l = j % 32. Low 4 bits:
+// ql[64 h + l + 32 (k % 2)], low nibble for k < 2 else high; high 2 bits: bits 2k..2k+1 of qh[32 h + l];
+// scale: scales[8 h + l / 16 + 2 k]; value = d * scale * (q - 32).
+float q6_k_value(const uint8_t* block, int j) {
+  const int h = j / 128, k = (j % 128) / 32, l = j % 32;
+  const uint8_t low_byte = block[64 * h + l + 32 * (k % 2)];
+  const int low = k < 2 ? (low_byte & 15) : (low_byte >> 4);
+  const int high = (block[128 + 32 * h + l] >> (2 * k)) & 3;
+  const auto scale = static_cast<int8_t>(block[192 + 8 * h + l / 16 + 2 * k]);
+  uint16_t dh;
+  std::memcpy(&dh, block + 208, 2);
+  return half_to_float(dh) * static_cast<float>(scale) * static_cast<float>((low | (high << 4)) - 32);
+}
+
+TEST(Quantized, Q4_KMatchesItsDefinitionOnRandomBlocks) {
+  std::mt19937 rng(3);
+  for (int trial = 0; trial < 50; ++trial) {
+    std::vector<uint8_t> block(144);
+    for (auto& b : block)
+      b = static_cast<uint8_t>(rng());
+    const uint16_t d = float_to_half(0.01f * static_cast<float>(rng() % 100)), dmin = float_to_half(0.003f);
+    std::memcpy(block.data(), &d, 2);
+    std::memcpy(block.data() + 2, &dmin, 2);
+    float y[256];
+    dequantize_row(DType::Q4_K, reinterpret_cast<const std::byte*>(block.data()), y, 256);
+    for (int j = 0; j < 256; ++j)
+      ASSERT_EQ(y[j], q4_k_value(block.data(), j)) << "value " << j;
+  }
+}
+
+TEST(Quantized, Q6_KMatchesItsDefinitionOnRandomBlocks) {
+  std::mt19937 rng(4);
+  for (int trial = 0; trial < 50; ++trial) {
+    std::vector<uint8_t> block(210);
+    for (auto& b : block)
+      b = static_cast<uint8_t>(rng());
+    const uint16_t d = float_to_half(0.001f * static_cast<float>(1 + rng() % 100));
+    std::memcpy(block.data() + 208, &d, 2);
+    float y[256];
+    dequantize_row(DType::Q6_K, reinterpret_cast<const std::byte*>(block.data()), y, 256);
+    for (int j = 0; j < 256; ++j)
+      ASSERT_EQ(y[j], q6_k_value(block.data(), j)) << "value " << j;
+  }
+}
+
+TEST(Quantized, SixteenBitRowsDecode) {
+  const uint16_t halves[3] = {0x3C00, 0xC000, 0x3800};
+  float y[3];
+  dequantize_row(DType::F16, reinterpret_cast<const std::byte*>(halves), y, 3);
+  EXPECT_EQ(y[0], 1.0f);
+  EXPECT_EQ(y[1], -2.0f);
+  EXPECT_EQ(y[2], 0.5f);
+  const uint16_t bf[2] = {0x3F80, 0x4040};
+  dequantize_row(DType::BF16, reinterpret_cast<const std::byte*>(bf), y, 2);
+  EXPECT_EQ(y[0], 1.0f);
+  EXPECT_EQ(y[1], 3.0f);
+}
+
+}  // namespace
+}  // namespace glassbox::kernels
