@@ -51,33 +51,41 @@ std::vector<GoldenCase> load_golden(const std::string& path) {
   return cases;
 }
 
-class Stories260KGolden : public ::testing::Test {
+// The same model two ways: llama2.c's checkpoint with tok512.bin, and llama.cpp's GGUF conversion of it
+// (bit-identical tensors, the tokenizer inside the file).
+struct ModelFiles {
+  std::string model;
+  std::string tokenizer;  // empty: inside the model file
+};
+
+class Stories260KGolden : public ::testing::TestWithParam<ModelFiles> {
  protected:
   void SetUp() override {
-    GLASSBOX_REQUIRE_FILE(test::model_path("stories260K.bin"));
-    GLASSBOX_REQUIRE_FILE(test::model_path("tok512.bin"));
+    model_path_ = test::model_path(GetParam().model);
+    tokenizer_path_ = GetParam().tokenizer.empty() ? "" : test::model_path(GetParam().tokenizer);
+    GLASSBOX_REQUIRE_FILE(model_path_);
+    if (!tokenizer_path_.empty()) GLASSBOX_REQUIRE_FILE(tokenizer_path_);
     GLASSBOX_REQUIRE_FILE(test::golden_path("stories260K.greedy.jsonl"));
-    auto model = load_llama2c_checkpoint(test::model_path("stories260K.bin"));
-    ASSERT_TRUE(model.ok()) << model.error().message;
-    model_ = std::make_shared<const Model>(std::move(*model));
-    auto tokenizer = load_llama2c_tokenizer(test::model_path("tok512.bin"));
-    ASSERT_TRUE(tokenizer.ok()) << tokenizer.error().message;
-    tokenizer_ = std::make_unique<Tokenizer>(std::move(*tokenizer));
+    auto loaded = open_model_files(model_path_, tokenizer_path_);
+    ASSERT_TRUE(loaded.ok()) << loaded.error().message;
+    model_ = loaded->model;
+    tokenizer_ = loaded->tokenizer;
     cases_ = load_golden(test::golden_path("stories260K.greedy.jsonl"));
     ASSERT_GE(cases_.size(), 1u);
   }
 
+  std::string model_path_, tokenizer_path_;
   std::shared_ptr<const Model> model_;
-  std::unique_ptr<Tokenizer> tokenizer_;
+  std::shared_ptr<const Tokenizer> tokenizer_;
   std::vector<GoldenCase> cases_;
 };
 
-TEST_F(Stories260KGolden, EncodesEveryPromptToTheReferenceIds) {
+TEST_P(Stories260KGolden, EncodesEveryPromptToTheReferenceIds) {
   for (const GoldenCase& c : cases_)
     EXPECT_EQ(tokenizer_->encode_ids(c.prompt, true), c.prompt_ids) << c.prompt;
 }
 
-TEST_F(Stories260KGolden, GreedyDecodingGivesTheReferenceTokensAndLogits) {
+TEST_P(Stories260KGolden, GreedyDecodingGivesTheReferenceTokensAndLogits) {
   for (const GoldenCase& c : cases_) {
     SCOPED_TRACE("prompt: '" + c.prompt + "'");
     auto session = Session::create(model_);
@@ -110,7 +118,7 @@ TEST_F(Stories260KGolden, GreedyDecodingGivesTheReferenceTokensAndLogits) {
 }
 
 #if !defined(__EMSCRIPTEN__)
-TEST_F(Stories260KGolden, CliGeneratePrintsTheReferenceText) {
+TEST_P(Stories260KGolden, CliGeneratePrintsTheReferenceText) {
   for (const GoldenCase& c : cases_) {
     const test::ProcessResult run =
         test::run_process({GLASSBOX_CLI_PATH, "generate", "--model", test::model_path("stories260K.bin"),
@@ -122,6 +130,11 @@ TEST_F(Stories260KGolden, CliGeneratePrintsTheReferenceText) {
   }
 }
 #endif
+
+INSTANTIATE_TEST_SUITE_P(Files, Stories260KGolden,
+                         ::testing::Values(ModelFiles{"stories260K.bin", "tok512.bin"},
+                                           ModelFiles{"stories260K.gguf", ""}),
+                         [](const auto& info) { return info.param.tokenizer.empty() ? "gguf" : "llama2c"; });
 
 }  // namespace
 }  // namespace glassbox
