@@ -30,6 +30,9 @@ if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modu
 fi
 if [ ! -f tests/peers/node_modules/.package-lock.json ] ||
    [ tests/peers/package-lock.json -nt tests/peers/node_modules/.package-lock.json ]; then
-  # Only the CPU build of llama.cpp: its optional GPU packages are hundreds of megabytes.
-  (cd tests/peers && NODE_LLAMA_CPP_SKIP_DOWNLOAD=true npm ci --omit=optional --no-audit --no-fund)
+  # Only the CPU build of llama.cpp: its optional GPU packages are hundreds of megabytes. (npm install, not
+  # npm ci: node-llama-cpp names optional packages for other platforms that are not published at its
+  # version, which npm leaves out of the lock file and npm ci then refuses. The lock file still pins
+  # everything that is installed.)
+  (cd tests/peers && NODE_LLAMA_CPP_SKIP_DOWNLOAD=true npm install --omit=optional --no-audit --no-fund)
 fi
