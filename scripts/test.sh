@@ -15,6 +15,10 @@ cd "$root"
 step() { printf '\n==== %s ====\n' "$*"; }
 step "native tests"
 ctest --test-dir build --output-on-failure --parallel 2
+step "conformance figures (tokenizer vectors, NumPy reference, Q8_0 conversion)"
+build/tests/glassbox_tests --gtest_brief=1 \
+  --gtest_filter='*Vectors*:*Fixture*:*Golden*:Convert.*:Bpe*Unicode*:*Conformance*' |
+  grep -E "vectors|largest difference|tokens agree|Q8_0|Unicode|PASSED|FAILED" || true
 step "WebAssembly tests (GoogleTest under Node, SIMD128 check)"
 ctest --test-dir build-wasm --output-on-failure
 step "WebAssembly engine module and determinism"

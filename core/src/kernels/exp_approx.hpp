@@ -15,10 +15,15 @@ inline Batch exp_approx(Batch x) {
   const Batch kLn2High(0.693359375f);  // ln 2 split in two so n * kLn2High is exact
   const Batch kLn2Low(-2.12194440e-4f);
 
+  // n = round-to-nearest-even(x / ln 2) without a float-to-int conversion (which WebAssembly's SSE emulation
+  // does one lane at a time): adding 1.5 * 2^23 leaves n in the low mantissa bits, already rounded.
+  const Batch kRoundingMagic(12582912.0f);
+
   const auto underflow = x < kMinInput;
   x = xsimd::min(xsimd::max(x, kMinInput), kMaxInput);
-  const IntBatch n = xsimd::nearbyint_as_int(x * kLog2e);
-  const Batch nf = xsimd::to_float(n);
+  const Batch shifted = x * kLog2e + kRoundingMagic;
+  const Batch nf = shifted - kRoundingMagic;
+  const IntBatch n = xsimd::bitwise_cast<IntBatch>(shifted) - xsimd::bitwise_cast<IntBatch>(kRoundingMagic);
   const Batch r = (x - nf * kLn2High) - nf * kLn2Low;
 
   Batch p(1.9875691500e-4f);
