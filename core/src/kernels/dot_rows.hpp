@@ -1,12 +1,29 @@
 // The canonical dot product (see kernels.hpp), for R rows of a matrix against one vector at once: the rows
 // share each load of x, and every row still gets exactly the partial sums and tree of a single dot().
+//
+// Written so that the accumulators stay in registers: the loops over them are unrolled at compile time
+// (indexed in a runtime loop, the arrays would live in memory and be zeroed by a memset call on every dot
+// product, which in WebAssembly cost more than the arithmetic), and the helpers are forced inline.
 #pragma once
 
+#include <utility>
+
 #include "simd.hpp"
+
+#define GLASSBOX_INLINE __attribute__((always_inline)) inline
 
 namespace glassbox::kernels {
 
 inline constexpr std::size_t kAccumulatorsPerRow = kReductionLanes / kWidth;
+
+// Calls f(0), f(1), ... f(N-1) with compile-time indices.
+template <std::size_t N, class F>
+GLASSBOX_INLINE void unrolled(F&& f) {
+  [&]<std::size_t... I>(std::index_sequence<I...>) __attribute__((always_inline)) {
+    (f(std::integral_constant<std::size_t, I>{}), ...);
+  }
+  (std::make_index_sequence<N>{});
+}
 
 // Lane j takes lane j + k (wrapping): puts the upper part of a pairwise-tree step beside the lower.
 template <unsigned k>
@@ -15,62 +32,79 @@ struct RotateDown {
 };
 
 template <unsigned half>
-inline Batch fold_lanes(Batch v) {
+GLASSBOX_INLINE Batch fold_lanes(Batch v) {
   if constexpr (half == 0) {
     return v;
   } else {
-    const Batch folded =
-        v + xsimd::swizzle(v, xsimd::make_batch_constant<xsimd::batch<uint32_t>, RotateDown<half>>());
-    return fold_lanes<half / 2>(folded);
+    return fold_lanes<half / 2>(
+        v + xsimd::swizzle(v, xsimd::make_batch_constant<xsimd::batch<uint32_t>, RotateDown<half>>()));
   }
 }
 
 // The fixed pairwise tree over the partial sums: partial[j] += partial[j + half] for half = 16, 8, 4, 2, 1.
 // While a step pairs lanes of different accumulators it is one vector add per pair; the last log2(kWidth)
 // steps fold lanes within one register.
-inline float finish_partials(Batch* acc) {
-  for (std::size_t n = kAccumulatorsPerRow / 2; n >= 1; n /= 2) {
-    for (std::size_t k = 0; k < n; ++k)
-      acc[k] = acc[k] + acc[k + n];
+template <std::size_t Count>
+GLASSBOX_INLINE Batch tree_of_accumulators(const Batch (&acc)[Count]) {
+  if constexpr (Count == 1) {
+    return acc[0];
+  } else {
+    Batch halved[Count / 2];
+    unrolled<Count / 2>([&](auto k)
+                            __attribute__((always_inline)) { halved[k] = acc[k] + acc[k + Count / 2]; });
+    return tree_of_accumulators(halved);
   }
+}
+
+GLASSBOX_INLINE float finish_partials(const Batch (&acc)[kAccumulatorsPerRow]) {
   alignas(64) float lanes[kWidth];
-  fold_lanes<kWidth / 2>(acc[0]).store_aligned(lanes);
+  fold_lanes<kWidth / 2>(tree_of_accumulators(acc)).store_aligned(lanes);
   return lanes[0];
+}
+
+// Adds one block of kReductionLanes products per row to the accumulators.
+template <std::size_t R>
+GLASSBOX_INLINE void accumulate_block(Batch (&acc)[R][kAccumulatorsPerRow], const float* const* rows,
+                                      const float* x) {
+  unrolled<kAccumulatorsPerRow>([&](auto k) __attribute__((always_inline)) {
+    const Batch xv = Batch::load_unaligned(x + k * kWidth);
+    unrolled<R>([&](auto r) __attribute__((always_inline)) {
+      acc[r][k] = acc[r][k] + Batch::load_unaligned(rows[r] + k * kWidth) * xv;
+    });
+  });
 }
 
 // out[r] = canonical dot of rows[r][0, n) with x[0, n), for r < R.
 template <std::size_t R>
-inline void dot_rows(const float* const* rows, const float* x, std::size_t n, float* out) {
+GLASSBOX_INLINE void dot_rows(const float* const* rows, const float* x, std::size_t n, float* out) {
   Batch acc[R][kAccumulatorsPerRow];
-  for (auto& row_acc : acc)
-    for (auto& a : row_acc)
-      a = Batch(0.0f);
+  unrolled<R>([&](auto r) __attribute__((always_inline)) {
+    unrolled<kAccumulatorsPerRow>([&](auto k) __attribute__((always_inline)) { acc[r][k] = Batch(0.0f); });
+  });
 
   std::size_t i = 0;
+  const float* at[R];
   for (; i + kReductionLanes <= n; i += kReductionLanes) {
-    for (std::size_t k = 0; k < kAccumulatorsPerRow; ++k) {
-      const std::size_t at = i + k * kWidth;
-      const Batch xv = Batch::load_unaligned(x + at);
-      for (std::size_t r = 0; r < R; ++r)
-        acc[r][k] = acc[r][k] + Batch::load_unaligned(rows[r] + at) * xv;
-    }
+    for (std::size_t r = 0; r < R; ++r)
+      at[r] = rows[r] + i;
+    accumulate_block<R>(acc, at, x + i);
   }
-  // The tail block: whole batches load directly; the last partial one is padded with zeros, whose products
+  // The tail: whole batches load directly; the last partial one is padded with zeros, whose products
   // (0 * 0) leave their partial sums unchanged.
-  for (std::size_t k = 0; k < kAccumulatorsPerRow && i + k * kWidth < n; ++k) {
-    const std::size_t at = i + k * kWidth;
-    if (at + kWidth <= n) {
-      const Batch xv = Batch::load_unaligned(x + at);
-      for (std::size_t r = 0; r < R; ++r)
-        acc[r][k] = acc[r][k] + Batch::load_unaligned(rows[r] + at) * xv;
-    } else {
-      const Batch xv = load_partial(x + at, n - at);
-      for (std::size_t r = 0; r < R; ++r)
-        acc[r][k] = acc[r][k] + load_partial(rows[r] + at, n - at) * xv;
-    }
+  if (i < n) {
+    unrolled<kAccumulatorsPerRow>([&](auto k) __attribute__((always_inline)) {
+      const std::size_t from = i + k * kWidth;
+      if (from >= n) return;
+      const bool whole = from + kWidth <= n;
+      const Batch xv = whole ? Batch::load_unaligned(x + from) : load_partial(x + from, n - from);
+      unrolled<R>([&](auto r) __attribute__((always_inline)) {
+        const Batch rv =
+            whole ? Batch::load_unaligned(rows[r] + from) : load_partial(rows[r] + from, n - from);
+        acc[r][k] = acc[r][k] + rv * xv;
+      });
+    });
   }
-  for (std::size_t r = 0; r < R; ++r)
-    out[r] = finish_partials(acc[r]);
+  unrolled<R>([&](auto r) __attribute__((always_inline)) { out[r] = finish_partials(acc[r]); });
 }
 
 }  // namespace glassbox::kernels

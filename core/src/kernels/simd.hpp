@@ -19,17 +19,20 @@ static_assert(kReductionLanes % kWidth == 0, "the canonical reduction needs the 
 
 // Loads up to kWidth floats, filling lanes past n with `fill`. Tails go through the same vector code as the
 // body this way, so every element sees exactly the same operations.
-inline Batch load_partial(const float* x, std::size_t n, float fill = 0.0f) {
+// (Element-wise loops, not std::fill/std::copy: those become memset/memcpy calls, which in WebAssembly cost
+// more than the arithmetic around them.)
+__attribute__((always_inline)) inline Batch load_partial(const float* x, std::size_t n, float fill = 0.0f) {
   alignas(64) float lanes[kWidth];
-  std::fill(lanes, lanes + kWidth, fill);
-  std::copy(x, x + std::min(n, kWidth), lanes);
+  for (std::size_t j = 0; j < kWidth; ++j)
+    lanes[j] = j < n ? x[j] : fill;
   return Batch::load_aligned(lanes);
 }
 
 inline void store_partial(float* out, Batch value, std::size_t n) {
   alignas(64) float lanes[kWidth];
   value.store_aligned(lanes);
-  std::copy(lanes, lanes + std::min(n, kWidth), out);
+  for (std::size_t j = 0; j < kWidth && j < n; ++j)
+    out[j] = lanes[j];
 }
 
 // Applies op (Batch -> Batch) to x[0, n) in place, kWidth lanes at a time, tail included.
