@@ -1,5 +1,6 @@
 #include "test_support.hpp"
 
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <random>
@@ -58,6 +59,25 @@ std::vector<TokenizerVector> read_tokenizer_vectors(const std::string& inp_path,
       c.ids.push_back(id);
   }
   return cases;
+}
+
+void expect_tokenizer_vectors(const Tokenizer& t, const std::vector<TokenizerVector>& cases,
+                              const std::string& label) {
+  EXPECT_EQ(cases.size(), 46u) << "llama.cpp's vector files hold 46 texts";
+  int passed = 0;
+  for (const TokenizerVector& c : cases) {
+    const std::vector<int> ids = t.encode_ids(c.text, false);
+    EXPECT_EQ(ids, c.ids) << label << " text: '" << c.text << "'";
+    passed += ids == c.ids;
+    EXPECT_EQ(t.decode(ids), c.text) << label;
+    int covered = 0;
+    for (const EncodedToken& token : t.encode(c.text, false)) {
+      EXPECT_EQ(token.byte_begin, covered) << label << " text: '" << c.text << "'";
+      covered = token.byte_end;
+    }
+    EXPECT_EQ(covered, static_cast<int>(c.text.size())) << label;
+  }
+  std::printf("%s: %d/%zu\n", label.c_str(), passed, cases.size());
 }
 
 std::string read_file(const std::string& path) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "glassbox/bytes.hpp"
+#include "glassbox/tokenizer.hpp"
 
 namespace glassbox::test {
 
@@ -72,6 +73,11 @@ struct TokenizerVector {
 };
 // Reads a .inp file (texts, each followed by "\n__ggml_vocab_test__\n") and its .out (one line of ids each).
 std::vector<TokenizerVector> read_tokenizer_vectors(const std::string& inp_path, const std::string& out_path);
+
+// Encodes each vector's text without BOS and expects the reference ids, a round trip through decode, and byte
+// spans that cover the text; prints "label: passed/total" for the log.
+void expect_tokenizer_vectors(const Tokenizer& tokenizer, const std::vector<TokenizerVector>& cases,
+                              const std::string& label);
 
 // Runs a program with arguments (no shell) and captures its output.
 struct ProcessResult {

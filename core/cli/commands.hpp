@@ -2,14 +2,13 @@
 // failed (a bad model file, say), 2 for wrong arguments (after printing usage).
 #pragma once
 
+#include "args.hpp"
+
 namespace glassbox::cli {
 
 int run_generate(int argc, char** argv);
 int run_tokenize(int argc, char** argv);
 int run_bench(int argc, char** argv);
 int run_convert(int argc, char** argv);
-
-inline constexpr int kExitFailure = 1;
-inline constexpr int kExitUsage = 2;
 
 }  // namespace glassbox::cli

@@ -8,6 +8,7 @@
 #include "glassbox/generator.hpp"
 #include "json.hpp"
 #include "model_flags.hpp"
+#include "util/text.hpp"
 
 namespace glassbox::cli {
 namespace {
@@ -25,6 +26,12 @@ constexpr Flag kFlags[] = {
     {"json", nullptr,
      "print {\"prompt_ids\", \"generated_ids\", \"text\"} as JSON at the end instead of streaming"},
 };
+
+constexpr CommandSpec kSpec = {
+    "generate",
+    "generate --model FILE [--tokenizer FILE] [--prompt TEXT] [--steps N] [--temperature T] [--top-k K]\n"
+    "                         [--top-p P] [--seed S] [--threads N] [--json]",
+    "Continues PROMPT with the model, printing text as it is generated and tokens/s to stderr.", kFlags};
 
 struct Options {
   int steps;
@@ -50,49 +57,22 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-int fail(const Error& e) {
-  std::fprintf(stderr, "glassbox generate: %s\n", e.message.c_str());
-  return kExitFailure;
-}
+Result<void> generate(const Args& args, const Options& options) {
+  GLASSBOX_ASSIGN(const LoadedModel loaded, open_model_from_flags(args));
+  const Tokenizer& tokenizer = *loaded.tokenizer;
+  GLASSBOX_ASSIGN(Session session, Session::create(loaded.model, {.threads = options.threads}));
+  Sampler sampler(options.sampler);
+  if (!args.has("seed") && options.sampler.temperature > 0.0f)
+    std::fprintf(stderr, "seed: %llu\n", static_cast<unsigned long long>(options.sampler.seed));
 
-}  // namespace
-
-int run_generate(int argc, char** argv) {
-  const std::string help = usage(
-      "generate --model FILE [--tokenizer FILE] [--prompt TEXT] [--steps N] [--temperature T] [--top-k K]\n"
-      "                         [--top-p P] [--seed S] [--threads N]",
-      "Continues PROMPT with the model, printing text as it is generated and tokens/s to stderr.", kFlags);
-  auto args = Args::parse(argc, argv, 2, kFlags);
-  if (args && args->help()) {
-    std::fputs(help.c_str(), stdout);
-    return 0;
-  }
-  // Every argument is checked before anything is loaded.
-  auto options = args ? read_options(*args) : Result<Options>(args.error());
-  if (!options) {
-    std::fprintf(stderr, "glassbox generate: %s\n\n%s", options.error().message.c_str(), help.c_str());
-    return kExitUsage;
-  }
-
-  auto loaded = open_model_from_flags(*args);
-  if (!loaded) return fail(loaded.error());
-  const Tokenizer& tokenizer = *loaded->tokenizer;
-  auto session = Session::create(loaded->model, {.threads = options->threads});
-  if (!session) return fail(session.error());
-  Sampler sampler(options->sampler);
-  if (!args->has("seed") && options->sampler.temperature > 0.0f)
-    std::fprintf(stderr, "seed: %llu\n", static_cast<unsigned long long>(options->sampler.seed));
-
-  const std::vector<int> prompt = tokenizer.encode_prompt(args->text("prompt"));
-  if (prompt.empty())
-    return fail(Error{"the prompt is empty and this tokenizer has no BOS token to start from"});
-  const int total_steps = std::min(options->steps, session->context_length());
+  const std::vector<int> prompt = tokenizer.encode_prompt(args.text("prompt"));
+  if (prompt.empty()) return error("the prompt is empty and this tokenizer has no BOS token to start from");
+  const int total_steps = std::min(options.steps, session.context_length());
   if (total_steps < static_cast<int>(prompt.size()))
-    return fail(Error{"--steps " + std::to_string(total_steps) + " is less than the prompt's " +
-                      std::to_string(prompt.size()) + " tokens"});
+    return error("--steps ", total_steps, " is less than the prompt's ", prompt.size(), " tokens");
 
   // The prompt is echoed, as llama2.c does, so stdout reads as one continuous text.
-  const bool json = args->has("json");
+  const bool json = args.has("json");
   std::string text = tokenizer.decode(prompt);
   std::vector<int> generated_ids;
   if (!json) {
@@ -100,34 +80,33 @@ int run_generate(int argc, char** argv) {
     std::fflush(stdout);
   }
 
-  Generator generator(*session, sampler);
-  if (auto started = generator.start(prompt); !started) return fail(started.error());
+  Generator generator(session, sampler);
+  GLASSBOX_TRY(generator.start(prompt));
   const auto prompt_start = Clock::now();
-  if (auto prefilled = generator.prefill(); !prefilled) return fail(prefilled.error());
+  GLASSBOX_TRY(generator.prefill());
 
   // Prompt speed: all prompt passes, up to and including the one that yields the first new token.
   // Generation speed: the passes after that, one per further token.
   double prompt_seconds = 0.0;
   Clock::time_point generation_start;
-  int generated = 0;
   int previous = prompt.back();
-  while (session->position() < total_steps) {
-    auto token = generator.next();
-    if (!token) return fail(token.error());
-    if (++generated == 1) {
+  while (session.position() < total_steps) {
+    GLASSBOX_ASSIGN(const int token, generator.next());
+    generated_ids.push_back(token);
+    if (generated_ids.size() == 1) {
       prompt_seconds = seconds_since(prompt_start);
       generation_start = Clock::now();
     }
-    generated_ids.push_back(*token);
-    if (*token == tokenizer.bos_id() || *token == tokenizer.eos_id()) break;
-    const std::string piece = tokenizer.token_text(previous, *token);
+    if (token == tokenizer.bos_id() || token == tokenizer.eos_id()) break;
+    const std::string piece = tokenizer.token_text(previous, token);
     text += piece;
     if (!json) {
       std::fputs(piece.c_str(), stdout);
       std::fflush(stdout);
     }
-    previous = *token;
+    previous = token;
   }
+  const int generated = static_cast<int>(generated_ids.size());
   const double generation_seconds = generated > 0 ? seconds_since(generation_start) : 0.0;
   const int generation_passes = generated > 0 ? generated - 1 : 0;
   if (json) {
@@ -147,9 +126,15 @@ int run_generate(int argc, char** argv) {
   std::fprintf(
       stderr, "prompt: %zu tokens, %.1f tokens/s | generation: %d tokens, %.1f tokens/s | %d thread(s), %s\n",
       prompt.size(), prompt_seconds > 0 ? prompt.size() / prompt_seconds : 0.0, generated,
-      generation_seconds > 0 ? generation_passes / generation_seconds : 0.0, options->threads,
+      generation_seconds > 0 ? generation_passes / generation_seconds : 0.0, options.threads,
       build_description());
-  return 0;
+  return ok();
+}
+
+}  // namespace
+
+int run_generate(int argc, char** argv) {
+  return run_command<Options>(kSpec, argc, argv, read_options, generate);
 }
 
 }  // namespace glassbox::cli

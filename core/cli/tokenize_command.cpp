@@ -2,7 +2,6 @@
 // covers.
 #include <cstdio>
 
-#include "args.hpp"
 #include "commands.hpp"
 #include "glassbox/formats.hpp"
 #include "json.hpp"
@@ -19,52 +18,52 @@ constexpr Flag kFlags[] = {
     {"no-bos", nullptr, "do not start with the BOS token (added when the tokenizer asks for it)"},
 };
 
-}  // namespace
+constexpr CommandSpec kSpec = {"tokenize", "tokenize --tokenizer FILE --text TEXT [--json] [--no-bos]",
+                               "Splits TEXT into tokens and prints each token's id, piece and byte span.",
+                               kFlags};
 
-int run_tokenize(int argc, char** argv) {
-  const std::string help =
-      usage("tokenize --tokenizer FILE --text TEXT [--json] [--no-bos]",
-            "Splits TEXT into tokens and prints each token's id, piece and byte span.", kFlags);
-  auto args = Args::parse(argc, argv, 2, kFlags);
-  if (args && args->help()) {
-    std::fputs(help.c_str(), stdout);
-    return 0;
-  }
-  auto tokenizer_path = args ? args->required("tokenizer") : Result<std::string>(args.error());
-  auto text = args && tokenizer_path ? args->required("text") : Result<std::string>(tokenizer_path.error());
-  if (!text) {
-    std::fprintf(stderr, "glassbox tokenize: %s\n\n%s", text.error().message.c_str(), help.c_str());
-    return kExitUsage;
-  }
+struct Options {
+  std::string tokenizer;
+  std::string text;
+};
 
-  auto tokenizer = load_tokenizer(*tokenizer_path);
-  if (!tokenizer) {
-    std::fprintf(stderr, "glassbox tokenize: %s\n", tokenizer.error().message.c_str());
-    return kExitFailure;
-  }
+Result<Options> read_options(const Args& args) {
+  Options o;
+  GLASSBOX_ASSIGN(o.tokenizer, args.required("tokenizer"));
+  GLASSBOX_ASSIGN(o.text, args.required("text"));
+  return o;
+}
+
+Result<void> tokenize(const Args& args, const Options& o) {
+  GLASSBOX_ASSIGN(const Tokenizer tokenizer, load_tokenizer(o.tokenizer));
   const std::vector<EncodedToken> tokens =
-      tokenizer->encode(*text, tokenizer->adds_bos() && !args->has("no-bos"));
-
-  if (args->has("json")) {
+      tokenizer.encode(o.text, tokenizer.adds_bos() && !args.has("no-bos"));
+  if (args.has("json")) {
     std::string ids, list;
     for (std::size_t i = 0; i < tokens.size(); ++i) {
       const EncodedToken& t = tokens[i];
       const char* comma = i ? ", " : "";
       ids += std::string(comma) + std::to_string(t.id);
       list += std::string(comma) + "{\"id\": " + std::to_string(t.id) +
-              ", \"piece\": " + json_string(tokenizer->piece(t.id)) + ", \"bytes\": [" +
+              ", \"piece\": " + json_string(tokenizer.piece(t.id)) + ", \"bytes\": [" +
               std::to_string(t.byte_begin) + ", " + std::to_string(t.byte_end) + "]}";
     }
     std::printf("{\"ids\": [%s], \"tokens\": [%s]}\n", ids.c_str(), list.c_str());
-    return 0;
+    return ok();
   }
   std::printf("%-8s %-20s %s\n", "id", "piece", "bytes");
   for (const EncodedToken& t : tokens) {
-    std::printf("%-8d %-20s [%d, %d)\n", t.id, json_string(tokenizer->piece(t.id)).c_str(), t.byte_begin,
+    std::printf("%-8d %-20s [%d, %d)\n", t.id, json_string(tokenizer.piece(t.id)).c_str(), t.byte_begin,
                 t.byte_end);
   }
   std::fprintf(stderr, "%zu tokens\n", tokens.size());
-  return 0;
+  return ok();
+}
+
+}  // namespace
+
+int run_tokenize(int argc, char** argv) {
+  return run_command<Options>(kSpec, argc, argv, read_options, tokenize);
 }
 
 }  // namespace glassbox::cli

@@ -7,6 +7,7 @@
 #include "glassbox/formats.hpp"
 #include "kernels/quantized.hpp"
 #include "model/dtype.hpp"
+#include "tokenizer/sentencepiece_space.hpp"
 #include "util/text.hpp"
 
 namespace glassbox {
@@ -29,13 +30,6 @@ int32_t gguf_token_type(TokenType t) {
       return 6;
   }
   return 1;
-}
-
-std::string sentencepiece_spaces(const std::string& piece) {
-  std::string out;
-  for (char c : piece)
-    out += c == ' ' ? std::string("\xE2\x96\x81") : std::string(1, c);
-  return out;
 }
 
 bool llama_compatible(const ModelConfig& c) {
@@ -147,7 +141,7 @@ void add_tokenizer(GgufWriter& w, const Tokenizer& tokenizer) {
     std::string piece = v.pieces[id];
     if (spm && v.types[id] == TokenType::Control && static_cast<int>(id) == v.bos_id) piece = "<s>";
     if (spm && v.types[id] == TokenType::Control && static_cast<int>(id) == v.eos_id) piece = "</s>";
-    pieces.push_back(spm ? sentencepiece_spaces(piece) : piece);
+    pieces.push_back(spm ? sentencepiece_from_spaces(piece) : piece);
     types.push_back(gguf_token_type(v.types[id]));
   }
   w.add_string_array("tokenizer.ggml.tokens", pieces);

@@ -5,6 +5,7 @@
 //   tokens, scores, token_type, merges, bos/eos/unknown_token_id, add_bos_token, add_space_prefix
 #include "formats/gguf.hpp"
 #include "glassbox/formats.hpp"
+#include "tokenizer/sentencepiece_space.hpp"
 #include "util/text.hpp"
 
 namespace glassbox {
@@ -28,21 +29,6 @@ Result<TokenType> token_type(const GgufFile& file, int64_t code, std::size_t id)
     default:
       return error(file.source(), ": tokenizer.ggml.token_type[", id, "] must be in 1..6, found ", code);
   }
-}
-
-// SentencePiece writes spaces as "▁" (U+2581); the engine's SentencePiece code works with plain spaces.
-std::string spaces_from_sentencepiece(const std::string& piece) {
-  static const std::string kMarker = "\xE2\x96\x81";
-  std::string out;
-  for (std::size_t i = 0; i < piece.size();) {
-    if (piece.compare(i, kMarker.size(), kMarker) == 0) {
-      out += ' ';
-      i += kMarker.size();
-    } else {
-      out += piece[i++];
-    }
-  }
-  return out;
 }
 
 Result<const GgufValue*> array_of(const GgufFile& file, const char* key, GgufType element, bool required) {

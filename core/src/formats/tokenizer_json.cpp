@@ -13,6 +13,7 @@
 
 #include "formats/tokenizer_json.hpp"
 #include "glassbox/formats.hpp"
+#include "tokenizer/sentencepiece_space.hpp"
 
 namespace glassbox {
 namespace {
@@ -23,19 +24,6 @@ using namespace tokenizer_json;
 constexpr const char* kBosNames[] = {"<s>", "<|begin_of_text|>", "<bos>", "<|startoftext|>", "<|endoftext|>"};
 constexpr const char* kEosNames[] = {"</s>", "<|end_of_text|>", "<eos>", "<|endoftext|>"};
 constexpr const char* kUnkNames[] = {"<unk>", "<|unk|>", "[UNK]"};
-
-std::string spaces_from_sentencepiece(const std::string& piece) {
-  std::string out;
-  for (std::size_t i = 0; i < piece.size();) {
-    if (piece.compare(i, kMarker.size(), kMarker) == 0) {
-      out += ' ';
-      i += kMarker.size();
-    } else {
-      out += piece[i++];
-    }
-  }
-  return out;
-}
 
 bool is_byte_piece(const std::string& piece) {
   auto hex = [](char c) { return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'F'); };

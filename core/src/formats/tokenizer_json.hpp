@@ -3,6 +3,8 @@
 // and post_processor.
 #pragma once
 
+#include "tokenizer/sentencepiece_space.hpp"
+
 #include <limits>
 #include <string>
 #include <string_view>
@@ -13,7 +15,7 @@
 
 namespace glassbox::tokenizer_json {
 
-inline const std::string kMarker = "\xE2\x96\x81";  // "▁", SentencePiece's space
+inline const std::string& kMarker = kSentencePieceSpace;  // "▁", SentencePiece's space
 
 inline std::string join(const std::string& path, std::string_view key) {
   return path.empty() ? std::string(key) : cat(path, ".", key);
