@@ -81,6 +81,37 @@ TEST(Sampler, TemperatureSharpensAndFlattens) {
   EXPECT_GT(hot, 0.5f);
 }
 
+TEST(Sampler, TopPRenormalizesTheNucleus) {
+  const auto kept =
+      Sampler({.temperature = 1.0f, .top_p = 0.75f}).candidates(logits_for({0.3f, 0.1f, 0.4f, 0.2f}));
+  ASSERT_EQ(kept.size(), 3u);
+  EXPECT_NEAR(kept[0].probability, 0.4f / 0.9f, 1e-6f);
+  EXPECT_NEAR(kept[1].probability, 0.3f / 0.9f, 1e-6f);
+  EXPECT_NEAR(kept[2].probability, 0.2f / 0.9f, 1e-6f);
+}
+
+TEST(Sampler, ATemperatureNearZeroIsTheGreedyLimit) {
+  // 1 / 1e-40 is infinite in float; the sampler must still see the best token with probability 1, never NaN.
+  const std::vector<float> logits = {0.1f, 3.0f, -2.0f, 2.9f, -INFINITY};
+  for (float t : {1e-3f, 1e-20f, 1e-40f, 1e-45f}) {
+    for (SamplerSettings settings :
+         {SamplerSettings{.temperature = t}, SamplerSettings{.temperature = t, .top_k = 2},
+          SamplerSettings{.temperature = t, .top_p = 0.9f}}) {
+      Sampler s(settings);
+      // Without a cut the candidates stay in id order, so look the best token up by id.
+      float best = 0.0f, rest = 0.0f;
+      for (const auto& c : s.candidates(logits)) {
+        EXPECT_FALSE(std::isnan(c.probability)) << "temperature " << t;
+        (c.id == 1 ? best : rest) += c.probability;
+      }
+      EXPECT_FLOAT_EQ(best, 1.0f) << "temperature " << t;
+      EXPECT_EQ(rest, 0.0f) << "temperature " << t;
+      for (int i = 0; i < 20; ++i)
+        EXPECT_EQ(s.sample(logits), 1) << "temperature " << t;
+    }
+  }
+}
+
 std::vector<int> draw(uint64_t seed, int n) {
   std::vector<float> logits(50);
   for (int i = 0; i < 50; ++i)

@@ -42,8 +42,13 @@ std::vector<Sampler::Candidate> Sampler::candidates(std::span<const float> logit
     out.push_back({argmax(logits), 1.0f});
     return out;
   }
-  std::vector<float> probabilities(logits.begin(), logits.end());
-  kernels::scale_in_place(probabilities.data(), 1.0f / settings_.temperature, probabilities.size());
+  // (logit - max) / temperature rather than logit * (1 / temperature): for a tiny temperature 1 / t is
+  // infinite and the product gives inf - inf = NaN, while this gives 0 for the best token and -inf (a
+  // probability of 0) for the rest, the greedy limit that a temperature near 0 should approach.
+  const float max_logit = *std::max_element(logits.begin(), logits.end());
+  std::vector<float> probabilities(logits.size());
+  for (std::size_t i = 0; i < logits.size(); ++i)
+    probabilities[i] = (logits[i] - max_logit) / settings_.temperature;
   kernels::softmax(probabilities.data(), probabilities.size());
 
   std::vector<int> order(probabilities.size());
