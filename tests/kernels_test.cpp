@@ -1,6 +1,7 @@
 // Each optimized kernel against its scalar reference, on random inputs of awkward lengths (1, 3, 17, 255,
 // 4099: below, around and far past the SIMD width and the 32-lane reduction block) and at unaligned
-// addresses (one float past a 64-byte boundary).
+// addresses: every buffer starts 1, 2 or 3 floats past a 64-byte boundary, and the operands of one call
+// have different misalignments, so no kernel can rely on its inputs being aligned alike.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -15,12 +16,14 @@ namespace {
 
 constexpr std::size_t kLengths[] = {1, 3, 17, 255, 4099};
 
-// A float buffer whose data() is deliberately not 16-, 32- or 64-byte aligned.
+// A float buffer whose data() is deliberately not 16-, 32- or 64-byte aligned. Successive buffers start
+// 1, 2, 3, 1, ... floats past a 64-byte boundary.
 class Unaligned {
  public:
   explicit Unaligned(std::size_t n) : storage_(n + 32) {
+    static std::size_t next_misalignment = 0;
     auto address = reinterpret_cast<std::uintptr_t>(storage_.data());
-    offset_ = ((64 - address % 64) % 64) / sizeof(float) + 1;  // one float past a 64-byte boundary
+    offset_ = ((64 - address % 64) % 64) / sizeof(float) + 1 + next_misalignment++ % 3;
   }
   float* data() { return storage_.data() + offset_; }
   float& operator[](std::size_t i) { return data()[i]; }
@@ -48,6 +51,13 @@ void expect_near_all(const float* actual, const float* expected, std::size_t n, 
     ASSERT_NEAR(actual[i], expected[i], tolerance) << "at index " << i << " of " << n;
 }
 
+// Probabilities span many orders of magnitude (most of 4099 scores in [-30, 30] end up below 1e-6), so an
+// absolute tolerance would wave through a wrong tail: compare relatively, down to the float's normal range.
+void expect_probabilities_near(const float* actual, const float* expected, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i)
+    ASSERT_NEAR(actual[i], expected[i], 1e-5f * expected[i] + 1e-37f) << "at index " << i << " of " << n;
+}
+
 TEST(Kernels, DotMatchesReference) {
   std::mt19937 rng(1);
   for (std::size_t n : kLengths) {
@@ -70,7 +80,7 @@ TEST(Kernels, MatvecMatchesReferenceOnEveryRowRange) {
   for (std::size_t cols : kLengths) {
     const std::size_t rows = 37;  // not a multiple of the kernel's row block
     auto w = random_vector(rows * cols, rng), x = random_vector(cols, rng);
-    std::vector<float> expected(rows), actual(rows, -1.0f);
+    Unaligned expected(rows), actual(rows);
     reference::matvec(expected.data(), w.data(), x.data(), rows, cols);
     matvec(actual.data(), w.data(), x.data(), cols, 0, 10);  // two ranges, as two threads would split it
     matvec(actual.data(), w.data(), x.data(), cols, 10, rows);
@@ -92,10 +102,10 @@ TEST(Kernels, MatvecRowsEqualDotExactly) {
 
 TEST(Kernels, DotStridedMatchesReferenceAndEqualsDotExactly) {
   std::mt19937 rng(16);
-  for (std::size_t n : {std::size_t{1}, std::size_t{8}, std::size_t{17}, std::size_t{64}, std::size_t{255}}) {
+  for (std::size_t n : kLengths) {
     const std::size_t stride = n + 5, rows = 13;  // rows interleaved with other data, as in the KV cache
     auto m = random_vector(rows * stride, rng), x = random_vector(n, rng);
-    std::vector<float> actual(rows), expected(rows);
+    Unaligned actual(rows), expected(rows);
     dot_strided(actual.data(), m.data(), stride, rows, x.data(), n);
     reference::dot_strided(expected.data(), m.data(), stride, rows, x.data(), n);
     expect_near_all(actual.data(), expected.data(), rows, reduction_tolerance(n));
@@ -160,7 +170,7 @@ TEST(Kernels, SoftmaxMatchesReferenceAndSumsToOne) {
     std::copy(expected.data(), expected.data() + n, actual.data());
     reference::softmax(expected.data(), n, n);
     softmax(actual.data(), n);
-    expect_near_all(actual.data(), expected.data(), n, 1e-6f);
+    expect_probabilities_near(actual.data(), expected.data(), n);
     double total = 0.0;
     for (std::size_t i = 0; i < n; ++i)
       total += actual[i];
@@ -170,16 +180,21 @@ TEST(Kernels, SoftmaxMatchesReferenceAndSumsToOne) {
 
 TEST(Kernels, SoftmaxCausalLimitMasksTheRest) {
   std::mt19937 rng(9);
-  const std::size_t n = 17;
-  for (std::size_t limit : {std::size_t{0}, std::size_t{1}, std::size_t{5}, n}) {
-    auto x = random_vector(n, rng);
-    Unaligned expected(n);
-    std::copy(x.data(), x.data() + n, expected.data());
-    reference::softmax(expected.data(), n, limit);
-    softmax(x.data(), n, limit);
-    expect_near_all(x.data(), expected.data(), n, 1e-6f);
-    for (std::size_t i = limit; i < n; ++i)
-      EXPECT_EQ(x[i], 0.0f) << "masked entry " << i << " limit " << limit;
+  for (std::size_t n : kLengths) {
+    for (std::size_t limit : {std::size_t{0}, std::size_t{1}, n / 2 + 1, n - 1, n}) {
+      auto x = random_vector(n, rng, -30.0f, 30.0f);
+      Unaligned expected(n);
+      std::copy(x.data(), x.data() + n, expected.data());
+      reference::softmax(expected.data(), n, limit);
+      softmax(x.data(), n, limit);
+      expect_probabilities_near(x.data(), expected.data(), n);
+      double total = 0.0;
+      for (std::size_t i = 0; i < limit; ++i)
+        total += x[i];
+      if (limit > 0) EXPECT_NEAR(total, 1.0, 1e-5) << "n " << n << " limit " << limit;
+      for (std::size_t i = limit; i < n; ++i)
+        ASSERT_EQ(x[i], 0.0f) << "masked entry " << i << " of " << n << ", limit " << limit;
+    }
   }
 }
 
@@ -237,7 +252,7 @@ TEST(Kernels, RopeMatchesReferenceForBothPairings) {
     for (std::size_t n : kLengths) {
       const std::size_t rotary = n - n % 2;  // rotary dims are even; an odd n leaves the last value alone
       auto angles = random_vector(rotary / 2 + 1, rng, -100.0f, 100.0f);
-      std::vector<float> cos_table(rotary / 2 + 1), sin_table(rotary / 2 + 1);
+      Unaligned cos_table(rotary / 2 + 1), sin_table(rotary / 2 + 1);
       for (std::size_t i = 0; i < rotary / 2; ++i) {
         cos_table[i] = std::cos(angles[i]);
         sin_table[i] = std::sin(angles[i]);

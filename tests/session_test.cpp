@@ -27,7 +27,8 @@ std::vector<float> run(const std::shared_ptr<const Model>& model, const std::vec
   std::vector<float> all;
   for (int t : tokens) {
     auto logits = session->step(t);
-    EXPECT_TRUE(logits.ok());
+    EXPECT_TRUE(logits.ok()) << logits.error().message;
+    if (!logits) return all;
     all.insert(all.end(), logits->begin(), logits->end());
   }
   return all;
@@ -62,7 +63,7 @@ struct NaiveLlama {
     const int hd = m.config.head_dim;
     for (int h = 0; h < heads; ++h)
       for (int i = 0; i < hd / 2; ++i) {
-        const double angle = position * std::pow(10000.0, -2.0 * i / hd);
+        const double angle = position * std::pow(static_cast<double>(m.config.rope_theta), -2.0 * i / hd);
         double& a = v[h * hd + 2 * i];
         double& b = v[h * hd + 2 * i + 1];
         const double a0 = a, b0 = b;
@@ -120,10 +121,7 @@ struct NaiveLlama {
   }
 };
 
-TEST(Forward, MatchesANaiveReimplementationWithASeparateClassifier) {
-  Llama2cHeader h;
-  h.vocab_size = -40;  // untied classifier
-  const auto model = load(test::make_llama2c_checkpoint(h, 5));
+void expect_matches_naive(const std::shared_ptr<const Model>& model) {
   const std::vector<int> tokens = {1, 7, 39, 0, 12, 12, 3, 25};
   const std::vector<float> ours = run(model, tokens);
   NaiveLlama naive{*model, {}, {}};
@@ -133,6 +131,25 @@ TEST(Forward, MatchesANaiveReimplementationWithASeparateClassifier) {
       ASSERT_NEAR(ours[p * expected.size() + i], expected[i], 2e-4 * std::max(1.0, std::fabs(expected[i])))
           << "position " << p << " logit " << i;
   }
+}
+
+TEST(Forward, MatchesANaiveReimplementationWithASeparateClassifier) {
+  Llama2cHeader h;
+  h.vocab_size = -40;  // untied classifier
+  expect_matches_naive(load(test::make_llama2c_checkpoint(h, 5)));
+}
+
+TEST(Forward, RopeThetaIsTheConfiguredOne) {
+  // llama2.c files always mean theta 10000; other formats carry their own (Llama 3: 500000). The same
+  // weights with another theta must follow the naive pass computed with that theta, and differ from 10000.
+  Llama2cHeader h;
+  h.vocab_size = 40;  // the naive comparison feeds token ids up to 39
+  const auto base = load(test::make_llama2c_checkpoint(h, 5));
+  Model changed = *base;
+  changed.config.rope_theta = 37.0f;  // small, so the angles differ a lot within 8 positions
+  const auto model = std::make_shared<const Model>(std::move(changed));
+  expect_matches_naive(model);
+  EXPECT_NE(run(model, {1, 7, 39, 0}), run(base, {1, 7, 39, 0}));
 }
 
 // A multi-head copy of a grouped-query checkpoint: each kv head's rows of wk and wv repeated for every query
