@@ -84,7 +84,26 @@ TEST(Llama2cCheckpoint, RejectsSizesThatDisagreeWithTheFileLength) {
   auto bytes = test::make_llama2c_checkpoint({});
   const int32_t layers = 3;
   std::memcpy(bytes.data() + 8, &layers, 4);
-  expect_error(read_checkpoint(bytes), {"file size disagrees with the header", "n_layers 3"});
+  expect_error(read_checkpoint(bytes), {"bad.bin", "file size disagrees with the header", "n_layers 3",
+                                        "the file has " + std::to_string(bytes.size())});
+}
+
+TEST(Llama2cCheckpoint, RejectsASeparateClassifierThatIsMissing) {
+  // vocab_size -32 promises a classifier after the weights; a file written with +32 has none.
+  auto bytes = test::make_llama2c_checkpoint({});
+  const int32_t untied = -32;
+  std::memcpy(bytes.data() + 20, &untied, 4);
+  const std::size_t classifier = 32 * 16 * sizeof(float);
+  expect_error(read_checkpoint(bytes),
+               {"bad.bin", "vocab_size -32", "need " + std::to_string(bytes.size() + classifier),
+                "the file has " + std::to_string(bytes.size())});
+}
+
+TEST(Llama2cCheckpoint, RejectsAVocabularySizeWithoutAPositiveCounterpart) {
+  auto bytes = test::make_llama2c_checkpoint({});
+  const int32_t smallest = INT32_MIN;
+  std::memcpy(bytes.data() + 20, &smallest, 4);
+  expect_error(read_checkpoint(bytes), {"bad.bin", "vocab_size", "found -2147483648"});
 }
 
 TEST(Llama2cCheckpoint, RejectsAZeroDimension) {
@@ -99,21 +118,43 @@ TEST(Llama2cCheckpoint, RejectsAZeroVocabulary) {
   auto bytes = test::make_llama2c_checkpoint({});
   const int32_t zero = 0;
   std::memcpy(bytes.data() + 20, &zero, 4);
-  expect_error(read_checkpoint(bytes), {"vocab_size must be in 1..", "found 0"});
+  expect_error(read_checkpoint(bytes), {"bad.bin", "vocab_size must be in 1..", "found 0"});
+}
+
+TEST(Llama2cCheckpoint, RejectsZeroHeads) {
+  auto bytes = test::make_llama2c_checkpoint({});
+  const int32_t zero = 0;
+  std::memcpy(bytes.data() + 12, &zero, 4);  // n_heads
+  expect_error(read_checkpoint(bytes), {"bad.bin", "n_heads must be in 1..", "found 0"});
+}
+
+TEST(Llama2cCheckpoint, RejectsZeroKvHeads) {
+  auto bytes = test::make_llama2c_checkpoint({});
+  const int32_t zero = 0;
+  std::memcpy(bytes.data() + 16, &zero, 4);  // n_kv_heads
+  expect_error(read_checkpoint(bytes), {"bad.bin", "n_kv_heads must be in 1..", "found 0"});
+}
+
+TEST(Llama2cCheckpoint, RejectsAnOddHeadSize) {
+  // dim 12 over 4 heads is 3 values per head: RoPE rotates pairs, so a head needs an even size.
+  Llama2cHeader h;
+  h.dim = 12;
+  expect_error(read_checkpoint(test::make_llama2c_checkpoint(h)),
+               {"bad.bin", "rope dimension must be even", "found 3"});
 }
 
 TEST(Llama2cCheckpoint, RejectsAnAbsurdDimension) {
   auto bytes = test::make_llama2c_checkpoint({});
   const int32_t huge = 2'000'000'000;
   std::memcpy(bytes.data() + 0, &huge, 4);  // dim
-  expect_error(read_checkpoint(bytes), {"dim must be in 1..65536", "found 2000000000"});
+  expect_error(read_checkpoint(bytes), {"bad.bin", "dim must be in 1..65536", "found 2000000000"});
 }
 
 TEST(Llama2cCheckpoint, RejectsANegativeDimension) {
   auto bytes = test::make_llama2c_checkpoint({});
   const int32_t negative = -5;
   std::memcpy(bytes.data() + 24, &negative, 4);  // seq_len
-  expect_error(read_checkpoint(bytes), {"max_seq_len must be in 1..", "found -5"});
+  expect_error(read_checkpoint(bytes), {"bad.bin", "max_seq_len must be in 1..", "found -5"});
 }
 
 TEST(Llama2cCheckpoint, RejectsHeadsNotDividingDim) {
@@ -121,14 +162,15 @@ TEST(Llama2cCheckpoint, RejectsHeadsNotDividingDim) {
   auto bytes = test::make_llama2c_checkpoint(h);
   const int32_t heads = 5;  // 16 is not a multiple of 5
   std::memcpy(bytes.data() + 12, &heads, 4);
-  expect_error(read_checkpoint(bytes), {"n_heads must divide dim", "dim 16", "n_heads 5"});
+  expect_error(read_checkpoint(bytes), {"bad.bin", "n_heads must divide dim", "dim 16", "n_heads 5"});
 }
 
 TEST(Llama2cCheckpoint, RejectsKvHeadsNotDividingHeads) {
   auto bytes = test::make_llama2c_checkpoint({});
   const int32_t kv_heads = 3;  // 4 heads are not a multiple of 3
   std::memcpy(bytes.data() + 16, &kv_heads, 4);
-  expect_error(read_checkpoint(bytes), {"n_kv_heads must divide n_heads", "n_heads 4", "n_kv_heads 3"});
+  expect_error(read_checkpoint(bytes),
+               {"bad.bin", "n_kv_heads must divide n_heads", "n_heads 4", "n_kv_heads 3"});
 }
 
 TEST(Llama2cCheckpoint, RejectsAMissingFileByName) {
@@ -164,6 +206,18 @@ TEST(Llama2cTokenizer, ReadsAWellFormedFile) {
   EXPECT_EQ(t->vocab_size(), 6);
   EXPECT_EQ(t->bos_id(), 1);
   EXPECT_EQ(t->piece(5), " a");
+}
+
+TEST(Llama2cTokenizer, RejectsAnEmptyFile) {
+  expect_error(read_tokenizer({}), {"bad-tokenizer.bin", "max_token_length", "needs 4 bytes, 0 left"});
+}
+
+TEST(Llama2cTokenizer, OnlyHexPiecesAreByteTokens) {
+  auto t = read_tokenizer(
+      tokenizer_file(6, {{0, "<unk>"}, {0, "<s>"}, {0, "</s>"}, {0, "<0x41>"}, {0, "<0xZZ>"}}));
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  EXPECT_EQ(t->decode(std::vector<int>{3}), "A");
+  EXPECT_EQ(t->decode(std::vector<int>{4}), "<0xZZ>") << "a piece that only looks like a byte token is ordinary text";
 }
 
 TEST(Llama2cTokenizer, RejectsATruncatedEntry) {

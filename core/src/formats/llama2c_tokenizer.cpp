@@ -1,6 +1,7 @@
 // llama2.c's tokenizer.bin: int32 max_token_length, then for each token float32 score, int32 byte length and
 // the bytes (no terminator). The token count is not stored: the entries run to the end of the file. By
 // llama2.c's convention id 0 is <unk>, 1 is BOS and 2 is EOS, and SentencePiece's "▁" is already a space.
+#include <cctype>
 #include <cmath>
 
 #include "formats/byte_reader.hpp"
@@ -37,7 +38,8 @@ Result<Tokenizer> read_llama2c_tokenizer(const Bytes& bytes) {
     vocab.pieces.emplace_back(*piece);
     vocab.scores.push_back(*score);
     const std::string& p = vocab.pieces.back();
-    const bool byte_piece = p.size() == 6 && p.rfind("<0x", 0) == 0 && p[5] == '>';
+    const auto hex = [](char ch) { return std::isxdigit(static_cast<unsigned char>(ch)) != 0; };
+    const bool byte_piece = p.size() == 6 && p.rfind("<0x", 0) == 0 && hex(p[3]) && hex(p[4]) && p[5] == '>';
     vocab.types.push_back(id == 0                ? TokenType::Unknown
                           : (id == 1 || id == 2) ? TokenType::Control
                           : byte_piece           ? TokenType::Byte
