@@ -120,10 +120,10 @@ TEST_P(Stories260KGolden, GreedyDecodingGivesTheReferenceTokensAndLogits) {
 #if !defined(__EMSCRIPTEN__)
 TEST_P(Stories260KGolden, CliGeneratePrintsTheReferenceText) {
   for (const GoldenCase& c : cases_) {
-    const test::ProcessResult run =
-        test::run_process({GLASSBOX_CLI_PATH, "generate", "--model", test::model_path("stories260K.bin"),
-                           "--tokenizer", test::model_path("tok512.bin"), "--prompt", c.prompt,
-                           "--temperature", "0", "--steps", std::to_string(c.steps)});
+    std::vector<std::string> command = {GLASSBOX_CLI_PATH, "generate", "--model", model_path_};
+    if (!tokenizer_path_.empty()) command.insert(command.end(), {"--tokenizer", tokenizer_path_});
+    command.insert(command.end(), {"--prompt", c.prompt, "--temperature", "0", "--steps", std::to_string(c.steps)});
+    const test::ProcessResult run = test::run_process(command);
     EXPECT_EQ(run.exit_code, 0) << run.err;
     EXPECT_EQ(run.out, c.decoded_text + "\n") << "prompt: '" << c.prompt << "'";
     EXPECT_NE(run.err.find("tokens/s"), std::string::npos) << run.err;

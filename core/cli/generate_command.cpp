@@ -67,9 +67,14 @@ Result<void> generate(const Args& args, const Options& options) {
 
   const std::vector<int> prompt = tokenizer.encode_prompt(args.text("prompt"));
   if (prompt.empty()) return error("the prompt is empty and this tokenizer has no BOS token to start from");
-  const int total_steps = std::min(options.steps, session.context_length());
-  if (total_steps < static_cast<int>(prompt.size()))
-    return error("--steps ", total_steps, " is less than the prompt's ", prompt.size(), " tokens");
+  const int prompt_length = static_cast<int>(prompt.size());
+  if (prompt_length > session.context_length())
+    return error("the prompt is ", prompt_length, " tokens, more than the model's context of ",
+                 session.context_length());
+  if (options.steps < prompt_length)
+    return error("--steps ", options.steps, " is less than the prompt's ", prompt_length,
+                 " tokens (--steps counts the prompt too, as in llama2.c)");
+  const int total_steps = std::min(options.steps, session.context_length());  // the context caps it
 
   // The prompt is echoed, as llama2.c does, so stdout reads as one continuous text.
   const bool json = args.has("json");
