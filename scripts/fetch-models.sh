@@ -23,14 +23,25 @@ while read -r name sum url; do
     echo "fetch-models: $name ok"
     continue
   fi
+  # A file that cannot be had is reported and the others are still tried; the exit status says it failed.
   if [ -n "$mirror" ]; then
-    cp "$mirror/$name" "$target.part"
+    if ! cp "$mirror/$name" "$target.part"; then
+      echo "fetch-models: $name is not in the mirror folder $mirror" >&2
+      status=1
+      continue
+    fi
   else
     echo "fetch-models: downloading $name from $url"
     if command -v curl >/dev/null; then
-      curl -fL --retry 3 -o "$target.part" "$url"
+      fetched() { curl -fL --retry 3 -o "$target.part" "$url"; }
     else
-      wget -q -O "$target.part" "$url"
+      fetched() { wget -q -O "$target.part" "$url"; }
+    fi
+    if ! fetched; then
+      rm -f "$target.part"
+      echo "fetch-models: could not download $name from $url" >&2
+      status=1
+      continue
     fi
   fi
   if verified "$target.part" "$sum"; then
