@@ -8,6 +8,7 @@
 
 #include "formats/gguf.hpp"
 #include "formats/gguf_writer.hpp"
+#include "gguf_test_support.hpp"
 #include "glassbox/formats.hpp"
 #include "glassbox/session.hpp"
 #include "test_support.hpp"
@@ -15,81 +16,12 @@
 namespace glassbox {
 namespace {
 
-// A tiny, valid llama-architecture model: dim 8, 1 layer, 2 heads, vocab 4.
-struct TinyLlama {
-  int dim = 8, hidden = 16, heads = 2, kv_heads = 2, vocab = 4, layers = 1;
-  std::string architecture = "llama";
-  uint32_t q_type = 0;  // ggml type of attn_q
-  std::vector<std::vector<float>> storage;
-
-  GgufWriter writer() {
-    GgufWriter w;
-    w.add_string("general.architecture", architecture);
-    const std::string a = architecture + ".";
-    w.add_uint32(a + "context_length", 16);
-    w.add_uint32(a + "embedding_length", static_cast<uint32_t>(dim));
-    w.add_uint32(a + "feed_forward_length", static_cast<uint32_t>(hidden));
-    w.add_uint32(a + "block_count", static_cast<uint32_t>(layers));
-    w.add_uint32(a + "attention.head_count", static_cast<uint32_t>(heads));
-    w.add_uint32(a + "attention.head_count_kv", static_cast<uint32_t>(kv_heads));
-    w.add_float32(a + "attention.layer_norm_rms_epsilon", 1e-5f);
-    auto tensor = [&](const std::string& name, std::vector<uint64_t> dims, uint32_t type = 0) {
-      uint64_t n = 1;
-      for (uint64_t d : dims)
-        n *= d;
-      storage.emplace_back(n, 0.5f);
-      const auto* data = reinterpret_cast<const std::byte*>(storage.back().data());
-      w.add_tensor(name, dims, type, std::span<const std::byte>(data, n * 4));
-    };
-    const uint64_t d = static_cast<uint64_t>(dim), h = static_cast<uint64_t>(hidden);
-    const uint64_t kv = static_cast<uint64_t>(dim / heads * kv_heads);
-    tensor("token_embd.weight", {d, static_cast<uint64_t>(vocab)});
-    for (int l = 0; l < layers; ++l) {
-      const std::string b = "blk." + std::to_string(l) + ".";
-      tensor(b + "attn_norm.weight", {d});
-      tensor(b + "attn_q.weight", {d, d}, q_type);
-      tensor(b + "attn_k.weight", {d, kv});
-      tensor(b + "attn_v.weight", {d, kv});
-      tensor(b + "attn_output.weight", {d, d});
-      tensor(b + "ffn_norm.weight", {d});
-      tensor(b + "ffn_gate.weight", {d, h});
-      tensor(b + "ffn_up.weight", {d, h});
-      tensor(b + "ffn_down.weight", {h, d});
-    }
-    tensor("output_norm.weight", {d});
-    return w;
-  }
-  std::vector<std::byte> bytes() { return writer().to_bytes(); }
-};
-
-Result<GgufFile> parse(std::vector<std::byte> bytes) {
-  return read_gguf(bytes_from_buffer(std::move(bytes), "t.gguf"));
-}
-Result<Model> model_of(std::vector<std::byte> bytes) {
-  return read_gguf_model(bytes_from_buffer(std::move(bytes), "t.gguf"));
-}
-
-template <class T>
-void expect_error(const Result<T>& r, std::initializer_list<std::string> parts) {
-  ASSERT_FALSE(r.ok()) << "a malformed file was accepted";
-  for (const std::string& part : parts)
-    EXPECT_NE(r.error().message.find(part), std::string::npos)
-        << "message: " << r.error().message << "\nmissing: " << part;
-}
-
-// Offset of the first occurrence of `text` in the file (to damage a specific field).
-std::size_t find(const std::vector<std::byte>& bytes, const std::string& text) {
-  const auto* begin = reinterpret_cast<const char*>(bytes.data());
-  const std::string_view all(begin, bytes.size());
-  const std::size_t at = all.find(text);
-  EXPECT_NE(at, std::string_view::npos) << text;
-  return at;
-}
-
-template <class T>
-void poke(std::vector<std::byte>& bytes, std::size_t at, T value) {
-  std::memcpy(bytes.data() + at, &value, sizeof value);
-}
+using test::expect_error;
+using test::find;
+using test::model_of;
+using test::parse;
+using test::poke;
+using test::TinyLlama;
 
 TEST(GgufReader, ReadsAValidFile) {
   TinyLlama tiny;

@@ -6,6 +6,7 @@
 //   gpt2     LayerNorm with biases, learned positions, GELU, fused qkv, biases everywhere
 //   glassbox our own: every ModelConfig choice spelled out in glassbox.* keys (tests/reference/README.md)
 #include <functional>
+#include <optional>
 
 #include "formats/gguf.hpp"
 #include "formats/model_builder.hpp"
@@ -35,12 +36,66 @@ Result<T> choice(const GgufFile& file, const std::string& key, const std::string
   return error(file.source(), ": metadata ", key, " must be one of ", allowed, ", found \"", *text, "\"");
 }
 
-Result<int> positive(const GgufFile& file, const std::string& key, int64_t fallback = -1) {
-  auto v = fallback < 0 ? file.integer(key) : file.integer(key, fallback);
+// A size hyper-parameter of any GGUF integer type, range-checked before it becomes an int (the error names
+// the key and the value found, so 2^32 + 4 is not read as 4 nor -4 as a huge uint).
+Result<int> positive(const GgufFile& file, const std::string& key, std::optional<int64_t> fallback = {}) {
+  constexpr int64_t kMax = int64_t{1} << 30;
+  auto v = fallback ? file.integer_in(key, 1, kMax, *fallback) : file.integer_in(key, 1, kMax);
   if (!v) return v.error();
-  if (*v <= 0 || *v > (int64_t{1} << 30))
-    return error(file.source(), ": metadata ", key, " must be positive, found ", *v);
   return static_cast<int>(*v);
+}
+
+// <arch>.rope.dimension_count: absent means the whole head rotates; present, an even number in 2..head_dim.
+Result<int> rope_dimension(const GgufFile& file, const std::string& key, int head_dim) {
+  if (!file.find(key)) return 0;
+  auto v = file.integer_in(key, 2, head_dim);
+  if (!v) return v.error();
+  if (*v % 2 != 0)
+    return error(file.source(), ": metadata ", key, " must be even (RoPE rotates pairs of values), found ",
+                 *v);
+  return static_cast<int>(*v);
+}
+
+// RoPE scaling (linear, YaRN, LongRoPE, Llama 3's rope_freqs) changes the rotation angles; glassbox does not
+// implement it yet, and running such a file with plain RoPE would silently compute something else.
+Result<void> reject_rope_scaling(const GgufFile& file, const std::string& arch) {
+  const std::string type_key = arch + ".rope.scaling.type";
+  auto type = file.string(type_key, "none");
+  if (!type) return type.error();
+  if (*type != "none")
+    return error(file.source(), ": metadata ", type_key, " is \"", *type,
+                 "\": glassbox does not support RoPE scaling yet");
+  // llama.cpp reads a factor of 0 as "no scaling", like 1; rope.scale_linear is the older name.
+  for (const std::string& key : {arch + ".rope.scaling.factor", arch + ".rope.scale_linear"}) {
+    auto factor = file.real(key, 1.0);
+    if (!factor) return factor.error();
+    if (*factor != 1.0 && *factor != 0.0)
+      return error(file.source(), ": metadata ", key, " is ", *factor,
+                   ": glassbox does not support RoPE scaling yet (only 1 means no scaling)");
+  }
+  for (const char* name : {"rope_freqs.weight", "rope_factors_long.weight", "rope_factors_short.weight"})
+    if (file.tensor(name))
+      return error(file.source(), ": tensor ", name,
+                   " scales the RoPE frequencies, which glassbox does not support yet");
+  return ok();
+}
+
+// Every blk.N tensor must belong to a layer the config has (llama.cpp rejects extra tensors too): a file
+// whose block_count is smaller than its layers would otherwise run with layers silently left out.
+Result<void> check_layer_tensors(const GgufFile& file, const std::string& arch, int n_layers) {
+  for (const GgufTensorInfo& t : file.tensors) {
+    if (t.name.rfind("blk.", 0) != 0) continue;
+    uint64_t layer = 0;
+    std::size_t i = 4;
+    for (; i < t.name.size() && t.name[i] >= '0' && t.name[i] <= '9' && layer <= UINT32_MAX; ++i)
+      layer = layer * 10 + static_cast<uint64_t>(t.name[i] - '0');
+    if (i == 4) continue;  // not numbered
+    if (layer >= static_cast<uint64_t>(n_layers))
+      return error(file.source(), ": tensor ", t.name,
+                   " belongs to a layer the model does not have: metadata ", arch, ".block_count is ",
+                   n_layers);
+  }
+  return ok();
 }
 
 Result<ModelConfig> read_config(const GgufFile& file, const std::string& arch) {
@@ -76,9 +131,10 @@ Result<ModelConfig> read_config(const GgufFile& file, const std::string& arch) {
   auto theta = file.real(h.key("rope.freq_base"), 10000.0);
   if (!theta) return theta.error();
   c.rope_theta = static_cast<float>(*theta);
-  auto rope_dim = file.integer(h.key("rope.dimension_count"), 0);
+  auto rope_dim = rope_dimension(file, h.key("rope.dimension_count"), c.head_dim);
   if (!rope_dim) return rope_dim.error();
-  c.rope_dim = static_cast<int>(*rope_dim);
+  c.rope_dim = *rope_dim;
+  GLASSBOX_TRY(reject_rope_scaling(file, arch));
 
   if (arch == "llama" || arch == "qwen2" || arch == "phi3") {
     c.norm = NormKind::RMSNorm;
@@ -146,6 +202,7 @@ Result<Model> model_from_gguf(const GgufFile& file) {
                  ": the file has no tensors (a vocabulary-only GGUF is a tokenizer, not a model)");
   auto config = read_config(file, *arch);
   if (!config) return config.error();
+  GLASSBOX_TRY(check_layer_tensors(file, *arch, config->n_layers));
 
   const GgufTensorInfo* embedding = file.tensor("token_embd.weight");
   if (!embedding) return error(file.source(), ": tensor token_embd.weight is missing");

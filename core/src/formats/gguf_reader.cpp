@@ -1,8 +1,8 @@
 // Parsing and validating a GGUF file. Nothing is trusted: counts are checked against the bytes left before
 // anything is reserved, dimension products are checked for overflow, and every tensor's data must lie
-// inside the file at an aligned offset.
-#include <limits>
-
+// inside the file at an aligned offset. Arrays of fixed-size values are views of the file (GgufArray), and
+// names are indexed as they are read, so neither a huge array nor a huge number of keys costs more than
+// linear time and memory.
 #include "formats/byte_reader.hpp"
 #include "formats/gguf.hpp"
 
@@ -14,7 +14,7 @@ constexpr uint32_t kMaxDims = 4;
 
 class GgufParser {
  public:
-  explicit GgufParser(const Bytes& bytes) : in_(bytes) {}
+  explicit GgufParser(std::shared_ptr<const Bytes> bytes) : in_(*bytes), bytes_(std::move(bytes)) {}
 
   Result<std::string> string(std::string_view field) {
     auto length = in_.read<uint64_t>(field);
@@ -44,10 +44,10 @@ class GgufParser {
       case GgufType::Int64:
         return integer<int64_t>(v, key);
       case GgufType::Uint64: {
+        // Any uint64 is valid; one above INT64_MAX keeps its bits (GgufValue::integer), and the lookups that
+        // need a smaller type reject it by key.
         auto x = in_.read<uint64_t>(key);
         if (!x) return x.error();
-        if (*x > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
-          return error(source(), ": metadata ", key, ": uint64 value ", *x, " is too large");
         v.integer = static_cast<int64_t>(*x);
         return v;
       }
@@ -109,21 +109,52 @@ class GgufParser {
     if (!element) return element.error();
     auto count = in_.read<uint64_t>(key + " count");
     if (!count) return count.error();
-    // Every element takes at least one byte: a count beyond the bytes left is corrupt, not big.
-    if (*count > in_.remaining())
+    v.element_type = *element;
+    // The smallest element: a fixed-size value's size, a string's 8-byte length, an array's type and count.
+    const std::size_t fixed = gguf_element_size(*element);
+    const uint64_t min_bytes = fixed ? fixed : (*element == GgufType::String ? 8 : 12);
+    // A count beyond the bytes left is corrupt, not big (checked before anything is reserved).
+    if (*count > in_.remaining() / min_bytes)
       return error(source(), ": metadata ", key, ": array of ", *count, " elements cannot fit in the ",
                    in_.remaining(), " bytes left");
-    v.element_type = *element;
-    v.items.reserve(static_cast<std::size_t>(*count));
-    for (uint64_t i = 0; i < *count; ++i) {
+    const auto n = static_cast<std::size_t>(*count);
+    if (fixed) {
+      const std::size_t at = in_.offset();
+      auto raw = in_.read_bytes(*count * fixed, key);
+      if (!raw) return raw.error();
+      if (*element == GgufType::Bool) {
+        for (std::size_t i = 0; i < n; ++i)
+          if (static_cast<uint8_t>((*raw)[i]) > 1)
+            return error(source(), ": metadata ", key, "[", i, "]: a bool must be 0 or 1, found ",
+                         int{static_cast<uint8_t>((*raw)[i])});
+      }
+      v.items = GgufArray::view(*element, bytes_->data() + at, n, bytes_);
+      return v;
+    }
+    if (*element == GgufType::String) {
+      std::vector<std::string> strings;
+      strings.reserve(n);
+      for (std::size_t i = 0; i < n; ++i) {
+        auto s = string(key);
+        if (!s) return s.error();
+        strings.push_back(std::move(*s));
+      }
+      v.items = GgufArray::of_strings(std::move(strings));
+      return v;
+    }
+    std::vector<GgufValue> values;
+    values.reserve(n);
+    for (std::size_t i = 0; i < n; ++i) {
       auto item = value(*element, key, depth + 1);
       if (!item) return item.error();
-      v.items.push_back(std::move(*item));
+      values.push_back(std::move(*item));
     }
+    v.items = GgufArray(std::move(values));
     return v;
   }
 
   ByteReader in_;
+  std::shared_ptr<const Bytes> bytes_;  // kept alive by the arrays that view it
 };
 
 uint64_t align_up(uint64_t offset, uint64_t alignment) {
@@ -140,7 +171,7 @@ Result<GgufFile> read_gguf(std::shared_ptr<const Bytes> bytes) {
   GgufFile file;
   file.bytes = bytes;
   const std::string& source = bytes->name();
-  GgufParser parser(*bytes);
+  GgufParser parser(bytes);
   ByteReader& in = parser.in();
 
   auto magic = in.read_bytes(4, "magic");
@@ -170,16 +201,18 @@ Result<GgufFile> read_gguf(std::shared_ptr<const Bytes> bytes) {
     if (!type) return type.error();
     auto value = parser.value(*type, *key, 0);
     if (!value) return value.error();
-    if (file.find(*key)) return error(source, ": metadata key ", *key, " appears twice");
-    file.metadata.emplace_back(std::move(*key), std::move(*value));
+    if (!file.add_metadata(*key, std::move(*value)))
+      return error(source, ": metadata key ", *key, " appears twice");
   }
 
   if (const GgufValue* alignment = file.find("general.alignment")) {
-    if (!alignment->is_integer() || alignment->integer <= 0 ||
-        (alignment->integer & (alignment->integer - 1)) != 0)
+    // Any integer type will do, uint64 included (align_up cannot overflow: offsets are below the file size).
+    const uint64_t a = alignment->unsigned_integer();
+    if (!alignment->is_integer() || a == 0 || (alignment->integer < 0 && !alignment->exceeds_int64()) ||
+        (a & (a - 1)) != 0)
       return error(source, ": general.alignment must be a positive power of two, found ",
-                   alignment->is_integer() ? std::to_string(alignment->integer) : to_string(alignment->type));
-    file.alignment = static_cast<uint64_t>(alignment->integer);
+                   alignment->is_integer() ? alignment->integer_text() : to_string(alignment->type));
+    file.alignment = a;
   }
 
   for (uint64_t i = 0; i < *tensor_count; ++i) {
@@ -216,8 +249,8 @@ Result<GgufFile> read_gguf(std::shared_ptr<const Bytes> bytes) {
     if (t.offset % file.alignment != 0)
       return error(source, ": tensor ", t.name, ": offset ", t.offset, " is not a multiple of the alignment ",
                    file.alignment);
-    if (file.tensor(t.name)) return error(source, ": tensor ", t.name, " appears twice");
-    file.tensors.push_back(std::move(t));
+    const std::string name_copy = t.name;
+    if (!file.add_tensor(std::move(t))) return error(source, ": tensor ", name_copy, " appears twice");
   }
 
   file.data_offset = align_up(in.offset(), file.alignment);
@@ -236,13 +269,36 @@ Result<GgufFile> read_gguf(std::shared_ptr<const Bytes> bytes) {
 
 // --- lookups ----------------------------------------------------------------------------------------------
 
+// The index is trusted while it covers exactly the entries (see GgufFile); otherwise lookups scan.
+bool GgufFile::add_metadata(std::string key, GgufValue value) {
+  if (find(key)) return false;
+  if (metadata_index_.size() == metadata.size()) metadata_index_.emplace(key, metadata.size());
+  metadata.emplace_back(std::move(key), std::move(value));
+  return true;
+}
+
+bool GgufFile::add_tensor(GgufTensorInfo info) {
+  if (tensor(info.name)) return false;
+  if (tensor_index_.size() == tensors.size()) tensor_index_.emplace(info.name, tensors.size());
+  tensors.push_back(std::move(info));
+  return true;
+}
+
 const GgufValue* GgufFile::find(std::string_view key) const {
-  for (const auto& [k, v] : metadata)
+  if (metadata_index_.size() == metadata.size()) {
+    const auto it = metadata_index_.find(std::string(key));
+    return it == metadata_index_.end() ? nullptr : &metadata[it->second].second;
+  }
+  for (const auto& [k, v] : metadata)  // entries were pushed past the index
     if (k == key) return &v;
   return nullptr;
 }
 
 const GgufTensorInfo* GgufFile::tensor(std::string_view name) const {
+  if (tensor_index_.size() == tensors.size()) {
+    const auto it = tensor_index_.find(std::string(name));
+    return it == tensor_index_.end() ? nullptr : &tensors[it->second];
+  }
   for (const GgufTensorInfo& t : tensors)
     if (t.name == name) return &t;
   return nullptr;
@@ -253,6 +309,9 @@ Result<int64_t> GgufFile::integer(std::string_view key) const {
   if (!v) return error(source(), ": metadata ", key, " is missing");
   if (!v->is_integer())
     return error(source(), ": metadata ", key, " must be an integer, found ", to_string(v->type));
+  if (v->exceeds_int64())
+    return error(source(), ": metadata ", key, " is out of range: uint64 value ", v->integer_text(),
+                 " does not fit in int64");
   return v->integer;
 }
 
@@ -260,11 +319,23 @@ Result<int64_t> GgufFile::integer(std::string_view key, int64_t fallback) const 
   return find(key) ? integer(key) : Result<int64_t>(fallback);
 }
 
+Result<int64_t> GgufFile::integer_in(std::string_view key, int64_t min, int64_t max) const {
+  const GgufValue* v = find(key);
+  if (v && v->is_integer() && (v->exceeds_int64() || v->integer < min || v->integer > max))
+    return error(source(), ": metadata ", key, " must be in ", min, "..", max, ", found ", v->integer_text());
+  return integer(key);
+}
+
+Result<int64_t> GgufFile::integer_in(std::string_view key, int64_t min, int64_t max, int64_t fallback) const {
+  return find(key) ? integer_in(key, min, max) : Result<int64_t>(fallback);
+}
+
 Result<double> GgufFile::real(std::string_view key, double fallback) const {
   const GgufValue* v = find(key);
   if (!v) return fallback;
   if (v->is_real()) return v->real;
-  if (v->is_integer()) return static_cast<double>(v->integer);
+  if (v->is_integer())
+    return v->exceeds_int64() ? static_cast<double>(v->unsigned_integer()) : static_cast<double>(v->integer);
   return error(source(), ": metadata ", key, " must be a number, found ", to_string(v->type));
 }
 

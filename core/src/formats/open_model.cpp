@@ -49,27 +49,30 @@ Result<Model> load_model(const std::string& path) {
 
 Result<LoadedModel> open_model(std::shared_ptr<const Bytes> model_bytes,
                                std::shared_ptr<const Bytes> tokenizer_bytes) {
+  const std::string model_source = model_bytes->name();
+  std::optional<Model> model;
   std::optional<Tokenizer> tokenizer;
-  if (tokenizer_bytes) {
-    auto t = read_tokenizer(tokenizer_bytes);
-    if (!t) return t.error();
-    tokenizer.emplace(std::move(*t));
-  } else if (is_gguf(*model_bytes)) {
-    // The tokenizer travels in the model file's metadata.
-    auto file = read_gguf(model_bytes);
-    if (!file) return file.error();
-    if (!file->find("tokenizer.ggml.model"))
-      return error(model_bytes->name(),
-                   ": the GGUF file has no tokenizer (tokenizer.ggml.*); give one separately");
-    auto t = tokenizer_from_gguf(*file);
-    if (!t) return t.error();
-    tokenizer.emplace(std::move(*t));
+  if (is_gguf(*model_bytes)) {
+    // Parsed once: the model and (unless one is given) the tokenizer come from the same GgufFile.
+    GLASSBOX_ASSIGN(const GgufFile file, read_gguf(model_bytes));
+    GLASSBOX_ASSIGN(model, model_from_gguf(file));
+    if (!tokenizer_bytes) {
+      if (!file.find("tokenizer.ggml.model"))
+        return error(model_source,
+                     ": the GGUF file has no tokenizer (tokenizer.ggml.*); give one separately");
+      GLASSBOX_ASSIGN(tokenizer, tokenizer_from_gguf(file));
+    }
   } else {
-    return error(model_bytes->name(), ": a llama2.c checkpoint needs its tokenizer file (tokenizer.bin)");
+    // The model first: bytes that are no model at all (an image, a page, a tokenizer.bin) are called that,
+    // and only a real llama2.c checkpoint is told that it needs its tokenizer.
+    GLASSBOX_ASSIGN(model, read_model(model_bytes));
+    if (!tokenizer_bytes)
+      return error(model_source, ": a llama2.c checkpoint needs its tokenizer file (tokenizer.bin)");
   }
-  const std::string tokenizer_source = tokenizer_bytes ? tokenizer_bytes->name() : model_bytes->name();
-  auto model = read_model(std::move(model_bytes));
-  if (!model) return model.error();
+  if (tokenizer_bytes) {
+    GLASSBOX_ASSIGN(tokenizer, read_tokenizer(tokenizer_bytes));
+  }
+  const std::string tokenizer_source = tokenizer_bytes ? tokenizer_bytes->name() : model_source;
   GLASSBOX_TRY(check_tokenizer_matches(*tokenizer, *model, tokenizer_source));
   return LoadedModel{std::make_shared<const Model>(std::move(*model)),
                      std::make_shared<const Tokenizer>(std::move(*tokenizer))};

@@ -1,0 +1,148 @@
+// The config a GGUF model's metadata gives is checked before use: integer hyper-parameters of any GGUF
+// integer type are range-checked (no truncation to int), rope.dimension_count must be an even number in
+// 2..head_dim, blk.N tensors must lie below block_count, and RoPE scaling, which glassbox does not implement,
+// is refused by name instead of being ignored.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <limits>
+#include <string>
+
+#include "formats/gguf.hpp"
+#include "gguf_test_support.hpp"
+
+namespace glassbox {
+namespace {
+
+using test::expect_error;
+using test::gguf_integer;
+using test::gguf_real;
+using test::gguf_string;
+using test::model_of;
+using test::TinyLlama;
+
+TEST(GgufModelConfig, HyperParametersOfAnyIntegerTypeAreRead) {
+  // llama.cpp's files use uint32; others are just as valid.
+  for (GgufType type : {GgufType::Uint8, GgufType::Int8, GgufType::Uint16, GgufType::Int16, GgufType::Int32,
+                        GgufType::Uint64, GgufType::Int64}) {
+    TinyLlama tiny;
+    tiny.metadata["llama.embedding_length"] = gguf_integer(type, 8);
+    tiny.metadata["llama.attention.head_count"] = gguf_integer(type, 2);
+    auto model = model_of(tiny.bytes());
+    ASSERT_TRUE(model.ok()) << to_string(type) << ": " << model.error().message;
+    EXPECT_EQ(model->config.dim, 8);
+    EXPECT_EQ(model->config.n_heads, 2);
+  }
+}
+
+TEST(GgufModelConfig, HyperParametersOutOfRangeAreRejectedByKeyAndValue) {
+  struct Case {
+    const char* key;
+    GgufValue value;
+    const char* found;
+  };
+  const Case cases[] = {
+      // 2^32 + 8 would be 8 after a cast to int.
+      {"llama.embedding_length", gguf_integer(GgufType::Uint64, (int64_t{1} << 32) + 8), "found 4294967304"},
+      {"llama.embedding_length", gguf_integer(GgufType::Int8, -8), "found -8"},
+      {"llama.feed_forward_length", gguf_integer(GgufType::Int64, 0), "found 0"},
+      {"llama.block_count", gguf_integer(GgufType::Int32, -1), "found -1"},
+      {"llama.attention.head_count", gguf_integer(GgufType::Uint32, 4294967295LL), "found 4294967295"},
+      {"llama.attention.head_count_kv", gguf_integer(GgufType::Int64, int64_t{1} << 40),
+       "found 1099511627776"},
+      {"llama.context_length", gguf_integer(GgufType::Uint64, std::numeric_limits<int64_t>::min()),
+       "found 9223372036854775808"},
+  };
+  for (const Case& c : cases) {
+    TinyLlama tiny;
+    tiny.metadata[c.key] = c.value;
+    expect_error(model_of(tiny.bytes()),
+                 {std::string("t.gguf: metadata ") + c.key + " must be in 1..", c.found});
+  }
+  TinyLlama tiny;
+  tiny.metadata["llama.block_count"] = gguf_string("1");
+  expect_error(model_of(tiny.bytes()), {"metadata llama.block_count must be an integer, found string"});
+}
+
+TEST(GgufModelConfig, RopeDimensionIsAnEvenNumberUpToTheHeadSize) {
+  // head_dim is 8 / 2 = 4.
+  for (int64_t good : {2, 4}) {
+    TinyLlama tiny;
+    tiny.metadata["llama.rope.dimension_count"] = gguf_integer(GgufType::Uint32, good);
+    auto model = model_of(tiny.bytes());
+    ASSERT_TRUE(model.ok()) << model.error().message;
+    EXPECT_EQ(model->config.rope_dim, good);
+    EXPECT_EQ(model->config.rotary_dim(), good);
+  }
+  TinyLlama absent;
+  auto model = model_of(absent.bytes());
+  ASSERT_TRUE(model.ok());
+  EXPECT_EQ(model->config.rotary_dim(), 4);
+
+  struct Case {
+    GgufValue value;
+    const char* expected;
+  };
+  const Case cases[] = {
+      // -4 used to mean "the whole head" and 2^32 + 4 used to become 4.
+      {gguf_integer(GgufType::Int32, -4), "must be in 2..4, found -4"},
+      {gguf_integer(GgufType::Uint64, (int64_t{1} << 32) + 4), "must be in 2..4, found 4294967300"},
+      {gguf_integer(GgufType::Uint32, 0), "must be in 2..4, found 0"},
+      {gguf_integer(GgufType::Uint32, 6), "must be in 2..4, found 6"},
+      {gguf_integer(GgufType::Uint32, 3), "must be even (RoPE rotates pairs of values), found 3"},
+      {gguf_real(GgufType::Float32, 4), "must be an integer, found float32"},
+  };
+  for (const Case& c : cases) {
+    TinyLlama tiny;
+    tiny.metadata["llama.rope.dimension_count"] = c.value;
+    expect_error(model_of(tiny.bytes()), {"t.gguf: metadata llama.rope.dimension_count ", c.expected});
+  }
+}
+
+TEST(GgufModelConfig, TensorsOfLayersPastBlockCountAreRejected) {
+  TinyLlama tiny;
+  tiny.layers = 1;
+  tiny.tensor_layers = 2;  // blk.1.* present, but block_count says 1
+  expect_error(model_of(tiny.bytes()), {"t.gguf: tensor blk.1.", "llama.block_count is 1"});
+  TinyLlama far;
+  far.extra_tensors = {"blk.99999999999999999999.attn_norm.weight"};
+  expect_error(model_of(far.bytes()),
+               {"tensor blk.99999999999999999999.attn_norm.weight", "block_count is 1"});
+  // The same two layers with block_count 2 load, so the check is about the count, not the tensors.
+  TinyLlama two;
+  two.layers = 2;
+  auto model = model_of(two.bytes());
+  ASSERT_TRUE(model.ok()) << model.error().message;
+  EXPECT_EQ(model->config.n_layers, 2);
+}
+
+TEST(GgufModelConfig, RopeScalingIsRefusedByName) {
+  const auto with = [](const std::string& key, GgufValue value) {
+    TinyLlama tiny;
+    tiny.metadata[key] = std::move(value);
+    return model_of(tiny.bytes());
+  };
+  expect_error(with("llama.rope.scaling.type", gguf_string("linear")),
+               {"metadata llama.rope.scaling.type is \"linear\"", "does not support RoPE scaling"});
+  expect_error(with("llama.rope.scaling.type", gguf_string("yarn")), {"\"yarn\"", "does not support"});
+  expect_error(with("llama.rope.scaling.factor", gguf_real(GgufType::Float32, 4)),
+               {"metadata llama.rope.scaling.factor is 4", "does not support RoPE scaling"});
+  expect_error(with("llama.rope.scale_linear", gguf_real(GgufType::Float32, 2)),
+               {"metadata llama.rope.scale_linear is 2", "does not support RoPE scaling"});
+  expect_error(with("llama.rope.scaling.type", gguf_integer(GgufType::Uint32, 1)),
+               {"metadata llama.rope.scaling.type must be a string"});
+  // "none" and a factor of 1 (or 0, llama.cpp's "unset") change nothing, so they load.
+  EXPECT_TRUE(with("llama.rope.scaling.type", gguf_string("none")).ok());
+  EXPECT_TRUE(with("llama.rope.scaling.factor", gguf_real(GgufType::Float32, 1)).ok());
+  EXPECT_TRUE(with("llama.rope.scaling.factor", gguf_real(GgufType::Float32, 0)).ok());
+
+  for (const char* tensor : {"rope_freqs.weight", "rope_factors_long.weight"}) {
+    TinyLlama tiny;
+    tiny.extra_tensors = {tensor};
+    expect_error(model_of(tiny.bytes()),
+                 {std::string("t.gguf: tensor ") + tensor, "RoPE frequencies", "does not support"});
+  }
+}
+
+}  // namespace
+}  // namespace glassbox
