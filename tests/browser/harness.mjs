@@ -36,10 +36,11 @@ export async function startEnvironment() {
 
 /**
  * A fresh context and page at the app's URL. Console errors and uncaught exceptions are collected in
- * `errors` (tests that expect none assert on it).
+ * `errors` (tests that expect none assert on it). `beforeLoad(context)` runs before the page opens (routes).
  */
-export async function openPage(env, { url = env.server.url, viewport = { width: 1440, height: 1000 }, ...contextOptions } = {}) {
+export async function openPage(env, { url = env.server.url, viewport = { width: 1440, height: 1000 }, beforeLoad, ...contextOptions } = {}) {
   const context = await env.browser.newContext({ viewport, deviceScaleFactor: 1, ...contextOptions });
+  await beforeLoad?.(context);
   const page = await context.newPage();
   const errors = [];
   page.on('console', (message) => {
@@ -102,4 +103,56 @@ export function nativeTokenize(text) {
   if (!fs.existsSync(cli)) return null;
   const out = execFileSync(cli, ['tokenize', '--tokenizer', path.join(repo, 'models', 'tok512.bin'), '--text', text, '--json'], { encoding: 'utf8' });
   return JSON.parse(out);
+}
+
+/**
+ * Where the heatmap's cells are, in CSS pixels from the canvas's top-left corner, read from the drawn pixels
+ * rather than from the page's code: the masked cells (k > q) are the one exact grey (238, 240, 242), and their
+ * bounding box runs from column 1 to column n and from row 0 to row n - 1. `n` is the trace's size.
+ */
+export async function heatmapGeometry(page, n) {
+  const box = await page.$eval('canvas.heatmap', (canvas) => {
+    const scale = canvas.width / canvas.getBoundingClientRect().width;
+    const { data, width, height } = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height);
+    let [x0, x1, y0, y1] = [Infinity, -1, Infinity, -1];
+    for (let y = 0; y < height; y++) {
+      for (let x = 0; x < width; x++) {
+        const i = (y * width + x) * 4;
+        if (data[i] !== 238 || data[i + 1] !== 240 || data[i + 2] !== 242 || data[i + 3] !== 255) continue;
+        x0 = Math.min(x0, x);
+        x1 = Math.max(x1, x + 1);
+        y0 = Math.min(y0, y);
+        y1 = Math.max(y1, y + 1);
+      }
+    }
+    return { x0: x0 / scale, x1: x1 / scale, y0: y0 / scale, y1: y1 / scale };
+  });
+  const cell = (box.x1 - box.x0) / (n - 1);
+  return { left: box.x0 - cell, top: box.y0, cell, maskedHeight: box.y1 - box.y0 };
+}
+
+/** The overlay's highlight: bounding boxes (CSS pixels) of its amber row outline and its dark cell outline. */
+export async function heatmapHighlight(page) {
+  return page.$eval('canvas.heatmap-overlay', (canvas) => {
+    const scale = canvas.width / canvas.getBoundingClientRect().width;
+    const { data, width, height } = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height);
+    const boxes = { row: null, cell: null };
+    const grow = (name, x, y) => {
+      const b = (boxes[name] ??= { x0: Infinity, x1: -1, y0: Infinity, y1: -1 });
+      b.x0 = Math.min(b.x0, x / scale);
+      b.x1 = Math.max(b.x1, (x + 1) / scale);
+      b.y0 = Math.min(b.y0, y / scale);
+      b.y1 = Math.max(b.y1, (y + 1) / scale);
+    };
+    for (let y = 0; y < height; y++) {
+      for (let x = 0; x < width; x++) {
+        const i = (y * width + x) * 4;
+        const [r, g, b, a] = [data[i], data[i + 1], data[i + 2], data[i + 3]];
+        if (a < 200) continue; // the label shading (10% opacity) and anti-aliased fringes
+        if (r > 200 && g > 120 && g < 200 && b < 90) grow('row', x, y); // amber #f59e0b
+        else if (r < 80 && g < 80 && b < 90) grow('cell', x, y); // near-black #111827
+      }
+    }
+    return boxes;
+  });
 }

@@ -76,9 +76,10 @@ async function load(source: ModelSource) {
     modelSource = source;
     panel.showLoaded(source);
     panel.showInfo(result.info);
-    panel.describe(result.label);
+    panel.describe(result.label, source);
     byId('engine-build').textContent = result.info.engine;
     controls.setContextLength(result.info.contextLength);
+    tokens.setContextLength(result.info.contextLength);
     attention.setModel(result.info.layers, result.info.heads, result.info.kvHeads);
     output.empty();
     nextToken.empty();
@@ -139,6 +140,27 @@ prompt.addEventListener('keydown', (event) => {
 
 let nextTokenFrame = 0;
 
+// The attention view follows a running generation: first LIVE_ATTENTION_MS after Generate (a short
+// generation is done by then and simply shows its attention at the end), then each time the pause since the
+// last refresh is both LIVE_ATTENTION_MS and LIVE_ATTENTION_COST times what that refresh cost. Generation
+// waits while the worker reads the trace and the page draws it (about 0.1 s for stories260K's 511 tokens),
+// so refreshes take at most about a tenth of its time. Out of sight, the view is not refreshed at all.
+const LIVE_ATTENTION_MS = 500;
+const LIVE_ATTENTION_COST = 9;
+let liveAttentionBusy = false;
+let liveAttentionDue = 0;
+let attentionInSight = true;
+new IntersectionObserver((entries) => (attentionInSight = entries.some((e) => e.isIntersecting))).observe(byId('attention'));
+
+function refreshAttentionLive() {
+  if (liveAttentionBusy || performance.now() < liveAttentionDue || !attentionInSight) return;
+  liveAttentionBusy = true;
+  void attention.refresh(true).finally(() => {
+    liveAttentionBusy = false;
+    liveAttentionDue = performance.now() + Math.max(LIVE_ATTENTION_MS, LIVE_ATTENTION_COST * attention.refreshMs);
+  });
+}
+
 function generate() {
   if (!model || generation) return;
   const { sampler, maxTokens } = controls.value;
@@ -146,7 +168,8 @@ function generate() {
   showGenerateError(null);
   output.begin(text);
   nextToken.empty();
-  attention.clear('Generating… the attention appears when the text is done.');
+  attention.clear('Generating… the attention shows up here every so often while the model writes, in full when it stops.');
+  liveAttentionDue = performance.now() + LIVE_ATTENTION_MS;
   steps = [];
   const record: GenerationRecord = { prompt: text, promptIds: [], ids: [], text, running: true, engineMs: 0, reason: null, tokensWhenStopClicked: null };
   hook.last = record;
@@ -155,13 +178,14 @@ function generate() {
   generation = client.generate(text, sampler, maxTokens, TOP_CANDIDATES, {
     started(event) {
       record.promptIds = event.promptIds;
+      output.started(event.promptIds.length);
     },
     token(event) {
       output.token(event);
       record.ids.push(event.id);
       record.engineMs += event.stepMs;
-      record.engineMs += event.stepMs;
       steps.push({ index: event.index, chosen: event.id, chosenPiece: event.piece, top: event.top });
+      if (!event.end) refreshAttentionLive();
       if (!nextTokenFrame) {
         nextTokenFrame = requestAnimationFrame(() => {
           nextTokenFrame = 0;
@@ -180,7 +204,9 @@ function generate() {
       status.set('ready', `${model?.label ?? 'model'} · ready`);
       updateButtons();
       if (steps.length > 0) nextToken.show(steps[steps.length - 1], true);
-      void attention.refresh();
+      // Without a new token the engine still holds the previous generation's trace: show none.
+      if (event.count > 0) void attention.refresh();
+      else attention.clear();
       hook.changed();
     },
   });

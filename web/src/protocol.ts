@@ -40,6 +40,7 @@ export interface AttentionTrace {
   matrix: Float32Array; // row-major [query][key], zero above the diagonal
   ids: number[]; // the traced sequence's token ids (length >= size)
   pieces: Uint8Array[];
+  readMs: number; // how long the worker took to read it out of the engine
 }
 
 /** An error explained for a person: a headline in plain words and the engine's own message. */

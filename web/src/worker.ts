@@ -169,9 +169,11 @@ function step(e: GlassboxEngine) {
 // --- inspection -------------------------------------------------------------------------------------------
 
 function attention(e: GlassboxEngine, layer: number, head: number): AttentionTrace {
+  const started = performance.now();
   const info = e.info();
   const { size, matrix } = e.attention(layer, head);
   const ids = Array.from(e.sequence());
+  const pieces = e.pieces(ids);
   return {
     layer,
     head,
@@ -179,7 +181,8 @@ function attention(e: GlassboxEngine, layer: number, head: number): AttentionTra
     size,
     matrix,
     ids,
-    pieces: e.pieces(ids),
+    pieces,
+    readMs: performance.now() - started,
   };
 }
 

@@ -22,6 +22,18 @@ export function tokenLabel(piece: Uint8Array): string {
   return visibleWhitespace(text);
 }
 
+/**
+ * The byte a byte-fallback piece stands for: SentencePiece vocabularies spell byte tokens as the text
+ * "<0x82>", so the piece's own bytes are that text, not the byte. Null for every other piece.
+ */
+export function fallbackByte(piece: Uint8Array): number | null {
+  const match = /^<0x([0-9A-Fa-f]{2})>$/.exec(pieceText(piece) ?? '');
+  return match ? parseInt(match[1], 16) : null;
+}
+
+/** "1 byte", "5 bytes". */
+export const countBytes = (n: number) => `${n} ${n === 1 ? 'byte' : 'bytes'}`;
+
 export function visibleWhitespace(text: string): string {
   return text.replace(/ /g, '·').replace(/\n/g, '↵').replace(/\t/g, '⇥').replace(/\r/g, '␍');
 }

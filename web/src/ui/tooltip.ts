@@ -1,5 +1,5 @@
 // One floating tooltip for the whole page: rows of label/value pairs, placed beside the pointer and kept
-// inside the window.
+// inside the window. After a tap it stays until the next touch (pinTip).
 import { el } from './text';
 
 let tip: HTMLElement | null = null;
@@ -29,6 +29,19 @@ export function showTip(x: number, y: number, title: string, rows: TipRow[]) {
   node.style.transform = `translate(${Math.max(8, left)}px, ${Math.max(8, top)}px)`;
 }
 
+let unpin: AbortController | null = null;
+
+/** Keeps the tip up after a tap (a touch has no pointerleave to hide it) until the next touch or scroll. */
+export function pinTip() {
+  unpin?.abort();
+  const controller = new AbortController();
+  unpin = controller;
+  window.addEventListener('pointerdown', hideTip, { capture: true, signal: controller.signal });
+  window.addEventListener('scroll', hideTip, { signal: controller.signal });
+}
+
 export function hideTip() {
+  unpin?.abort();
+  unpin = null;
   if (tip) tip.hidden = true;
 }

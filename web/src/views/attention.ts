@@ -1,10 +1,11 @@
 // The attention view: pick a layer and head; the heatmap shows that head's attention over the whole
 // sequence, the overview shows every head of the layer, and the strip below shows, for the token under the
-// pointer (or the last one), how much it attends to every earlier token.
+// pointer (or the last one), how much it attends to every earlier token. During a generation the page
+// refreshes it every so often ("live"); on a touch screen a tap shows the cell's numbers and pins the row.
 import type { AttentionTrace } from '../protocol';
 import { cssColor, inkOn, legend, type Scale } from '../ui/colors';
 import { el, tokenLabel } from '../ui/text';
-import { hideTip, showTip } from '../ui/tooltip';
+import { hideTip, pinTip, showTip } from '../ui/tooltip';
 import { HeadGrid } from './head-grid';
 import { Heatmap, type Cell } from './heatmap';
 
@@ -19,7 +20,10 @@ export class AttentionView {
   private trace: AttentionTrace | null = null;
   private labels: string[] = [];
   private pinned: number | null = null;
+  private tapped: Cell | null = null;
+  private live = false;
   private request = 0;
+  private drawnWidth = -1; // the width of the left column at the last drawing
   private readonly heatmap = new Heatmap();
   private readonly grid = new HeadGrid();
   private readonly layerSelect = el('select');
@@ -34,6 +38,8 @@ export class AttentionView {
   private readonly left = el('div', 'attention-left');
   /** Resolves when the drawing for the latest refresh is on screen (the test hook waits on it). */
   drawn: Promise<void> = Promise.resolve();
+  /** What the latest refresh cost in milliseconds: the worker reading the trace, and this view drawing it. */
+  refreshMs = 0;
 
   constructor(
     private readonly root: HTMLElement,
@@ -55,7 +61,8 @@ export class AttentionView {
       this.redraw();
     });
     this.heatmap.onHover = (cell, event) => this.hover(cell, event);
-    this.heatmap.onPick = (cell) => {
+    this.heatmap.onPick = (cell, event, pointerType) => {
+      if (pointerType === 'touch') return this.tap(cell, event);
       this.pinned = this.pinned === cell.query ? null : cell.query;
       this.showFocus(this.pinned ?? this.lastQuery());
     };
@@ -65,7 +72,10 @@ export class AttentionView {
     const right = el('div', 'attention-right');
     right.append(this.gridTitle, this.grid.element);
     this.body.append(this.left, right);
-    new ResizeObserver(() => this.redraw()).observe(this.left);
+    // Redraws when the view's width changes; not when the body is put back into the page (refresh has drawn).
+    new ResizeObserver(() => {
+      if (this.left.clientWidth !== this.drawnWidth) this.redraw();
+    }).observe(this.left);
     this.setModel(0, 0, 0);
   }
 
@@ -91,16 +101,22 @@ export class AttentionView {
   clear(message = 'Generate some text to see where each head looks. Rows are the tokens doing the looking, columns the tokens they look at; the causal mask hides the future.') {
     this.trace = null;
     this.pinned = null;
+    this.tapped = null;
     this.request++;
     this.root.replaceChildren(el('p', 'empty', message));
   }
 
-  /** Reads the selected layer's attention (all heads) from the worker and draws it. */
-  refresh(): Promise<void> {
+  /**
+   * Reads the selected layer's attention (all heads) from the worker and draws it; `live` while a generation
+   * is still running (the caption says the view is following it).
+   */
+  refresh(live = false): Promise<void> {
     const request = ++this.request;
     this.drawn = this.fetch(this.layer, -1).then(
       (trace) => {
         if (request !== this.request) return;
+        const drawing = performance.now();
+        this.live = live;
         if (trace.size === 0) return this.clear();
         this.trace = trace;
         this.labels = trace.pieces.slice(0, trace.size).map(tokenLabel);
@@ -108,6 +124,7 @@ export class AttentionView {
         if (this.pinned !== null && this.pinned >= trace.size) this.pinned = null;
         if (!this.root.contains(this.body)) this.root.replaceChildren(this.body, this.focusSection());
         this.redraw();
+        this.refreshMs = trace.readMs + (performance.now() - drawing);
       },
       (error: unknown) => {
         if (request === this.request) this.clear(`The attention trace could not be read: ${error instanceof Error ? error.message : String(error)}`);
@@ -136,11 +153,13 @@ export class AttentionView {
     const trace = this.trace;
     if (!trace) return;
     const n = trace.size;
-    const width = Math.min(640, Math.max(240, this.left.clientWidth));
+    this.drawnWidth = this.left.clientWidth;
+    const width = Math.min(640, Math.max(240, this.drawnWidth));
     this.caption.replaceChildren(
       el('strong', '', `Layer ${this.layer} · head ${this.head}`),
       el('span', 'muted', ` · ${n} tokens · rows look at columns`),
     );
+    if (this.live) this.caption.append(el('span', 'live-badge', 'updating while generating'));
     this.heatmap.draw({ size: n, matrix: trace.matrix, offset: this.head * n * n, labels: this.labels }, this.scale, width);
     this.legendSlot.replaceChildren(legend(this.scale));
     this.gridTitle.textContent = `All ${this.heads} heads of layer ${this.layer}`;
@@ -168,6 +187,29 @@ export class AttentionView {
     }
     this.showFocus(cell.query);
     if (cell.key < 0) return hideTip();
+    this.cellTip(cell, event);
+  }
+
+  /**
+   * A touch has no hover: a tap pins the row and shows the cell's numbers until the next touch; tapping the
+   * same cell again releases it.
+   */
+  private tap(cell: Cell, event: MouseEvent) {
+    const again = this.tapped !== null && this.tapped.query === cell.query && this.tapped.key === cell.key;
+    this.tapped = again ? null : cell;
+    this.pinned = again ? null : cell.query;
+    this.heatmap.highlight(again ? null : cell);
+    if (again || cell.key < 0) {
+      hideTip();
+    } else {
+      this.cellTip(cell, event);
+      pinTip();
+    }
+    this.showFocus(this.pinned ?? this.lastQuery());
+  }
+
+  private cellTip(cell: Cell, event: PointerEvent | MouseEvent) {
+    if (cell.key < 0) return;
     const q = this.labels[cell.query];
     const k = this.labels[cell.key];
     const masked = cell.key > cell.query;
@@ -208,6 +250,7 @@ export class AttentionView {
     this.focusChips.querySelectorAll<HTMLElement>('.focus-chip').forEach((chip, k) => {
       chip.classList.toggle('future', k > query);
       chip.classList.toggle('query', k === query);
+      if (k === query) scrollWithin(this.focusChips, chip);
       if (k > query) {
         chip.style.background = '';
         chip.style.color = '';
@@ -220,4 +263,12 @@ export class AttentionView {
       }
     });
   }
+}
+
+/** Scrolls `list` (and only it, never the page) so that `item` is in view. */
+function scrollWithin(list: HTMLElement, item: HTMLElement) {
+  const top = item.getBoundingClientRect().top - list.getBoundingClientRect().top + list.scrollTop;
+  const bottom = top + item.offsetHeight;
+  if (top < list.scrollTop) list.scrollTop = top - 4;
+  else if (bottom > list.scrollTop + list.clientHeight) list.scrollTop = bottom - list.clientHeight + 4;
 }

@@ -31,6 +31,8 @@ export function headStats(matrix: Float32Array, offset: number, n: number): Head
 
 /** Even rows: 8 heads as 4 × 2, 6 as 3 × 2, 12 as 4 × 3, 32 as 8 × 4. */
 const columnsFor = (heads: number) => (heads > 16 ? 8 : heads <= 4 ? heads : heads % 4 === 0 ? 4 : heads % 3 === 0 ? 3 : 4);
+/** On a phone (styles.css): 2 columns, so the thumbnails and numbers stay legible; 4 for many heads. */
+const narrowColumnsFor = (heads: number) => (heads > 16 ? 4 : Math.min(2, heads));
 
 const percent = (x: number) => `${Math.round(x * 100)}%`;
 const THUMB = 96; // pixels; longer sequences are max-pooled so thin patterns (a diagonal) stay visible
@@ -100,6 +102,7 @@ export class HeadGrid {
       tiles.push(tile);
     }
     this.element.style.setProperty('--columns', String(columnsFor(heads)));
+    this.element.style.setProperty('--columns-narrow', String(narrowColumnsFor(heads)));
     this.element.replaceChildren(...tiles);
   }
 }

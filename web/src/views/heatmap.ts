@@ -26,7 +26,8 @@ export class Heatmap {
   private data: HeatmapData | null = null;
   private geometry = { left: 0, top: 0, cell: 0, plot: 0, width: 0, height: 0 };
   onHover: (cell: Cell | null, event: PointerEvent | null) => void = () => {};
-  onPick: (cell: Cell) => void = () => {};
+  onPick: (cell: Cell, event: MouseEvent, pointerType: string) => void = () => {};
+  private pointerType = 'mouse'; // of the latest press: a click does not say whether it was a touch everywhere
 
   constructor() {
     this.element = document.createElement('div');
@@ -39,9 +40,10 @@ export class Heatmap {
     this.element.append(this.base, this.overlay);
     this.overlay.addEventListener('pointermove', (event) => this.onHover(this.cellAt(event), event));
     this.overlay.addEventListener('pointerleave', () => this.onHover(null, null));
+    this.overlay.addEventListener('pointerdown', (event) => (this.pointerType = event.pointerType));
     this.overlay.addEventListener('click', (event) => {
       const cell = this.cellAt(event);
-      if (cell) this.onPick(cell);
+      if (cell) this.onPick(cell, event, this.pointerType);
     });
   }
 

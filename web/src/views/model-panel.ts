@@ -1,8 +1,11 @@
 // The model panel: the catalog served beside the page (models/manifest.json), local files by picker or
 // drag-and-drop (a model and, for llama2.c checkpoints, its tokenizer), or URLs; a progress bar while bytes
-// arrive; the loaded model's shape; errors in plain words.
+// arrive; the loaded model's shape; errors in plain words. A model dropped alone is loaded with the
+// tokenizer already chosen (it may have been dropped a moment before); the panel says so, with a way out.
 import type { ErrorReport, ModelInfo, ModelSource } from '../protocol';
 import { byId, describeBytes, describeCount, el } from '../ui/text';
+
+const nameOfUrl = (url: string) => decodeURIComponent(url.split(/[?#]/)[0].split('/').filter(Boolean).pop() ?? url);
 
 export interface CatalogFile {
   file: string;
@@ -43,6 +46,8 @@ export class ModelPanel {
   private readonly tokenizerFile = byId<HTMLInputElement>('tokenizer-file');
   private readonly loadFiles = byId<HTMLButtonElement>('load-files');
   private readonly dropzone = byId('dropzone');
+  private readonly filesNote = byId('files-note');
+  private readonly filesNoteText = byId('files-note-text');
   private entries: CatalogEntry[] = [];
   private base = new URL(document.baseURI);
   private formats: string[] = [];
@@ -55,7 +60,13 @@ export class ModelPanel {
     });
     const updateButton = () => (this.loadFiles.disabled = !this.modelFile.files?.length);
     this.modelFile.addEventListener('change', updateButton);
+    this.tokenizerFile.addEventListener('change', () => this.noteReusedTokenizer(null));
     this.loadFiles.addEventListener('click', () => this.loadChosenFiles());
+    byId('drop-tokenizer').addEventListener('click', () => {
+      this.tokenizerFile.value = '';
+      this.noteReusedTokenizer(null);
+      this.loadChosenFiles();
+    });
     byId<HTMLFormElement>('url-form').addEventListener('submit', (event) => {
       event.preventDefault();
       const model = byId<HTMLInputElement>('model-url').value.trim();
@@ -82,12 +93,23 @@ export class ModelPanel {
       this.dropzone.classList.remove('dragging');
       const files = [...(event.dataTransfer?.files ?? [])];
       if (files.length === 0) return;
+      (byId('files-source') as HTMLDetailsElement).open = true; // the chosen files, and any note, in sight
       const { model, tokenizer } = sortDropped(files);
       if (model) this.modelFile.files = fileList(model);
       if (tokenizer) this.tokenizerFile.files = fileList(tokenizer);
+      const reused = model && !tokenizer ? this.tokenizerFile.files?.[0] : undefined;
+      this.noteReusedTokenizer(model && reused ? { model, tokenizer: reused } : null);
       updateButton();
       if (model) this.loadChosenFiles();
     });
+  }
+
+  /** Says that a model dropped alone goes with the tokenizer chosen before it (or hides the note). */
+  private noteReusedTokenizer(files: { model: File; tokenizer: File } | null) {
+    this.filesNote.hidden = !files;
+    this.filesNoteText.textContent = files
+      ? `${files.model.name} goes with the tokenizer chosen before, ${files.tokenizer.name}. GGUF models carry their own.`
+      : '';
   }
 
   private loadChosenFiles() {
@@ -143,14 +165,16 @@ export class ModelPanel {
     this.select.value = entry ? entry.id : '';
   }
 
-  describe(label: string) {
+  describe(label: string, source: ModelSource) {
     const entry = this.entries.find((e) => e.id === this.select.value && e.name === label);
     if (entry) {
       const size = describeBytes(entry.model.bytes + (entry.tokenizer?.bytes ?? 0));
       this.description.textContent = `${entry.description} ${size}${entry.license ? `, ${entry.license} license` : ''}.`;
-    } else {
-      this.description.textContent = `${label}, from your files or a URL.`;
+      return;
     }
+    const tokenizer = source.tokenizer === undefined ? '' : typeof source.tokenizer === 'string' ? nameOfUrl(source.tokenizer) : source.tokenizer.name;
+    const from = source.kind === 'files' ? 'from your files' : 'from a URL';
+    this.description.textContent = tokenizer ? `${label} with the tokenizer ${tokenizer}, ${from}.` : `${label}, ${from}.`;
   }
 
   showProgress(file: string, loaded: number, total: number | null) {

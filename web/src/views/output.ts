@@ -1,5 +1,7 @@
 // The streaming output: the prompt, then each generated token as its own span, decoded with a streaming
-// UTF-8 decoder (a token may carry only part of a character). Live statistics: tokens and tokens/s.
+// UTF-8 decoder (a token may carry only part of a character). Live statistics, timed as the CLI does: the
+// prompt's speed up to the first new token, and the generation speed from the first new token on (so a
+// long prompt does not make generation look slow).
 // Clicking a generated token selects it (the next-token panel then shows the distribution it came from).
 import type { DoneEvent, TokenEvent } from '../client';
 import { el, hexBytes, tokenLabel } from '../ui/text';
@@ -20,8 +22,11 @@ export class OutputView {
   private promptText = '';
   private generatedText = '';
   private startedAt = 0;
+  private firstTokenAt: number | null = null;
+  private endedAt: number | null = null;
+  private promptTokens = 0;
   private count = 0;
-  private engineMs = 0;
+  private engineMs = 0; // engine time of the steps after the first (the first one also reads the prompt)
   private lastStats = 0;
   private selected = -1;
   onSelect: (index: number) => void = () => {};
@@ -49,6 +54,9 @@ export class OutputView {
     this.generatedText = '';
     this.count = 0;
     this.engineMs = 0;
+    this.promptTokens = 0;
+    this.firstTokenAt = null;
+    this.endedAt = null;
     this.selected = -1;
     this.startedAt = performance.now();
     this.root.replaceChildren(el('span', 'prompt-text', prompt), this.caret);
@@ -57,9 +65,15 @@ export class OutputView {
     this.renderStats(true);
   }
 
+  /** The prompt's length in tokens, once the worker has tokenized it. */
+  started(promptTokens: number) {
+    this.promptTokens = promptTokens;
+  }
+
   token(event: TokenEvent) {
     this.count = event.index + 1;
-    this.engineMs += event.stepMs;
+    if (event.index === 0) this.firstTokenAt = performance.now();
+    else this.engineMs += event.stepMs;
     const text = event.end && event.bytes.length === 0 ? '' : this.decoder.decode(event.bytes, { stream: true });
     this.generatedText += text;
     const span = el('span', event.end && text === '' ? 'tok end-token' : 'tok', event.end && text === '' ? tokenLabel(event.piece) : text);
@@ -89,6 +103,7 @@ export class OutputView {
     this.root.classList.remove('running');
     this.count = done.count;
     this.meta.textContent = REASONS[done.reason];
+    this.endedAt = performance.now();
     this.renderStats(true, done.elapsedMs);
   }
 
@@ -112,22 +127,51 @@ export class OutputView {
     if (!force && now - this.lastStats < 100) return;
     this.lastStats = now;
     const seconds = (elapsedMs ?? now - this.startedAt) / 1000;
-    const rate = seconds > 0 && this.count > 0 ? this.count / seconds : 0;
-    const stat = (value: string, label: string, id: string) => {
+    const stat = (value: string, label: string, id: string, title: string) => {
       const node = el('span', 'stat');
       node.id = id;
+      node.title = title;
       node.append(el('strong', '', value), document.createTextNode(` ${label}`));
       return node;
     };
-    this.stats.replaceChildren(
-      stat(String(this.count), this.count === 1 ? 'token' : 'tokens', 'stat-count'),
-      stat(rate >= 100 ? rate.toFixed(0) : rate.toFixed(1), 'tokens/s', 'stat-rate'),
-      stat(seconds.toFixed(2), 's', 'stat-time'),
+    const nodes = [stat(String(this.count), this.count === 1 ? 'token' : 'tokens', 'stat-count', 'Tokens generated so far.')];
+    // Generation speed: the tokens after the first, over the time since the first arrived.
+    const first = this.firstTokenAt;
+    const generationSeconds = first === null ? 0 : ((this.endedAt ?? now) - first) / 1000;
+    const generationRate = this.count > 1 && generationSeconds > 0 ? (this.count - 1) / generationSeconds : null;
+    nodes.push(
+      stat(
+        generationRate === null ? '—' : rate(generationRate),
+        'tokens/s',
+        'stat-rate',
+        'Generation speed: new tokens per second, counted from the first new token (reading the prompt is timed apart).',
+      ),
     );
-    if (this.count > 0) {
-      const perToken = stat((this.engineMs / this.count).toFixed(2), 'ms/token in the engine', 'stat-engine');
-      perToken.title = 'Time the worker spent in the forward pass and sampling, per token; the rest is the page drawing.';
-      this.stats.append(perToken);
+    // A prompt of one token (the empty prompt's BOS) says nothing about prompt speed.
+    if (first !== null && this.promptTokens > 1 && first > this.startedAt) {
+      const promptRate = this.promptTokens / ((first - this.startedAt) / 1000);
+      nodes.push(
+        stat(
+          rate(promptRate),
+          'tokens/s prompt',
+          'stat-prompt-rate',
+          `Prompt speed: the prompt's ${this.promptTokens} tokens per second, read up to the first new token.`,
+        ),
+      );
     }
+    nodes.push(stat(seconds.toFixed(2), 's', 'stat-time', 'Time since Generate was pressed.'));
+    if (this.count > 1) {
+      nodes.push(
+        stat(
+          (this.engineMs / (this.count - 1)).toFixed(2),
+          'ms/token in the engine',
+          'stat-engine',
+          'Time the worker spent in the forward pass and sampling, per token after the first; the rest is the page drawing.',
+        ),
+      );
+    }
+    this.stats.replaceChildren(...nodes);
   }
 }
+
+const rate = (perSecond: number) => (perSecond >= 100 ? perSecond.toFixed(0) : perSecond.toFixed(1));

@@ -1,13 +1,16 @@
 // The tokenization view: the prompt as the model sees it, one coloured chip per token with its id.
-// Hovering a chip shows the token's vocabulary bytes and the byte span of the input it covers.
+// Hovering a chip shows the token's vocabulary bytes and the byte span of the input it covers. The count
+// beside the heading warns when the prompt does not fit the model's context.
 import type { TokenSpan } from '../protocol';
 import { CHIP_BORDERS, CHIP_COLORS } from '../ui/colors';
-import { el, hexBytes, pieceText, tokenLabel } from '../ui/text';
+import { countBytes, el, fallbackByte, hex, hexBytes, pieceText, tokenLabel } from '../ui/text';
 import { hideTip, showTip, type TipRow } from '../ui/tooltip';
 
 const encoder = new TextEncoder();
 
 export class TokensView {
+  private contextLength = 0;
+
   constructor(
     private readonly root: HTMLElement,
     private readonly summary: HTMLElement,
@@ -20,13 +23,26 @@ export class TokensView {
     this.summary.textContent = '';
   }
 
+  /** The loaded model's context length: a prompt must leave room in it for at least one new token. */
+  setContextLength(tokens: number) {
+    this.contextLength = tokens;
+  }
+
   show(text: string, tokens: TokenSpan[]) {
     const input = encoder.encode(text);
     const chips = tokens.map((token, index) => this.chip(token, index, input));
     this.root.replaceChildren(...chips);
     const characters = [...text].length;
-    const words = tokens.length === 1 ? 'token' : 'tokens';
-    this.summary.textContent = `${tokens.length} ${words} · ${characters} characters · ${input.length} bytes`;
+    const words = `${tokens.length} ${tokens.length === 1 ? 'token' : 'tokens'}`;
+    const rest = ` · ${characters} characters · ${countBytes(input.length)}`;
+    const context = this.contextLength;
+    if (context > 0 && tokens.length >= context) {
+      const warning = el('span', 'meta-warning', `${words} — ${tokens.length > context ? 'over' : 'all of'} the ${context}-token context`);
+      warning.title = `The model reads at most ${context} tokens, and the prompt must leave room for the ones it writes: shorten the prompt.`;
+      this.summary.replaceChildren(warning, rest);
+    } else {
+      this.summary.replaceChildren(words, rest);
+    }
   }
 
   private chip(token: TokenSpan, index: number, input: Uint8Array): HTMLElement {
@@ -49,15 +65,16 @@ export class TokensView {
 
   private tip(event: PointerEvent, token: TokenSpan, index: number, input: Uint8Array) {
     const covered = input.subarray(token.begin, token.end);
+    const byte = fallbackByte(token.piece);
     const rows: TipRow[] = [
       ['id', String(token.id), true],
-      ['piece bytes', hexBytes(token.piece) || '(none)', true],
+      byte === null ? ['piece bytes', hexBytes(token.piece) || '(none)', true] : ['piece bytes', `${hex(byte)} (a byte-fallback token)`, true],
     ];
     if (token.begin === token.end) {
       rows.push(['byte span', 'none: added by the tokenizer', false]);
     } else {
       const text = pieceText(covered);
-      rows.push(['byte span', `${token.begin}–${token.end} (${token.end - token.begin} bytes)`, true]);
+      rows.push(['byte span', `${token.begin}–${token.end} (${countBytes(token.end - token.begin)})`, true]);
       rows.push(['input bytes', hexBytes(covered), true]);
       if (text !== null) rows.push(['input text', JSON.stringify(text), true]);
       else rows.push(['input text', 'part of a UTF-8 character (byte fallback)', false]);
