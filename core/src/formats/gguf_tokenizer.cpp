@@ -1,7 +1,8 @@
 // A Tokenizer from GGUF metadata (tokenizer.ggml.*): the vocabulary a llama.cpp model file carries.
 //   model            "llama": SentencePiece BPE (pieces, scores, "▁" for spaces, <0xXX> byte tokens)
 //                    "gpt2":  byte-level BPE (pieces in GPT-2's byte mapping, merges "a b" by priority)
-//   pre              the byte-level pre-tokenizer: "gpt-2"/"default", "llama-bpe"/"llama3", "qwen2"
+//   pre              the byte-level pre-tokenizer: "gpt-2"/"default", "llama-bpe"/"llama3"/"llama-v3",
+//                    "qwen2"
 //   tokens, scores, token_type, merges, bos/eos/unknown_token_id, add_bos_token, add_space_prefix
 #include "formats/gguf.hpp"
 #include "glassbox/formats.hpp"
@@ -46,13 +47,23 @@ Result<const GgufValue*> array_of(const GgufFile& file, const char* key, GgufTyp
   return v;
 }
 
-Result<int> special_id(const GgufFile& file, const char* key, int fallback) {
+Result<int> special_id(const GgufFile& file, const char* key, int fallback, std::size_t n_tokens) {
   auto v = file.integer(key, fallback);
   if (!v) return v.error();
   // 4294967295 (uint32 -1) is how files say "no such token".
   if (*v == 4294967295LL || *v < 0) return -1;
-  if (*v > INT32_MAX) return error(file.source(), ": metadata ", key, " is out of range: ", *v);
+  if (*v >= static_cast<int64_t>(n_tokens))
+    return error(file.source(), ": metadata ", key, " is ", *v, ", past the vocabulary of ", n_tokens,
+                 " tokens");
   return static_cast<int>(*v);
+}
+
+// Whether llama.cpp adds BOS when tokenizer.ggml.add_bos_token is absent (llama_vocab::impl::load in
+// src/llama-vocab.cpp): SentencePiece vocabularies do; byte-level BPE ones only for the pre-tokenizers whose
+// branch there sets add_bos (of those glassbox reads: the Llama 3 names, but not smaug-bpe, which shares the
+// Llama 3 pre-tokenizer without BOS).
+bool llama_cpp_adds_bos_by_default(bool sentencepiece, const std::string& pre) {
+  return sentencepiece || pre == "llama-bpe" || pre == "llama3" || pre == "llama-v3";
 }
 
 }  // namespace
@@ -85,12 +96,13 @@ Result<Tokenizer> tokenizer_from_gguf(const GgufFile& file) {
                  n, " tokens");
 
   for (std::size_t id = 0; id < n; ++id) {
-    const std::string& piece = (*tokens)->items[id].text;
+    // The array accessors read each element in place (no GgufValue per element: vocabularies reach 150k).
+    const std::string& piece = (*tokens)->items.text(id);
     vocab.pieces.push_back(vocab.kind == TokenizerKind::SentencePiece ? spaces_from_sentencepiece(piece)
                                                                       : piece);
-    vocab.scores.push_back(*scores ? static_cast<float>((*scores)->items[id].real) : 0.0f);
+    vocab.scores.push_back(*scores ? static_cast<float>((*scores)->items.real(id)) : 0.0f);
     if (*types) {
-      auto type = token_type(file, (*types)->items[id].integer, id);
+      auto type = token_type(file, (*types)->items.integer(id), id);
       if (!type) return type.error();
       vocab.types.push_back(*type);
     } else {
@@ -98,16 +110,19 @@ Result<Tokenizer> tokenizer_from_gguf(const GgufFile& file) {
     }
   }
 
+  std::string pre_name;
   if (vocab.kind == TokenizerKind::ByteLevelBpe) {
     auto merges = array_of(file, "tokenizer.ggml.merges", GgufType::String, true);
     if (!merges) return merges.error();
-    for (const GgufValue& m : (*merges)->items)
-      vocab.merges.push_back(m.text);
+    const GgufArray& merge_list = (*merges)->items;
+    for (std::size_t i = 0; i < merge_list.size(); ++i)
+      vocab.merges.push_back(merge_list.text(i));
     auto pre = file.string("tokenizer.ggml.pre", "default");
     if (!pre) return pre.error();
+    pre_name = *pre;
     if (*pre == "default" || *pre == "gpt-2" || *pre == "gpt2") {
       vocab.pre_tokenizer = PreTokenizer::Gpt2;
-    } else if (*pre == "llama-bpe" || *pre == "llama3" || *pre == "smaug-bpe") {
+    } else if (*pre == "llama-bpe" || *pre == "llama3" || *pre == "llama-v3" || *pre == "smaug-bpe") {
       vocab.pre_tokenizer = PreTokenizer::Llama3;
     } else if (*pre == "qwen2") {
       vocab.pre_tokenizer = PreTokenizer::Qwen2;
@@ -118,16 +133,17 @@ Result<Tokenizer> tokenizer_from_gguf(const GgufFile& file) {
   }
 
   const bool spm = vocab.kind == TokenizerKind::SentencePiece;
-  auto bos = special_id(file, "tokenizer.ggml.bos_token_id", spm ? 1 : -1);
-  auto eos = special_id(file, "tokenizer.ggml.eos_token_id", spm ? 2 : -1);
-  auto unk = special_id(file, "tokenizer.ggml.unknown_token_id", spm ? 0 : -1);
+  auto bos = special_id(file, "tokenizer.ggml.bos_token_id", spm ? 1 : -1, n);
+  auto eos = special_id(file, "tokenizer.ggml.eos_token_id", spm ? 2 : -1, n);
+  auto unk = special_id(file, "tokenizer.ggml.unknown_token_id", spm ? 0 : -1, n);
   for (auto* r : {&bos, &eos, &unk})
     if (!*r) return r->error();
   vocab.bos_id = *bos;
   vocab.eos_id = *eos;
   vocab.unk_id = *unk;
-  // llama.cpp's defaults: SentencePiece vocabularies add BOS and the dummy-prefix space, byte-level ones not.
-  auto add_bos = file.boolean("tokenizer.ggml.add_bos_token", spm);
+  // Without the keys, llama.cpp's defaults: SentencePiece adds the dummy-prefix space, byte-level BPE does
+  // not.
+  auto add_bos = file.boolean("tokenizer.ggml.add_bos_token", llama_cpp_adds_bos_by_default(spm, pre_name));
   if (!add_bos) return add_bos.error();
   auto add_space = file.boolean("tokenizer.ggml.add_space_prefix", spm);
   if (!add_space) return add_space.error();
