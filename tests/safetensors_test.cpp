@@ -134,5 +134,101 @@ TEST_F(HuggingFaceFolder, RejectsAShardIndexPointingOutside) {
   expect_error(load_model(dir_.string()), "weight_map[\"wte.weight\"] must name a file in the same folder");
 }
 
+// config.json numbers are range-checked as doubles, before any conversion to int, and errors name the key.
+TEST_F(HuggingFaceFolder, RejectsSizesOutsideTheIntRangeNamingTheKey) {
+  const std::string rest = R"("intermediate_size": 16, "num_hidden_layers": 1, "num_attention_heads": 2,
+    "max_position_embeddings": 16, "vocab_size": 4})";
+  write("config.json", R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 1e10, )" + rest);
+  expect_error(load_model(dir_.string()),
+               "config.json: hidden_size must be a whole number in 1..2147483647, found 1e+10");
+  write("config.json", R"({"architectures": ["LlamaForCausalLM"], "hidden_size": -8, )" + rest);
+  expect_error(load_model(dir_.string()),
+               "config.json: hidden_size must be a whole number in 1..2147483647, found -8");
+  write("config.json", R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 8.5, )" + rest);
+  expect_error(load_model(dir_.string()),
+               "config.json: hidden_size must be a whole number in 1..2147483647, found 8.5");
+  write("config.json", R"({"architectures": ["LlamaForCausalLM"], "hidden_size": "8", )" + rest);
+  expect_error(load_model(dir_.string()), "config.json: hidden_size must be a number");
+  // GPT-2's n_inner defaults to 4 * n_embd, which must fit too.
+  write("config.json", R"({"architectures": ["GPT2LMHeadModel"], "n_embd": 1000000000, "n_layer": 1,
+    "n_head": 2, "n_positions": 16, "vocab_size": 4})");
+  expect_error(load_model(dir_.string()),
+               "config.json: n_inner must be a whole number in 1..2147483647, found 4e+09 (the default)");
+  write("config.json",
+        R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 8, "rope_theta": 1e300, )" + rest);
+  expect_error(load_model(dir_.string()),
+               "config.json: rope_theta must be a finite float32 number, found 1e+300");
+}
+
+TEST_F(HuggingFaceFolder, RejectsHeadCountsThatDoNotDivideNamingTheKeys) {
+  write("config.json", R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 8, "intermediate_size": 16,
+    "num_hidden_layers": 1, "num_attention_heads": 3, "max_position_embeddings": 16, "vocab_size": 4})");
+  expect_error(load_model(dir_.string()), "config.json: num_attention_heads (3) must divide hidden_size (8)");
+  write("config.json", R"({"architectures": ["Qwen2ForCausalLM"], "hidden_size": 8, "intermediate_size": 16,
+    "num_hidden_layers": 1, "num_attention_heads": 4, "num_key_value_heads": 3, "max_position_embeddings": 16,
+    "vocab_size": 4})");
+  expect_error(load_model(dir_.string()),
+               "config.json: num_key_value_heads (3) must divide num_attention_heads (4)");
+  write("config.json", R"({"architectures": ["GPT2LMHeadModel"], "n_embd": 8, "n_layer": 1, "n_head": 3,
+    "n_positions": 16, "vocab_size": 4})");
+  expect_error(load_model(dir_.string()), "config.json: n_head (3) must divide n_embd (8)");
+}
+
+// The sharded fixture (tests/reference) copied, with its index edited: every tensor must be in the shard the
+// index names.
+class ShardedFolder : public HuggingFaceFolder {
+ protected:
+  void SetUp() override {
+    HuggingFaceFolder::SetUp();
+    source_ = test::fixture_path("hf-llama-sharded");
+    GLASSBOX_REQUIRE_FILE(source_ + "/model.safetensors.index.json");
+    for (const auto& entry : std::filesystem::directory_iterator(source_))
+      std::filesystem::copy_file(entry.path(), dir_ / entry.path().filename());
+    index_ = test::read_file(source_ + "/model.safetensors.index.json");
+  }
+  static std::string replace_all(std::string text, const std::string& from, const std::string& to) {
+    for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+      text.replace(at, from.size(), to);
+    return text;
+  }
+  std::string source_, index_;
+};
+
+TEST_F(ShardedFolder, LoadsWhenTheIndexIsRight) {
+  auto model = load_model(dir_.string());
+  ASSERT_TRUE(model.ok()) << model.error().message;
+}
+
+TEST_F(ShardedFolder, RejectsTensorsMovedToTheOtherShardInTheIndex) {
+  const std::string one = "model-00001-of-00002.safetensors", two = "model-00002-of-00002.safetensors";
+  write("model.safetensors.index.json",
+        replace_all(replace_all(replace_all(index_, one, "@"), two, one), "@", two));
+  auto model = load_model(dir_.string());
+  ASSERT_FALSE(model.ok()) << "a swapped index was accepted";
+  const std::string& m = model.error().message;
+  EXPECT_NE(m.find("model.safetensors.index.json: tensor "), std::string::npos) << m;
+  // "tensor T is in <shard A> but weight_map places it in <shard B>", A != B
+  const bool one_then_two =
+      m.find("is in " + one + " but weight_map places it in " + two) != std::string::npos;
+  const bool two_then_one =
+      m.find("is in " + two + " but weight_map places it in " + one) != std::string::npos;
+  EXPECT_TRUE(one_then_two || two_then_one) << m;
+}
+
+TEST_F(ShardedFolder, RejectsATensorTheIndexLeavesOut) {
+  const std::string entry = "\"model.norm.weight\": ";
+  const std::size_t at = index_.find(entry);
+  ASSERT_NE(at, std::string::npos);
+  std::string edited = index_;
+  edited.replace(at, entry.size(), "\"model.renamed.weight\": ");
+  write("model.safetensors.index.json", edited);
+  auto model = load_model(dir_.string());
+  ASSERT_FALSE(model.ok());
+  const std::string& m = model.error().message;
+  EXPECT_TRUE(m.find("tensor model.norm.weight is in model-0000") != std::string::npos &&
+              m.find("but weight_map does not list it") != std::string::npos)
+      << m;
+}
+
 }  // namespace
 }  // namespace glassbox

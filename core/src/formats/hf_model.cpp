@@ -2,6 +2,9 @@
 // model.safetensors.index.json). Supported: GPT2LMHeadModel, LlamaForCausalLM, Qwen2ForCausalLM.
 // Weights stay views into the memory-mapped files, except GPT-2's Conv1D matrices, which Hugging Face stores
 // transposed ([in][out]) and which are therefore transposed once into float32 at load time.
+#include <cfloat>
+#include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -31,20 +34,30 @@ struct ConfigReader {
   const Json& json;
   std::string source;
 
-  Result<int> integer(const char* key, std::optional<int> fallback = std::nullopt) const {
+  // A size or count: a whole number in 1..INT32_MAX. The range is checked on the double, before any
+  // conversion (converting 1e10 to int is undefined behaviour).
+  Result<int> count(const char* key, std::optional<int64_t> fallback = std::nullopt) const {
     const Json* v = json.find(key);
+    double value;
     if (!v || v->is_null()) {
-      if (fallback) return *fallback;
-      return error(source, ": ", key, " is missing");
+      if (!fallback) return error(source, ": ", key, " is missing");
+      value = static_cast<double>(*fallback);
+    } else {
+      if (!v->is_number()) return error(source, ": ", key, " must be a number");
+      value = v->number();
     }
-    if (!v->is_number() || v->number() != static_cast<double>(static_cast<int64_t>(v->number())))
-      return error(source, ": ", key, " must be a whole number");
-    return static_cast<int>(v->number());
+    if (!(value >= 1.0 && value <= static_cast<double>(INT32_MAX)) || value != std::floor(value))
+      return error(source, ": ", key, " must be a whole number in 1..", INT32_MAX, ", found ", value,
+                   v && !v->is_null() ? "" : " (the default)");
+    return static_cast<int>(value);
   }
+  // A finite number a float can hold.
   Result<double> number(const char* key, double fallback) const {
     const Json* v = json.find(key);
     if (!v || v->is_null()) return fallback;
     if (!v->is_number()) return error(source, ": ", key, " must be a number");
+    if (!(std::fabs(v->number()) <= FLT_MAX))
+      return error(source, ": ", key, " must be a finite float32 number, found ", v->number());
     return v->number();
   }
   Result<bool> boolean(const char* key, bool fallback) const {
@@ -70,22 +83,33 @@ Result<std::string> architecture_of(const ConfigReader& r) {
   return error(r.source, ": neither architectures nor a known model_type says what model this is");
 }
 
+// The head counts must split the width evenly; the error names the config.json keys.
+Result<void> check_heads(const ConfigReader& r, const char* dim_key, int dim, const char* heads_key,
+                         int heads, const char* kv_key, int kv_heads) {
+  if (dim % heads != 0)
+    return error(r.source, ": ", heads_key, " (", heads, ") must divide ", dim_key, " (", dim, ")");
+  if (kv_key && heads % kv_heads != 0)
+    return error(r.source, ": ", kv_key, " (", kv_heads, ") must divide ", heads_key, " (", heads, ")");
+  return ok();
+}
+
 Result<ModelConfig> gpt2_config(const ConfigReader& r) {
   ModelConfig c;
   c.architecture = "gpt2";
-  GLASSBOX_ASSIGN(c.dim, r.integer("n_embd"));
-  GLASSBOX_ASSIGN(c.n_layers, r.integer("n_layer"));
-  GLASSBOX_ASSIGN(c.n_heads, r.integer("n_head"));
-  GLASSBOX_ASSIGN(c.max_seq_len, r.integer("n_positions"));
-  GLASSBOX_ASSIGN(c.vocab_size, r.integer("vocab_size"));
-  GLASSBOX_ASSIGN(c.hidden_dim, r.integer("n_inner", 4 * c.dim));
+  GLASSBOX_ASSIGN(c.dim, r.count("n_embd"));
+  GLASSBOX_ASSIGN(c.n_layers, r.count("n_layer"));
+  GLASSBOX_ASSIGN(c.n_heads, r.count("n_head"));
+  GLASSBOX_ASSIGN(c.max_seq_len, r.count("n_positions"));
+  GLASSBOX_ASSIGN(c.vocab_size, r.count("vocab_size"));
+  GLASSBOX_ASSIGN(c.hidden_dim, r.count("n_inner", int64_t{4} * c.dim));
+  GLASSBOX_TRY(check_heads(r, "n_embd", c.dim, "n_head", c.n_heads, nullptr, 0));
   GLASSBOX_ASSIGN(const double eps, r.number("layer_norm_epsilon", 1e-5));
   const std::string act = r.string("activation_function", "gelu_new");
   if (act != "gelu_new" && act != "gelu_pytorch_tanh" && act != "gelu_fast")
     return error(r.source, ": activation_function \"", act,
                  "\" is not supported (glassbox has GELU's tanh form)");
   c.n_kv_heads = c.n_heads;
-  c.head_dim = c.n_heads > 0 ? c.dim / c.n_heads : 0;
+  c.head_dim = c.dim / c.n_heads;
   c.norm = NormKind::LayerNorm;
   c.norm_eps = static_cast<float>(eps);
   c.position = PositionKind::Learned;
@@ -97,17 +121,19 @@ Result<ModelConfig> gpt2_config(const ConfigReader& r) {
 Result<ModelConfig> llama_config(const ConfigReader& r, const std::string& arch) {
   ModelConfig c;
   c.architecture = arch == "Qwen2ForCausalLM" ? "qwen2" : "llama";
-  GLASSBOX_ASSIGN(c.dim, r.integer("hidden_size"));
-  GLASSBOX_ASSIGN(c.hidden_dim, r.integer("intermediate_size"));
-  GLASSBOX_ASSIGN(c.n_layers, r.integer("num_hidden_layers"));
-  GLASSBOX_ASSIGN(c.n_heads, r.integer("num_attention_heads"));
-  GLASSBOX_ASSIGN(c.n_kv_heads, r.integer("num_key_value_heads", c.n_heads));
-  GLASSBOX_ASSIGN(c.max_seq_len, r.integer("max_position_embeddings"));
-  GLASSBOX_ASSIGN(c.vocab_size, r.integer("vocab_size"));
+  GLASSBOX_ASSIGN(c.dim, r.count("hidden_size"));
+  GLASSBOX_ASSIGN(c.hidden_dim, r.count("intermediate_size"));
+  GLASSBOX_ASSIGN(c.n_layers, r.count("num_hidden_layers"));
+  GLASSBOX_ASSIGN(c.n_heads, r.count("num_attention_heads"));
+  GLASSBOX_ASSIGN(c.n_kv_heads, r.count("num_key_value_heads", c.n_heads));
+  GLASSBOX_ASSIGN(c.max_seq_len, r.count("max_position_embeddings"));
+  GLASSBOX_ASSIGN(c.vocab_size, r.count("vocab_size"));
   GLASSBOX_ASSIGN(const double eps, r.number("rms_norm_eps", 1e-6));
   GLASSBOX_ASSIGN(const double theta, r.number("rope_theta", 10000.0));
-  c.head_dim = c.n_heads > 0 ? c.dim / c.n_heads : 0;
-  GLASSBOX_ASSIGN(const int head_dim, r.integer("head_dim", c.head_dim));
+  GLASSBOX_TRY(check_heads(r, "hidden_size", c.dim, "num_attention_heads", c.n_heads, "num_key_value_heads",
+                           c.n_kv_heads));
+  c.head_dim = c.dim / c.n_heads;
+  GLASSBOX_ASSIGN(const int head_dim, r.count("head_dim", c.head_dim));
   if (head_dim != c.head_dim)
     return error(r.source, ": head_dim ", head_dim, " differs from hidden_size / num_attention_heads (",
                  c.head_dim, "), which glassbox does not support");
@@ -126,10 +152,15 @@ Result<ModelConfig> llama_config(const ConfigReader& r, const std::string& arch)
 }
 
 // The safetensors files of a folder: one model.safetensors, or the shards of model.safetensors.index.json.
+// With an index, every tensor must be in the shard the index names, and every indexed tensor in its shard: a
+// folder whose index disagrees with its shards is damaged (or mixes two checkpoints), so it is refused rather
+// than loaded from wherever the tensors happen to be.
 Result<std::vector<SafetensorsFile>> read_weights(const fs::path& folder) {
   std::vector<std::string> files;
+  std::map<std::string, std::string> shard_of;  // tensor -> file, from the index
   const fs::path index = folder / "model.safetensors.index.json";
-  if (fs::exists(index)) {
+  const bool sharded = fs::exists(index);
+  if (sharded) {
     GLASSBOX_ASSIGN(const Json json, read_json_file(index.string()));
     const Json* map = json.find("weight_map");
     if (!map || !map->is_object()) return error(index.string(), ": weight_map must be an object");
@@ -137,6 +168,7 @@ Result<std::vector<SafetensorsFile>> read_weights(const fs::path& folder) {
     for (const auto& [tensor, file] : map->members()) {
       if (!file.is_string() || file.string().find('/') != std::string::npos)
         return error(index.string(), ": weight_map[\"", tensor, "\"] must name a file in the same folder");
+      shard_of[tensor] = file.string();
       if (unique.insert(file.string()).second) files.push_back(file.string());
     }
   } else {
@@ -148,6 +180,21 @@ Result<std::vector<SafetensorsFile>> read_weights(const fs::path& folder) {
     if (!bytes) return bytes.error();
     auto file = read_safetensors(std::move(*bytes));
     if (!file) return file.error();
+    if (sharded) {
+      for (const auto& [tensor, info] : file->tensors) {
+        const auto listed = shard_of.find(tensor);
+        if (listed == shard_of.end())
+          return error(index.string(), ": tensor ", tensor, " is in ", name,
+                       " but weight_map does not list it");
+        if (listed->second != name)
+          return error(index.string(), ": tensor ", tensor, " is in ", name, " but weight_map places it in ",
+                       listed->second);
+      }
+      for (const auto& [tensor, shard] : shard_of)
+        if (shard == name && !file->tensors.count(tensor))
+          return error(index.string(), ": weight_map places tensor ", tensor, " in ", name,
+                       ", which does not contain it");
+    }
     out.push_back(std::move(*file));
   }
   return out;
