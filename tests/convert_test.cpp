@@ -1,13 +1,17 @@
 // `glassbox convert`: stories260K.bin + tok512.bin written as GGUF. Float32 must reproduce the checkpoint
 // bit for bit (and so llama2.c's golden tokens); Q8_0 reports how many golden tokens it still agrees on and
-// its largest logit difference from float32.
+// its largest logit difference from float32. And the CLI quantizing a float32 GGUF (the reference's
+// llama-tiny) to Q8_0 and Q4_0 must write exactly the blocks the independent NumPy reference's quantizer
+// writes for the same tensors.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <sstream>
 
+#include "formats/gguf.hpp"
 #include "formats/json.hpp"
 #include "glassbox/glassbox.hpp"
 #include "test_support.hpp"
@@ -125,6 +129,119 @@ TEST_F(Convert, Q8_0AgreesWithTheGoldenTokensAndReportsTheLogitDifference) {
   EXPECT_LT(largest_difference, 0.25f);
   EXPECT_GT(largest_difference, 0.0f) << "the weights really were re-encoded";
 }
+
+#if !defined(__EMSCRIPTEN__)
+// tests/reference writes llama-tiny.gguf (float32) and, from the same weights, llama-tiny.q8_0.gguf and
+// llama-tiny.q4_0.gguf with its own quantizer, each with the logits of the dequantized weights.
+class ConvertReferenceFixture : public ::testing::TestWithParam<std::string> {
+ protected:
+  static Result<GgufFile> read(const std::string& path) {
+    auto bytes = map_file(path);
+    if (!bytes) return bytes.error();
+    return read_gguf(std::move(*bytes));
+  }
+
+  static std::vector<float> first_logits_and_greedy(const LoadedModel& m, const std::vector<int>& prompt,
+                                                    int n, std::vector<int>* generated) {
+    auto session = Session::create(m.model);
+    Sampler sampler({.temperature = 0.0f});
+    Generator generator(*session, sampler);
+    EXPECT_TRUE(generator.start(prompt).ok());
+    std::vector<float> first;
+    for (int i = 0; i < n; ++i) {
+      auto token = generator.next();
+      EXPECT_TRUE(token.ok());
+      if (!token) break;
+      if (i == 0) first.assign(generator.last_logits().begin(), generator.last_logits().end());
+      generated->push_back(*token);
+    }
+    return first;
+  }
+};
+
+TEST_P(ConvertReferenceFixture, CliWritesTheReferenceBlocksAndItsLogits) {
+  const std::string type = GetParam();
+  const std::string source = test::fixture_path("llama-tiny.gguf");
+  const std::string reference = test::fixture_path("llama-tiny." + type + ".gguf");
+  const std::string expected_json = test::fixture_path("llama-tiny." + type + ".json");
+  GLASSBOX_REQUIRE_FILE(source);
+  GLASSBOX_REQUIRE_FILE(reference);
+  GLASSBOX_REQUIRE_FILE(expected_json);
+  const auto out = std::filesystem::temp_directory_path() /
+                   ("glassbox-convert-llama-tiny-" +
+                    std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "." + type + ".gguf");
+  const test::ProcessResult run = test::run_process(
+      {GLASSBOX_CLI_PATH, "convert", "--model", source, "--output", out.string(), "--type", type});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.err.find("architecture llama, " + type + " weights"), std::string::npos) << run.err;
+
+  // (a) every tensor: the same name, shape, type and bytes as the reference's quantization.
+  auto ours = read(out.string());
+  auto theirs = read(reference);
+  ASSERT_TRUE(ours.ok()) << ours.error().message;
+  ASSERT_TRUE(theirs.ok()) << theirs.error().message;
+  ASSERT_EQ(ours->tensors.size(), theirs->tensors.size());
+  int quantized = 0;
+  for (const GgufTensorInfo& want : theirs->tensors) {
+    const GgufTensorInfo* got = ours->tensor(want.name);
+    ASSERT_NE(got, nullptr) << want.name;
+    EXPECT_EQ(got->dims, want.dims) << want.name;
+    EXPECT_EQ(got->ggml_type, want.ggml_type) << want.name;
+    ASSERT_EQ(got->bytes, want.bytes) << want.name;
+    EXPECT_EQ(std::memcmp(got->data, want.data, want.bytes), 0) << want.name << ": blocks differ";
+    quantized += want.ggml_type != 0;
+  }
+  EXPECT_GE(quantized, 2 * 7 + 2) << "every matrix (token_embd and output too) is quantized";
+
+  // The converted file reproduces the reference's logits for its dequantized weights.
+  auto converted = open_model_files(out.string(), "");
+  ASSERT_TRUE(converted.ok()) << converted.error().message;
+  auto json = parse_json(test::read_file(expected_json), expected_json);
+  ASSERT_TRUE(json.ok()) << json.error().message;
+  std::vector<int> tokens;
+  for (const Json& t : json->find("tokens")->array())
+    tokens.push_back(static_cast<int>(t.number()));
+  auto session = Session::create(converted->model);
+  double worst = 0.0;
+  const auto& rows = json->find("logits")->array();
+  for (std::size_t p = 0; p < tokens.size(); ++p) {
+    auto logits = session->step(tokens[p]);
+    ASSERT_TRUE(logits.ok());
+    double scale = 1.0;
+    for (const Json& v : rows[p].array())
+      scale = std::max(scale, std::fabs(v.number()));
+    for (std::size_t i = 0; i < logits->size(); ++i)
+      worst = std::max(worst, std::fabs((*logits)[i] - rows[p].array()[i].number()) / scale);
+  }
+  EXPECT_LE(worst, 1e-5);
+
+  // (b) against the float32 source: greedy tokens and the first step's largest logit difference.
+  auto f32 = open_model_files(source, "");
+  ASSERT_TRUE(f32.ok()) << f32.error().message;
+  const std::vector<int> prompt(tokens.begin(), tokens.begin() + 4);
+  std::vector<int> greedy_f32, greedy_quantized;
+  const std::vector<float> a = first_logits_and_greedy(*f32, prompt, 16, &greedy_f32);
+  const std::vector<float> b = first_logits_and_greedy(*converted, prompt, 16, &greedy_quantized);
+  ASSERT_EQ(a.size(), b.size());
+  float difference = 0.0f;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    difference = std::max(difference, std::fabs(a[i] - b[i]));
+  int agree = 0;
+  while (agree < 16 && greedy_f32[agree] == greedy_quantized[agree])
+    ++agree;
+  std::printf(
+      "convert llama-tiny.gguf --type %s: %zu tensors byte-identical to the reference quantizer (%d "
+      "quantized); "
+      "logits within %.2e of the reference; greedy agrees with float32 for %d/16 tokens; largest first-step "
+      "logit difference from float32 %.4f\n",
+      type.c_str(), theirs->tensors.size(), quantized, worst, agree, difference);
+  EXPECT_GT(difference, 0.0f) << "the weights really were re-encoded";
+  EXPECT_LT(difference, type == "q8_0" ? 0.6f : 4.0f);
+  std::filesystem::remove(out);
+}
+
+INSTANTIATE_TEST_SUITE_P(Types, ConvertReferenceFixture, ::testing::Values("q8_0", "q4_0"));
+#endif
 
 }  // namespace
 }  // namespace glassbox

@@ -220,6 +220,86 @@ def q4_0_known_block_and_error_bound():
     assert np.mean(err) < 0.3 * np.mean(amax / 8), "Q4_0 mean error too large"
 
 
+def pack_q4_k_scales(sc, m):
+    """The 12 packed bytes of eight 6-bit (scale, min) pairs, written from ggml's
+    block_q4_K description (the inverse of the unpacking it describes)."""
+    b = [0] * 12
+    for j in range(4):
+        b[j] = sc[j] | (sc[j + 4] >> 4) << 6
+        b[j + 4] = m[j] | (m[j + 4] >> 4) << 6
+        b[j + 8] = (sc[j + 4] & 0x0F) | (m[j + 4] & 0x0F) << 4
+    return bytes(b)
+
+
+@check
+def q4_k_known_block():
+    sc = [1, 2, 3, 63, 37, 17, 50, 9]   # sub-blocks 4..7 need the high bits stored in bytes 0..7
+    m = [0, 5, 63, 1, 33, 48, 2, 21]
+    qs = bytes((i * 7 + 3) % 256 for i in range(128))
+    d, dmin = 0.5, 0.25
+    block = struct.pack("<ee", d, dmin) + pack_q4_k_scales(sc, m) + qs
+    assert len(block) == ggml_quants.Q4_K_BLOCK_BYTES
+    values = ggml_quants.dequantize_q4_k(block, 256)
+    # value 64c + l (l < 32) is the low nibble of qs[32c + l] in sub-block 2c; value 64c + 32 + l the high one
+    for index in (0, 31, 32, 63, 64, 100, 128 + 5, 128 + 40, 192 + 31, 255):
+        c, within = divmod(index, 64)
+        high, l = divmod(within, 32)
+        q = qs[32 * c + l] >> 4 if high else qs[32 * c + l] & 0x0F
+        sub = 2 * c + high
+        close(values[index], d * sc[sub] * q - dmin * m[sub], 0, f"Q4_K value {index}")
+    got_sc, got_m = ggml_quants.q4_k_scales_mins(np.frombuffer(pack_q4_k_scales(sc, m), np.uint8)[None, :])
+    assert list(got_sc[0]) == sc and list(got_m[0]) == m, (got_sc, got_m)
+
+
+@check
+def q6_k_known_block():
+    ql = bytes((i * 11 + 5) % 256 for i in range(128))
+    qh = bytes((i * 29 + 1) % 256 for i in range(64))
+    scales = [(-1) ** i * (i * 8 + 1) for i in range(16)]  # signed int8, -121..113
+    d = 0.125
+    block = ql + qh + struct.pack("<16b", *scales) + struct.pack("<e", d)
+    assert len(block) == ggml_quants.Q6_K_BLOCK_BYTES
+    values = ggml_quants.dequantize_q6_k(block, 256)
+    for index in (0, 15, 16, 31, 32, 50, 64, 80, 96, 127, 128, 160, 200, 255):
+        half, i = divmod(index, 128)
+        quarter, l = divmod(i, 32)          # which of the four 32-value groups of the half
+        low_byte = ql[64 * half + l + (32 if quarter in (1, 3) else 0)]
+        low = low_byte >> 4 if quarter >= 2 else low_byte & 0x0F
+        high = (qh[32 * half + l] >> (2 * quarter)) & 3
+        q = (low | high << 4) - 32
+        close(values[index], d * scales[8 * half + i // 16] * q, 0, f"Q6_K value {index}")
+
+
+@check
+def random_k_quant_blocks_are_centred_and_scaled():
+    rng = np.random.default_rng(11)
+    for name, make, decode in (("Q4_K", ggml_quants.random_q4_k, ggml_quants.dequantize_q4_k),
+                               ("Q6_K", ggml_quants.random_q6_k, ggml_quants.dequantize_q6_k)):
+        v = decode(make(rng, 256 * 64, 0.3), 256 * 64)
+        assert abs(np.mean(v)) < 0.05 and 0.15 < np.std(v) < 0.6, f"{name}: mean {np.mean(v)}, std {np.std(v)}"
+        assert len(np.unique(v)) > 1000, f"{name}: too few distinct values"
+
+
+@check
+def q8_k_input_rounding_known_values():
+    x = np.zeros(512, dtype=np.float32)
+    x[:3] = [-2.54, 1.0, 0.066]  # largest magnitude -2.54: iscale = -127 / -2.54 = 50, q = [-127, 50, 3]
+    x[256:259] = [127.0, 2.5, -3.5]  # iscale = -1: q = -127, rint(-2.5) = -2, rint(3.5) = 4 (halves to even)
+    y = ggml_quants.round_like_q8_k(x)
+    d = np.float64(np.float32(1) / np.float32(np.float32(-127) / np.float32(-2.54)))
+    close(y[:3], np.array([-127, 50, 3]) * d, 0, "Q8_K block 1")
+    close(y[256:259], [127.0, 2.0, -4.0], 0, "Q8_K block 2: d = -1, halves to even")
+    close(y[4:256], np.zeros(252), 0, "zeros stay zero")
+    close(ggml_quants.round_like_q8_k(np.zeros(256)), np.zeros(256), 0, "an all-zero block")
+    cfg = configs.KQUANT_LLAMA
+    w = random_weights(cfg, 12)
+    t = tokens_for(cfg, 4)
+    base = model.forward(cfg, w, t)
+    close(model.forward(cfg, w, t, rounding={"blk.0.attn_q.weight": lambda r: r}), base, 0, "identity rounding")
+    differ(base, model.forward(cfg, w, t, rounding={"output.weight": ggml_quants.round_like_q8_k}), 1e-4,
+           "rounding the classifier's input")
+
+
 @check
 def zero_blocks_quantize_to_zero():
     z = np.zeros(64, dtype=np.float32)
@@ -251,9 +331,16 @@ def gguf_round_trip_all_value_types_and_tensor_types():
         tensors = {"a.f32": (rng.normal(size=(3, 5)), gguf.GGML_F32),
                    "b.f16": (rng.normal(size=(7,)), gguf.GGML_F16),
                    "c.q8": (rng.normal(size=(2, 64)), gguf.GGML_Q8_0),
-                   "d.q4": (rng.normal(size=(3, 32)), gguf.GGML_Q4_0)}
+                   "d.q4": (rng.normal(size=(3, 32)), gguf.GGML_Q4_0),
+                   "e.bf16": (rng.normal(size=(2, 3)), gguf.GGML_BF16)}
+        k_blocks = {
+            "f.q4_k": gguf.EncodedMatrix.from_bytes(gguf.GGML_Q4_K, ggml_quants.random_q4_k(rng, 512, 1.0), 2, 256),
+            "g.q6_k": gguf.EncodedMatrix.from_bytes(gguf.GGML_Q6_K, ggml_quants.random_q6_k(rng, 256, 1.0), 1, 256),
+        }
         for name, (a, t) in tensors.items():
             w.add_tensor(name, a, t)
+        for name, m in k_blocks.items():
+            w.add_tensor(name, m, m.ggml_type)
         f = gguf.GGUFFile(w.to_bytes())
         expected_meta = dict(values)
         if alignment != 32:
@@ -269,6 +356,13 @@ def gguf_round_trip_all_value_types_and_tensor_types():
         close(f.tensor("c.q8"), gguf_export.as_stored(tensors["c.q8"][0], gguf.GGML_Q8_0), 0, "Q8_0 tensor")
         close(f.tensor("c.q8"), tensors["c.q8"][0], 0.02, "Q8_0 tensor near the original")
         close(f.tensor("d.q4"), tensors["d.q4"][0], 0.5, "Q4_0 tensor near the original")
+        close(f.tensor("e.bf16"), round_to_bf16(tensors["e.bf16"][0]), 0, "BF16 tensor")
+        for name, m in k_blocks.items():
+            info = f.info(name)
+            assert info.ne == [256, m.shape[0]] and info.ggml_type == m.ggml_type, info
+            start = f.data_offset + info.offset
+            assert f.data[start:start + m.rows.size] == m.rows.tobytes(), f"{name}: bytes changed"
+            close(f.tensor(name), m.decode(), 0, name)
 
 
 @check
@@ -423,11 +517,19 @@ def weights_from_gguf(path, cfg):
                 w[k] = gguf_export.llama_unpermute(w[k], cfg["n_heads"])
             elif ".attn_k." in k:
                 w[k] = gguf_export.llama_unpermute(w[k], cfg["n_kv_heads"])
-    if arch == "gpt2":
-        for k in [k for k in w if ".attn_qkv." in k]:
-            prefix, suffix = k.split(".attn_qkv.")
-            for x, part in zip("qkv", np.split(w.pop(k), 3, axis=0)):
-                w[f"{prefix}.attn_{x}.{suffix}"] = part
+    if arch in ("gpt2", "phi3"):
+        # fused q|k|v rows (and phi3's gate|up rows), cut where the config says
+        hd = cfg["dim"] // cfg["n_heads"]
+        sizes = {"attn_qkv": [cfg["n_heads"] * hd, cfg["n_kv_heads"] * hd, cfg["n_kv_heads"] * hd]}
+        names = {"attn_qkv": ["attn_q", "attn_k", "attn_v"]}
+        if arch == "phi3":
+            sizes["ffn_up"], names["ffn_up"] = [cfg["hidden_dim"]] * 2, ["ffn_gate", "ffn_up"]
+        for k in [k for k in w if k.startswith("blk.")]:
+            prefix, fused, kind = k.rsplit(".", 2)
+            if fused in sizes:
+                parts = np.split(w.pop(k), np.cumsum(sizes[fused])[:-1], axis=0)
+                for name, part in zip(names[fused], parts):
+                    w[f"{prefix}.{name}.{kind}"] = part
     return f, w
 
 
@@ -482,7 +584,7 @@ def every_fixture_reproduces_from_its_files():
             if first.endswith(".gguf") and len(entry["files"]) == 2:
                 expected = json.load(open(os.path.join(d, entry["files"][1])))
                 f, w = weights_from_gguf(os.path.join(d, first), expected["config"])
-                assert f.value("general.architecture") in ("glassbox", "llama", "qwen2", "gpt2")
+                assert f.value("general.architecture") in ("glassbox", "llama", "qwen2", "phi3", "gpt2")
                 if f.value("general.architecture") == "glassbox":
                     check_glassbox_metadata(f, expected["config"])
             elif first.endswith("/"):
@@ -493,13 +595,26 @@ def every_fixture_reproduces_from_its_files():
             logits = model.forward(expected["config"], w, expected["tokens"])
             close(logits, expected["logits"], 1e-12, first)
             checked += 1
-        assert checked == 19, f"checked {checked} fixtures with logits, expected 19"
+        assert checked == 28, f"checked {checked} fixtures with logits, expected 28"
         # the quantized files really are quantized, and their logits moved
-        base = np.array(json.load(open(os.path.join(d, "llama-like.json")))["logits"])
-        for kind, lo, hi in (("f16", 1e-6, 0.05), ("q8_0", 1e-3, 0.6), ("q4_0", 1e-2, 4.0)):
-            q = np.array(json.load(open(os.path.join(d, f"llama-like.{kind}.json")))["logits"])
-            err = np.max(np.abs(q - base))
-            assert lo < err < hi, f"{kind}: logits moved by {err}"
+        for stem, kinds in (("llama-like", (("f16", 1e-6, 0.05), ("bf16", 1e-5, 0.5), ("q8_0", 1e-3, 0.6),
+                                            ("q4_0", 1e-2, 4.0))),
+                            ("llama-tiny", (("q8_0", 1e-3, 0.6), ("q4_0", 1e-2, 4.0)))):
+            base = np.array(json.load(open(os.path.join(d, f"{stem}.json")))["logits"])
+            for kind, lo, hi in kinds:
+                q = np.array(json.load(open(os.path.join(d, f"{stem}.{kind}.json")))["logits"])
+                err = np.max(np.abs(q - base))
+                assert lo < err < hi, f"{stem}.{kind}: logits moved by {err}"
+        # the K-quant file holds what its README line says
+        f = gguf.GGUFFile.open(os.path.join(d, "llama-kquants.gguf"))
+        types = {t.name: gguf.TYPE_NAMES[t.ggml_type] for t in f.tensor_infos}
+        assert types["token_embd.weight"] == "BF16" and types["output.weight"] == "Q6_K", types
+        assert types["blk.1.attn_q.weight"] == "Q4_K" and types["blk.1.ffn_down.weight"] == "Q6_K", types
+        # the folders with a tokenizer.json: their prompt is Hugging Face's ids for the text
+        for folder, bos in (("hf-llama-spm-tokenizer", [1]), ("hf-gpt2-tokenizer", [])):
+            e = json.load(open(os.path.join(d, folder, "expected.json")))
+            assert e["tokens"] == bos + e["text_ids"] and len(e["text_ids"]) >= 5, folder
+            assert os.path.exists(os.path.join(d, folder, "tokenizer.json")), folder
         # same weights, same logits: sharded and single, openai names and prefixed
         for a, b in (("hf-llama", "hf-llama-sharded"), ("hf-gpt2", "hf-gpt2-openai-names")):
             la = json.load(open(os.path.join(d, a, "expected.json")))["logits"]

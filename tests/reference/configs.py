@@ -52,13 +52,25 @@ VARIANTS = [
                                       n_kv_heads=2, tied_embeddings=False),
      "RMSNorm pre-norm, sinusoidal positions, ReLU-gated FFN (ReGLU) with biases, GQA, separate "
      "classifier; written with general.alignment = 64"),
+    ("layernorm-gqa", tiny(norm="layernorm", n_kv_heads=2, activation="gelu", ffn_gated=False, hidden_dim=64,
+                           qkv_bias=True, ffn_bias=True, tied_embeddings=False),
+     "LayerNorm (with bias) pre-norm with GQA 4 heads / 2 kv heads, RoPE adjacent, GELU plain FFN, q/k/v and "
+     "FFN biases, separate classifier"),
+    ("layernorm-mqa-postln", tiny(norm="layernorm", norm_placement="post", n_kv_heads=1, position="learned",
+                                  activation="silu", n_layers=3, out_bias=True),
+     "LayerNorm post-norm with MQA (1 kv head), learned positions, SwiGLU, attention-output bias, tied"),
 ]
 
 # Hugging Face-convention models (half-pair RoPE over the whole head).
 HF_LLAMA = tiny(n_kv_heads=2, hidden_dim=64, rope_pairing="half", tied_embeddings=False)
 HF_QWEN2 = tiny(n_kv_heads=2, hidden_dim=64, rope_pairing="half", qkv_bias=True, rope_theta=1000000.0)
+HF_PHI3 = tiny(n_kv_heads=2, hidden_dim=48, rope_pairing="half", tied_embeddings=False)
 HF_GPT2 = tiny(norm="layernorm", position="learned", activation="gelu", ffn_gated=False,
                qkv_bias=True, out_bias=True, ffn_bias=True, hidden_dim=128)
+
+# Wide enough that every matrix row is whole 256-value K-quant super-blocks.
+KQUANT_LLAMA = tiny(dim=256, n_kv_heads=2, hidden_dim=256, rope_pairing="half", rotary_dim=64,
+                    tied_embeddings=False)
 
 
 def real_vocab(base, vocab_size, **overrides):

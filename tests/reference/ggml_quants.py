@@ -1,5 +1,7 @@
-"""ggml's Q8_0 and Q4_0 block formats: quantize (as ggml's reference quantizers
-do) and dequantize.
+"""ggml's block formats: Q8_0 and Q4_0 (quantize as ggml's reference quantizers
+do, and dequantize), and the K-quants Q4_K and Q6_K (dequantize, plus seeded
+random blocks: every byte pattern is a valid block, so random bytes with a
+small scale make a random weight matrix without writing a K-quantizer).
 
 Both formats cut a row into blocks of 32 consecutive values (along ne0, the row
 length) and store one float16 scale `d` per block plus 32 small integers:
@@ -22,6 +24,9 @@ import numpy as np
 BLOCK = 32
 Q8_0_BLOCK_BYTES = 2 + 32
 Q4_0_BLOCK_BYTES = 2 + 16
+K_BLOCK = 256  # values per K-quant super-block
+Q4_K_BLOCK_BYTES = 2 + 2 + 12 + 128
+Q6_K_BLOCK_BYTES = 128 + 64 + 16 + 2
 
 
 def _blocks(x):
@@ -90,3 +95,117 @@ def dequantize_q4_0(data, count):
     packed = raw[:, 2:]
     q = np.concatenate([packed & 0x0F, packed >> 4], axis=1).astype(np.float64) - 8
     return (d * q).reshape(-1)
+
+
+# -- K-quants ------------------------------------------------------------------------
+#
+# Q4_K, 144 bytes per super-block of 256 values (ggml's block_q4_K):
+#   d (f16), dmin (f16), scales[12], qs[128]
+#   Eight sub-blocks of 32 values, each with a 6-bit scale sc and a 6-bit min m,
+#   packed into scales[12]: for sub-block j < 4, sc = scales[j] & 63 and
+#   m = scales[j + 4] & 63; for j >= 4, sc = (scales[j + 4] & 0xF) | (scales[j - 4] >> 6) << 4
+#   and m = (scales[j + 4] >> 4) | (scales[j] >> 6) << 4 (the top two bits of the
+#   first eight bytes hold the high bits of sub-blocks 4..7).
+#   qs holds 4-bit q in four chunks of 32 bytes: chunk c covers values
+#   64c .. 64c + 63; its low nibbles are sub-block 2c, its high nibbles sub-block 2c + 1.
+#   value = d * sc * q - dmin * m
+#
+# Q6_K, 210 bytes per super-block of 256 values (ggml's block_q6_K):
+#   ql[128] (low 4 bits), qh[64] (high 2 bits), scales[16] (int8), d (f16)
+#   Two halves of 128 values; half h uses ql[64h : 64h + 64], qh[32h : 32h + 32],
+#   scales[8h : 8h + 8]. Within a half, for l in 0..31:
+#     value l      : low nibble of ql[l],      bits 0-1 of qh[l]
+#     value l + 32 : low nibble of ql[l + 32], bits 2-3 of qh[l]
+#     value l + 64 : high nibble of ql[l],     bits 4-5 of qh[l]
+#     value l + 96 : high nibble of ql[l + 32], bits 6-7 of qh[l]
+#   q = low | high << 4 (0..63); value i of the half uses scale i // 16.
+#   value = d * scale * (q - 32)
+
+
+def _k_blocks(data, count, block_bytes):
+    if count % K_BLOCK:
+        raise ValueError(f"{count} values is not a multiple of the K-quant block size {K_BLOCK}")
+    raw = np.frombuffer(data, dtype=np.uint8, count=count // K_BLOCK * block_bytes)
+    return raw.reshape(-1, block_bytes)
+
+
+def _f16(two_bytes):
+    return np.ascontiguousarray(two_bytes).view(np.float16).astype(np.float64).reshape(-1)
+
+
+def q4_k_scales_mins(packed):
+    """(sc, m), each [blocks, 8], from the 12 packed bytes of each block."""
+    p = packed.astype(np.int64)
+    sc = np.zeros((p.shape[0], 8), dtype=np.int64)
+    m = np.zeros((p.shape[0], 8), dtype=np.int64)
+    sc[:, :4] = p[:, 0:4] & 63
+    m[:, :4] = p[:, 4:8] & 63
+    sc[:, 4:] = (p[:, 8:12] & 0x0F) | ((p[:, 0:4] >> 6) << 4)
+    m[:, 4:] = (p[:, 8:12] >> 4) | ((p[:, 4:8] >> 6) << 4)
+    return sc, m
+
+
+def dequantize_q4_k(data, count):
+    """float64 values of `count` Q4_K-coded numbers."""
+    raw = _k_blocks(data, count, Q4_K_BLOCK_BYTES)
+    d, dmin = _f16(raw[:, 0:2]), _f16(raw[:, 2:4])
+    sc, m = q4_k_scales_mins(raw[:, 4:16])
+    qs = raw[:, 16:].reshape(-1, 4, 32)  # [block, chunk, byte]
+    q = np.stack([qs & 0x0F, qs >> 4], axis=2).reshape(-1, 8, 32).astype(np.float64)  # [block, sub-block, 32]
+    values = d[:, None, None] * sc[:, :, None] * q - dmin[:, None, None] * m[:, :, None]
+    return values.reshape(-1)
+
+
+def dequantize_q6_k(data, count):
+    """float64 values of `count` Q6_K-coded numbers."""
+    raw = _k_blocks(data, count, Q6_K_BLOCK_BYTES)
+    ql = raw[:, 0:128].reshape(-1, 2, 64).astype(np.int64)
+    qh = raw[:, 128:192].reshape(-1, 2, 32).astype(np.int64)
+    scales = raw[:, 192:208].copy().view(np.int8).astype(np.float64).reshape(-1, 2, 8)
+    d = _f16(raw[:, 208:210])
+    low = np.concatenate([ql[:, :, 0:32] & 0x0F, ql[:, :, 32:64] & 0x0F,
+                          ql[:, :, 0:32] >> 4, ql[:, :, 32:64] >> 4], axis=2)        # [block, half, 128]
+    high = np.concatenate([(qh >> shift) & 3 for shift in (0, 2, 4, 6)], axis=2)      # [block, half, 128]
+    q = (low | (high << 4)) - 32
+    scale = np.repeat(scales, 16, axis=2)                                             # value i -> scale i // 16
+    return (d[:, None, None] * scale * q).reshape(-1)
+
+
+def random_q4_k(rng, n_values, std):
+    """Bytes of n_values random Q4_K values: random packed scales/mins and nibbles,
+    d chosen so the values spread about `std`, dmin = about 7.5 d so that they
+    centre near zero (mean q is 7.5, and sc and m have the same distribution)."""
+    n_blocks = n_values // K_BLOCK
+    out = np.zeros((n_blocks, Q4_K_BLOCK_BYTES), dtype=np.uint8)
+    d = (std / 240.0 * rng.uniform(0.8, 1.2, n_blocks)).astype(np.float16)
+    dmin = (d.astype(np.float64) * 7.5 * rng.uniform(0.9, 1.1, n_blocks)).astype(np.float16)
+    out[:, 0:2] = d.reshape(-1, 1).view(np.uint8)
+    out[:, 2:4] = dmin.reshape(-1, 1).view(np.uint8)
+    out[:, 4:] = rng.integers(0, 256, (n_blocks, Q4_K_BLOCK_BYTES - 4), dtype=np.uint8)
+    return out.tobytes()
+
+
+def random_q6_k(rng, n_values, std):
+    """Bytes of n_values random Q6_K values: random 6-bit q, random int8 scales,
+    d chosen so the values spread about `std`."""
+    n_blocks = n_values // K_BLOCK
+    out = np.zeros((n_blocks, Q6_K_BLOCK_BYTES), dtype=np.uint8)
+    out[:, 0:208] = rng.integers(0, 256, (n_blocks, 208), dtype=np.uint8)
+    d = (std / 1350.0 * rng.uniform(0.8, 1.2, n_blocks)).astype(np.float16)
+    out[:, 208:210] = d.reshape(-1, 1).view(np.uint8)
+    return out.tobytes()
+
+
+def round_like_q8_k(x):
+    """The values of x (a multiple of 256 values) after ggml's quantize_row_q8_K_ref, the 8-bit blocks
+    ggml's CPU code turns the *activations* into before a dot product with Q4_K or Q6_K weights. Per block
+    of 256: m = the value of largest magnitude, with its sign; iscale = -127 / m (float32);
+    q = min(127, nearest_int(iscale * x)) (halves to even); stored d = 1 / iscale (float32); value d * q."""
+    b = np.asarray(x, dtype=np.float32).reshape(-1, K_BLOCK)
+    m = b[np.arange(b.shape[0]), np.argmax(np.abs(b), axis=1)]
+    out = np.zeros(b.shape)
+    nonzero = m != 0
+    iscale = (np.float32(-127) / m[nonzero]).astype(np.float32)
+    q = np.minimum(127, np.rint((iscale[:, None] * b[nonzero]).astype(np.float32)))
+    out[nonzero] = q * (np.float32(1) / iscale).astype(np.float64)[:, None]
+    return out.reshape(np.shape(x))

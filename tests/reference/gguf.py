@@ -25,6 +25,7 @@ from collections import namedtuple
 
 import numpy as np
 
+import floats
 import ggml_quants
 
 MAGIC = b"GGUF"
@@ -41,12 +42,21 @@ _SCALAR_FORMAT = {
 }
 
 # ggml_type numbers of the tensor types this module handles
-GGML_F32, GGML_F16, GGML_Q4_0, GGML_Q8_0 = 0, 1, 2, 8
-TYPE_NAMES = {GGML_F32: "F32", GGML_F16: "F16", GGML_Q4_0: "Q4_0", GGML_Q8_0: "Q8_0"}
+GGML_F32, GGML_F16, GGML_Q4_0, GGML_Q8_0, GGML_Q4_K, GGML_Q6_K, GGML_BF16 = 0, 1, 2, 8, 12, 14, 30
+TYPE_NAMES = {GGML_F32: "F32", GGML_F16: "F16", GGML_Q4_0: "Q4_0", GGML_Q8_0: "Q8_0",
+              GGML_Q4_K: "Q4_K", GGML_Q6_K: "Q6_K", GGML_BF16: "BF16"}
 TYPE_BY_NAME = {name: number for number, name in TYPE_NAMES.items()}
+# (values per block, bytes per block) of each type
+_BLOCK_SIZES = {
+    GGML_F32: (1, 4), GGML_F16: (1, 2), GGML_BF16: (1, 2),
+    GGML_Q8_0: (ggml_quants.BLOCK, ggml_quants.Q8_0_BLOCK_BYTES),
+    GGML_Q4_0: (ggml_quants.BLOCK, ggml_quants.Q4_0_BLOCK_BYTES),
+    GGML_Q4_K: (ggml_quants.K_BLOCK, ggml_quants.Q4_K_BLOCK_BYTES),
+    GGML_Q6_K: (ggml_quants.K_BLOCK, ggml_quants.Q6_K_BLOCK_BYTES),
+}
 
 # general.file_type values (llama_ftype): what most tensors are
-FILE_TYPE = {"F32": 0, "F16": 1, "Q4_0": 2, "Q8_0": 7}
+FILE_TYPE = {"F32": 0, "F16": 1, "Q4_0": 2, "Q8_0": 7, "Q4_K_M": 15, "BF16": 32}
 
 Value = namedtuple("Value", "type value")
 Array = namedtuple("Array", "elem_type items")
@@ -100,13 +110,46 @@ def _align(offset, alignment):
     return offset + (alignment - offset % alignment) % alignment
 
 
+class EncodedMatrix:
+    """A matrix whose bytes are already in a block format (random K-quant blocks:
+    this module has no K-quantizer). `rows` is a uint8 array [n_rows, row_bytes],
+    one matrix row per array row, so row permutations and concatenations act on
+    it like on a float matrix."""
+
+    def __init__(self, ggml_type, rows, cols):
+        per_block, block_bytes = _BLOCK_SIZES[ggml_type]
+        if cols % per_block or rows.shape[1] != cols // per_block * block_bytes:
+            raise ValueError(f"{rows.shape[1]} bytes is not a row of {cols} {TYPE_NAMES[ggml_type]} values")
+        self.ggml_type, self.rows, self.cols = ggml_type, np.ascontiguousarray(rows, dtype=np.uint8), cols
+
+    @classmethod
+    def from_bytes(cls, ggml_type, data, n_rows, cols):
+        return cls(ggml_type, np.frombuffer(data, dtype=np.uint8).reshape(n_rows, -1), cols)
+
+    @property
+    def shape(self):
+        return (self.rows.shape[0], self.cols)
+
+    def with_rows(self, rows):
+        return EncodedMatrix(self.ggml_type, rows, self.cols)
+
+    def decode(self):
+        return decode_tensor(self.rows.tobytes(), [self.cols, self.rows.shape[0]], self.ggml_type)
+
+
 def encode_tensor(array_2d_or_1d, ggml_type):
     """Bytes of a tensor in the given ggml type, rows (last NumPy axis) contiguous."""
+    if isinstance(array_2d_or_1d, EncodedMatrix):
+        if array_2d_or_1d.ggml_type != ggml_type:
+            raise ValueError("an EncodedMatrix is written in its own type")
+        return array_2d_or_1d.rows.tobytes()
     a = np.ascontiguousarray(array_2d_or_1d)
     if ggml_type == GGML_F32:
         return a.astype("<f4").tobytes()
     if ggml_type == GGML_F16:
         return a.astype(np.float32).astype("<f2").tobytes()
+    if ggml_type == GGML_BF16:
+        return floats.f32_to_bf16_bits(a).astype("<u2").tobytes()
     if a.shape[-1] % ggml_quants.BLOCK:
         raise ValueError(f"row length {a.shape[-1]} is not a multiple of {ggml_quants.BLOCK}")
     if ggml_type == GGML_Q8_0:
@@ -127,22 +170,22 @@ def decode_tensor(data, ne, ggml_type):
         flat = ggml_quants.dequantize_q8_0(data, count)
     elif ggml_type == GGML_Q4_0:
         flat = ggml_quants.dequantize_q4_0(data, count)
+    elif ggml_type == GGML_BF16:
+        flat = floats.bf16_bits_to_f64(np.frombuffer(data, dtype="<u2", count=count))
+    elif ggml_type == GGML_Q4_K:
+        flat = ggml_quants.dequantize_q4_k(data, count)
+    elif ggml_type == GGML_Q6_K:
+        flat = ggml_quants.dequantize_q6_k(data, count)
     else:
         raise ValueError(f"unsupported ggml type {ggml_type}")
     return flat.reshape(tuple(reversed(ne)))
 
 
 def tensor_nbytes(ne, ggml_type):
-    count = int(np.prod(ne))
-    if ggml_type == GGML_F32:
-        return 4 * count
-    if ggml_type == GGML_F16:
-        return 2 * count
-    if ggml_type == GGML_Q8_0:
-        return count // ggml_quants.BLOCK * ggml_quants.Q8_0_BLOCK_BYTES
-    if ggml_type == GGML_Q4_0:
-        return count // ggml_quants.BLOCK * ggml_quants.Q4_0_BLOCK_BYTES
-    raise ValueError(f"unsupported ggml type {ggml_type}")
+    if ggml_type not in _BLOCK_SIZES:
+        raise ValueError(f"unsupported ggml type {ggml_type}")
+    per_block, block_bytes = _BLOCK_SIZES[ggml_type]
+    return int(np.prod(ne)) // per_block * block_bytes
 
 
 class GGUFWriter:
@@ -173,7 +216,8 @@ class GGUFWriter:
         self.metadata[key] = value
 
     def add_tensor(self, name, array, ggml_type=GGML_F32):
-        a = np.asarray(array)
+        """array: a NumPy array, or an EncodedMatrix (then ggml_type must be its type)."""
+        a = array if isinstance(array, EncodedMatrix) else np.asarray(array)
         ne = list(reversed(a.shape))  # innermost (row length) first
         self.tensors.append((name, ne, ggml_type, encode_tensor(a, ggml_type)))
 

@@ -1,15 +1,22 @@
-"""Writing a reference model as GGUF, in four tensor/metadata conventions:
+"""Writing a reference model as GGUF, in five tensor/metadata conventions:
 
   glassbox  our own architecture: every variant knob is a metadata key
   llama     llama.cpp's `llama`: q/k rows permuted for adjacent-pair RoPE
   qwen2     llama.cpp's `qwen2`: q/k/v biases, half-pair ("NeoX") RoPE, no permutation
+  phi3      llama.cpp's `phi3`: fused q|k|v and gate|up matrices, half-pair RoPE
   gpt2      llama.cpp's `gpt2`: fused q|k|v matrix, learned positions
 
-Each writer returns the weights *as stored* (after F16 rounding or Q8_0/Q4_0
-quantization and dequantization), in the reference's own naming and layout, so
-the expected logits can be computed from exactly what the file holds.
+Each writer returns the weights *as stored* (after F16/BF16 rounding or
+Q8_0/Q4_0 quantization and dequantization), in the reference's own naming and
+layout, so the expected logits can be computed from exactly what the file holds.
+
+A weight may also be given as a gguf.EncodedMatrix (bytes already in a block
+format, e.g. random Q4_K blocks): it is written as it is, in the reference's
+layout (the llama writer permutes its rows like any other q/k matrix), and
+"as stored" is its decoded value.
 """
 
+import re
 from collections import OrderedDict
 
 import numpy as np
@@ -17,15 +24,28 @@ import numpy as np
 import gguf
 from model import head_dim
 
+QUANTIZED_FILE_TYPES = ("Q8_0", "Q4_0", "Q4_K_M")
+
 
 def as_stored(array, ggml_type):
     """The values an engine reads back after the array is written in ggml_type."""
+    if isinstance(array, gguf.EncodedMatrix):
+        return array.decode()
     a = np.asarray(array)
     return gguf.decode_tensor(gguf.encode_tensor(a, ggml_type), list(reversed(a.shape)), ggml_type)
 
 
-def _matrix_type(name, array, tensor_type):
-    """Only 2-D weight matrices take the file's type; norms, biases stay F32."""
+def encoded(array, ggml_type):
+    """array (float values) encoded in ggml_type, as an EncodedMatrix."""
+    a = np.asarray(array)
+    return gguf.EncodedMatrix.from_bytes(ggml_type, gguf.encode_tensor(a, ggml_type), a.shape[0], a.shape[1])
+
+
+def _matrix_type(array, tensor_type):
+    """Only 2-D weight matrices take the file's type; norms, biases stay F32.
+    An EncodedMatrix keeps its own type."""
+    if isinstance(array, gguf.EncodedMatrix):
+        return array.ggml_type
     return gguf.TYPE_BY_NAME[tensor_type] if np.ndim(array) == 2 else gguf.GGML_F32
 
 
@@ -33,23 +53,67 @@ def _add_tensors(writer, tensors, tensor_type):
     """Add {name: array} to the writer; return {name: stored values}."""
     stored = OrderedDict()
     for name, array in tensors.items():
-        ggml_type = _matrix_type(name, array, tensor_type)
-        writer.add_tensor(name, np.asarray(array, dtype=np.float32), ggml_type)
+        ggml_type = _matrix_type(array, tensor_type)
+        value = array if isinstance(array, gguf.EncodedMatrix) else np.asarray(array, dtype=np.float32)
+        writer.add_tensor(name, value, ggml_type)
         stored[name] = as_stored(array, ggml_type)
     return stored
 
 
-def _common_header(writer, arch, name, tensor_type):
+def _common_header(writer, arch, name, file_type):
     writer.add("general.architecture", gguf.string(arch))
     writer.add("general.name", gguf.string(name))
-    writer.add("general.file_type", gguf.u32(gguf.FILE_TYPE[tensor_type]))
-    if tensor_type in ("Q8_0", "Q4_0"):
+    writer.add("general.file_type", gguf.u32(gguf.FILE_TYPE[file_type]))
+    if file_type in QUANTIZED_FILE_TYPES:
         writer.add("general.quantization_version", gguf.u32(2))
 
 
 def _add_all(writer, kvs):
     for key, value in kvs:
         writer.add(key, value)
+
+
+_BLOCK_TENSOR = re.compile(r"^(blk\.\d+)\.(\w+)\.(weight|bias)$")
+
+
+def _concat_rows(parts):
+    if all(isinstance(p, gguf.EncodedMatrix) for p in parts):
+        return parts[0].with_rows(np.concatenate([p.rows for p in parts], axis=0))
+    if any(isinstance(p, gguf.EncodedMatrix) for p in parts):
+        raise ValueError("cannot fuse an encoded matrix with float ones")
+    return np.concatenate(parts, axis=0)
+
+
+def fuse_rows(weights, fused, parts):
+    """A copy of the weights where in every block the rows of the `parts`
+    tensors (weights and biases alike) are stacked, in that order, into one
+    tensor named `fused`, which takes the place of the first part."""
+    out = OrderedDict()
+    for key, value in weights.items():
+        m = _BLOCK_TENSOR.match(key)
+        if m and m.group(2) in parts:
+            if m.group(2) == parts[0]:
+                blk, kind = m.group(1), m.group(3)
+                out[f"{blk}.{fused}.{kind}"] = _concat_rows([weights[f"{blk}.{p}.{kind}"] for p in parts])
+            continue
+        out[key] = value
+    return out
+
+
+def split_rows(stored, fused, parts, sizes):
+    """Inverse of fuse_rows on stored (float) values: cut each `fused` tensor
+    into `parts` of `sizes` rows."""
+    out = OrderedDict()
+    for key, value in stored.items():
+        m = _BLOCK_TENSOR.match(key)
+        if m and m.group(2) == fused:
+            if value.shape[0] != sum(sizes):
+                raise ValueError(f"{key} has {value.shape[0]} rows, expected {sum(sizes)}")
+            for part, piece in zip(parts, np.split(value, np.cumsum(sizes)[:-1], axis=0)):
+                out[f"{m.group(1)}.{part}.{m.group(3)}"] = piece
+        else:
+            out[key] = value
+    return out
 
 
 # -- glassbox --------------------------------------------------------------------
@@ -101,7 +165,10 @@ def llama_permute(w, n_heads):
     converter moves row i of a head to row 2i and row i + hd/2 to row 2i + 1
     (view the head's rows as [2, hd/2], transpose to [hd/2, 2]). q.k dot
     products are unchanged, since q and k rows move the same way.
+    An EncodedMatrix has its rows of bytes moved the same way.
     """
+    if isinstance(w, gguf.EncodedMatrix):
+        return w.with_rows(llama_permute(w.rows, n_heads))
     rows = w.shape[0]
     return (w.reshape(n_heads, 2, rows // n_heads // 2, *w.shape[1:])
              .swapaxes(1, 2)
@@ -133,19 +200,20 @@ def _llm_metadata(arch, cfg, epsilon_key):
 
 def _check_hf_rope_model(cfg):
     assert cfg["position"] == "rope" and cfg["rope_pairing"] == "half", "expects an HF-convention model"
-    assert cfg["rotary_dim"] == head_dim(cfg), "llama/qwen2 files rotate the whole head"
+    assert cfg["rotary_dim"] == head_dim(cfg), "llama/qwen2/phi3 files rotate the whole head"
     assert cfg["norm"] == "rmsnorm" and cfg["norm_placement"] == "pre"
     assert cfg["activation"] == "silu" and cfg["ffn_gated"]
 
 
-def write_llama(path, cfg, weights, name, tokenizer_kvs, tensor_type="F32"):
+def write_llama(path, cfg, weights, name, tokenizer_kvs, tensor_type="F32", file_type=None):
     """A llama.cpp `llama` file from a model in Hugging Face convention (half-pair
     RoPE). The q and k rows (and biases, if any) are permuted so that a reader
     using adjacent pairs computes the same function. Returns the stored weights
-    in the reference's half-pair layout (un-permuted back)."""
+    in the reference's half-pair layout (un-permuted back). file_type names
+    general.file_type when the matrices are EncodedMatrix (e.g. "Q4_K_M")."""
     _check_hf_rope_model(cfg)
     w = gguf.GGUFWriter()
-    _common_header(w, "llama", name, tensor_type)
+    _common_header(w, "llama", name, file_type or tensor_type)
     _add_all(w, _llm_metadata("llama", cfg, "layer_norm_rms_epsilon"))
     _add_all(w, tokenizer_kvs)
     tensors = OrderedDict()
@@ -179,6 +247,44 @@ def write_qwen2(path, cfg, weights, name, tokenizer_kvs, tensor_type="F32"):
     return stored
 
 
+# -- phi3 ------------------------------------------------------------------------
+
+PHI3_SLIDING_WINDOW = 2047  # what Phi-3-mini-4k files carry; longer than any fixture's context
+
+
+def write_phi3(path, cfg, weights, name, tokenizer_kvs, tensor_type="F32"):
+    """A llama.cpp `phi3` file (Phi-3 as convert_hf_to_gguf.py writes it):
+
+      blk.{i}.attn_qkv.weight  rows q (n_heads*hd), then k, then v (n_kv_heads*hd
+                               each): Phi-3's qkv_proj, read by llama.cpp as views
+                               at offsets 0, n_embd and n_embd + n_embd_gqa
+      blk.{i}.ffn_up.weight    2*hidden rows: gate first, then up (Phi-3's
+                               gate_up_proj; llama.cpp's fused SwiGLU applies SiLU
+                               to the first half and multiplies by the second)
+      half-pair ("NeoX") RoPE over the whole head, q/k not permuted, no biases,
+      RMSNorm, a separate output.weight (Phi-3's lm_head is not tied).
+    """
+    _check_hf_rope_model(cfg)
+    assert not (cfg["qkv_bias"] or cfg["out_bias"] or cfg["ffn_bias"]), "phi3 has no biases"
+    assert not cfg["tied_embeddings"], "phi3 files carry output.weight"
+    assert cfg["n_heads"] * head_dim(cfg) == cfg["dim"]
+    w = gguf.GGUFWriter()
+    _common_header(w, "phi3", name, tensor_type)
+    _add_all(w, _llm_metadata("phi3", cfg, "layer_norm_rms_epsilon"))
+    _add_all(w, [
+        ("phi3.rope.scaling.original_context_length", gguf.u32(cfg["context_length"])),
+        ("phi3.attention.sliding_window", gguf.u32(PHI3_SLIDING_WINDOW)),
+    ])
+    _add_all(w, tokenizer_kvs)
+    tensors = fuse_rows(weights, "attn_qkv", ("attn_q", "attn_k", "attn_v"))
+    tensors = fuse_rows(tensors, "ffn_up", ("ffn_gate", "ffn_up"))
+    stored = _add_tensors(w, tensors, tensor_type)
+    w.write(path)
+    kv_dim = cfg["n_kv_heads"] * head_dim(cfg)
+    stored = split_rows(stored, "attn_qkv", ("attn_q", "attn_k", "attn_v"), (cfg["dim"], kv_dim, kv_dim))
+    return split_rows(stored, "ffn_up", ("ffn_gate", "ffn_up"), (cfg["hidden_dim"], cfg["hidden_dim"]))
+
+
 # -- gpt2 ------------------------------------------------------------------------
 
 def write_gpt2(path, cfg, weights, name, tokenizer_kvs, tensor_type="F32"):
@@ -201,25 +307,6 @@ def write_gpt2(path, cfg, weights, name, tokenizer_kvs, tensor_type="F32"):
         ("gpt2.attention.layer_norm_epsilon", gguf.f32(cfg["norm_eps"])),
     ])
     _add_all(w, tokenizer_kvs)
-    tensors = OrderedDict()
-    for key, value in weights.items():
-        if ".attn_k." in key or ".attn_v." in key:
-            continue  # written inside attn_qkv
-        if ".attn_q." in key:
-            prefix, suffix = key.split(".attn_q.")
-            parts = [weights[f"{prefix}.attn_{x}.{suffix}"] for x in "qkv"]
-            tensors[f"{prefix}.attn_qkv.{suffix}"] = np.concatenate(parts, axis=0)
-        else:
-            tensors[key] = value
-    stored_fused = _add_tensors(w, tensors, tensor_type)
+    stored = _add_tensors(w, fuse_rows(weights, "attn_qkv", ("attn_q", "attn_k", "attn_v")), tensor_type)
     w.write(path)
-    # Split the stored fused tensors back into the reference's q, k, v.
-    stored = OrderedDict()
-    for key, value in stored_fused.items():
-        if ".attn_qkv." in key:
-            prefix, suffix = key.split(".attn_qkv.")
-            for x, part in zip("qkv", np.split(value, 3, axis=0)):
-                stored[f"{prefix}.attn_{x}.{suffix}"] = part
-        else:
-            stored[key] = value
-    return stored
+    return split_rows(stored, "attn_qkv", ("attn_q", "attn_k", "attn_v"), (cfg["dim"],) * 3)

@@ -16,13 +16,14 @@ import time
 import numpy as np
 
 import configs
+import ggml_quants
 import gguf
 import gguf_export
 import hf_export
 import model
 import tiny_vocab
 import tokenizer_json
-from random_model import random_weights
+from random_model import k_quant_weights, random_weights
 
 VOCAB_DIR = os.environ.get("GLASSBOX_VOCAB_DIR",
                            os.path.join(os.path.dirname(os.path.abspath(__file__)),
@@ -33,11 +34,23 @@ N_TOKENS = 8
 def vocab_files_present():
     """The real-vocabulary fixtures need llama.cpp's vocab GGUFs; skip them
     (loudly) where ../shared is absent."""
-    names = ("ggml-vocab-llama-spm.gguf", "ggml-vocab-gpt-2.gguf")
+    names = ("ggml-vocab-llama-spm.gguf", "ggml-vocab-gpt-2.gguf", "ggml-vocab-phi-3.gguf")
     missing = [n for n in names if not os.path.exists(os.path.join(VOCAB_DIR, n))]
     if missing:
         print(f"SKIPPED: {', '.join(missing)} not found in {VOCAB_DIR} (set GLASSBOX_VOCAB_DIR)")
     return not missing
+
+
+# llama.cpp's test vector " this is 🦙.cpp": spaces, an emoji (SentencePiece byte fallback) and punctuation.
+HF_FOLDER_TEXT = 18
+
+
+def vocab_vector(vocab_path, index):
+    """(text, ids) of one of llama.cpp's tokenizer test vectors: the ids are Hugging Face's tokenization
+    (without BOS) recorded in the .out file beside the vocabulary."""
+    texts = open(vocab_path + ".inp", encoding="utf-8", newline="").read().split("\n__ggml_vocab_test__\n")[:-1]
+    lines = open(vocab_path + ".out", encoding="utf-8", newline="").read().split("\n")
+    return texts[index], [int(x) for x in lines[index].split()]
 
 
 def sample_tokens(cfg, seed):
@@ -81,7 +94,7 @@ class Fixtures:
         cfg = configs.as_float32_file(cfg)
         weights = random_weights(cfg, 100)  # the same weights as llama-like.gguf
         tokens = sample_tokens(cfg, 100)
-        for tensor_type in ("F16", "Q8_0", "Q4_0"):
+        for tensor_type in ("F16", "BF16", "Q8_0", "Q4_0"):
             name = f"{stem}.{tensor_type.lower()}"
             stored = gguf_export.write_glassbox(self.path(name + ".gguf"), cfg, weights, name,
                                                 tensor_type=tensor_type,
@@ -104,6 +117,52 @@ class Fixtures:
                   "llama.cpp's converter, so adjacent-pair RoPE on the file must reproduce the logits; "
                   "GQA 4/2, separate output.weight, tiny byte-level BPE vocabulary (pre llama-bpe)")
 
+        # llama-tiny's weights quantized by the reference: what `glassbox convert --type q8_0/q4_0` of
+        # llama-tiny.gguf must write byte for byte (tests/convert_test.cpp)
+        weights = random_weights(cfg, 200)
+        for tensor_type in ("Q8_0", "Q4_0"):
+            stem = f"llama-tiny.{tensor_type.lower()}"
+            stored = gguf_export.write_llama(self.path(stem + ".gguf"), cfg, weights, stem,
+                                             tiny_vocab.bpe_metadata("llama-bpe"), tensor_type=tensor_type)
+            write_expected(self.path(stem + ".json"), cfg, stored, sample_tokens(cfg, 200))
+            self.note([stem + ".gguf", stem + ".json"],
+                      f"llama-tiny's weights with every matrix quantized to {tensor_type} by the reference's "
+                      "quantizer (token_embd and output too); logits from the dequantized weights")
+
+        cfg = configs.as_float32_file(configs.KQUANT_LLAMA)
+        # Block matrices of gain about 1 (std 1/sqrt(dim)): llama.cpp rounds the inputs of K-quant products
+        # to 8 bits, and larger weights amplify that far past the margins between the top logits. Small
+        # token embeddings: the blocks, not the current token, decide the next one (greedy text wanders).
+        weights = k_quant_weights(cfg, 210, matrix_std=cfg["dim"] ** -0.5, output_std=0.3, embedding_std=0.01)
+        stored = gguf_export.write_llama(self.path("llama-kquants.gguf"), cfg, weights,
+                                         "llama-kquants", tiny_vocab.bpe_metadata("llama-bpe"),
+                                         file_type="Q4_K_M")
+        write_expected(self.path("llama-kquants.json"), cfg, stored, sample_tokens(cfg, 210))
+        prompt = sample_tokens(cfg, 211)[:4]
+        # ggml rounds the inputs of K-quant products to 8-bit blocks (Q8_K); the same continuation computed
+        # that way is what llama.cpp must produce (tests/peers/llama-cpp.test.mjs).
+        q8_k_inputs = {name: ggml_quants.round_like_q8_k for name, w in weights.items()
+                       if isinstance(w, gguf.EncodedMatrix) and w.ggml_type in (gguf.GGML_Q4_K, gguf.GGML_Q6_K)}
+        greedy_q8_k = model.greedy(cfg, stored, prompt, 16, rounding=q8_k_inputs)
+        if len(set(greedy_q8_k)) < 6:
+            raise RuntimeError(f"llama-kquants: greedy decoding is too repetitive: {greedy_q8_k}")
+        self.note(["llama-kquants.gguf", "llama-kquants.json"],
+                  "arch llama, dim 256 (row lengths are whole 256-value super-blocks): random Q4_K blocks "
+                  "for attn_q/attn_k/attn_output/ffn_gate/ffn_up, random Q6_K for attn_v/ffn_down/output, "
+                  "token_embd in BF16; logits from the blocks decoded as ggml defines them. "
+                  "reference_greedy_q8_k_inputs: the greedy continuation with the inputs of every K-quant "
+                  "product rounded as ggml's CPU code rounds them (quantize_row_q8_K)",
+                  reference_greedy={"prompt_ids": prompt, "continuation_ids": model.greedy(cfg, stored, prompt, 16)},
+                  reference_greedy_q8_k_inputs={"prompt_ids": prompt, "continuation_ids": greedy_q8_k})
+
+        cfg = configs.as_float32_file(configs.HF_PHI3)
+        stored = gguf_export.write_phi3(self.path("phi3-tiny.gguf"), cfg, random_weights(cfg, 203),
+                                        "phi3-tiny", tiny_vocab.bpe_metadata("gpt-2"))
+        write_expected(self.path("phi3-tiny.json"), cfg, stored, sample_tokens(cfg, 203))
+        self.note(["phi3-tiny.gguf", "phi3-tiny.json"],
+                  "arch phi3: fused attn_qkv (q|k|v rows, GQA 4/2 so k and v are narrower than q), fused "
+                  "ffn_up (gate rows, then up rows), half-pair RoPE, no biases, separate output.weight")
+
         cfg = configs.as_float32_file(configs.HF_QWEN2)
         stored = gguf_export.write_qwen2(self.path("qwen2-tiny.gguf"), cfg, random_weights(cfg, 201),
                                          "qwen2-tiny", tiny_vocab.bpe_metadata("qwen2"))
@@ -124,10 +183,12 @@ class Fixtures:
     def real_vocab(self):
         spm = os.path.join(VOCAB_DIR, "ggml-vocab-llama-spm.gguf")
         gpt2 = os.path.join(VOCAB_DIR, "ggml-vocab-gpt-2.gguf")
+        phi3 = os.path.join(VOCAB_DIR, "ggml-vocab-phi-3.gguf")
         if not vocab_files_present():
             return
         jobs = [
             ("llama-spm-vocab", "llama", configs.HF_LLAMA, spm, {}, 300),
+            ("phi3-vocab", "phi3", configs.HF_PHI3, phi3, {}, 304),
             ("llama-bpe-vocab", "llama", configs.HF_LLAMA, gpt2,
              {"tokenizer.ggml.pre": gguf.string("llama-bpe")}, 301),
             ("qwen2-vocab", "qwen2", configs.HF_QWEN2, gpt2,
@@ -135,7 +196,7 @@ class Fixtures:
             ("gpt2-vocab", "gpt2", configs.HF_GPT2, gpt2, {}, 303),
         ]
         writers = {"llama": gguf_export.write_llama, "qwen2": gguf_export.write_qwen2,
-                   "gpt2": gguf_export.write_gpt2}
+                   "phi3": gguf_export.write_phi3, "gpt2": gguf_export.write_gpt2}
         for stem, arch, base, vocab_path, overrides, seed in jobs:
             kvs, n_vocab = tiny_vocab.copy_tokenizer(vocab_path, overrides)
             extra = {"hidden_dim": 256} if arch == "gpt2" else {}
@@ -177,6 +238,35 @@ class Fixtures:
                       + (", tensor names without the 'transformer.' prefix (like openai-community/gpt2)"
                          if not prefix else ""))
 
+    # (d-ii) Hugging Face folders with their own tokenizer.json (real vocabularies)
+    def hf_folders_with_tokenizer(self):
+        if not vocab_files_present():
+            return
+        jobs = [
+            ("hf-llama-spm-tokenizer", configs.HF_LLAMA, "llama", "ggml-vocab-llama-spm.gguf",
+             tokenizer_json.llama_spm_tokenizer_json, 403),
+            ("hf-gpt2-tokenizer", configs.HF_GPT2, "gpt2", "ggml-vocab-gpt-2.gguf",
+             tokenizer_json.gpt2_tokenizer_json, 404),
+        ]
+        for folder, base, family, vocab_file, make_tokenizer, seed in jobs:
+            vocab_path = os.path.join(VOCAB_DIR, vocab_file)
+            tj = make_tokenizer(vocab_path)
+            n_vocab = len(tj["model"]["vocab"])
+            cfg = configs.real_vocab(base, n_vocab, dim=32, hidden_dim=128 if family == "gpt2" else 64,
+                                     rotary_dim=8 if family == "llama" else None,
+                                     tied_embeddings=True)
+            weights = random_weights(cfg, seed, matrix_std=0.25, embedding_std=0.05)
+            stored = hf_export.write_folder(self.path(folder), cfg, weights, family)
+            tokenizer_json.write(os.path.join(self.path(folder), "tokenizer.json"), tj)
+            # The ids Hugging Face's own tokenizer gives the text (llama.cpp's test vectors), not ours.
+            text, ids = vocab_vector(vocab_path, HF_FOLDER_TEXT)
+            bos = [tj["model"]["vocab"]["<s>"]] if family == "llama" else []  # the post-processor's <s>
+            write_expected(os.path.join(self.path(folder), "expected.json"), cfg, stored, bos + ids,
+                           dtype="F32", text=text, text_ids=ids)
+            self.note([folder + "/"], f"{family} Hugging Face folder with its tokenizer.json ({vocab_file}'s "
+                      f"vocabulary, {n_vocab} tokens); expected.json has a text, Hugging Face's ids for it "
+                      "(text_ids) and the logits of the prompt " + ("<s> + text_ids" if bos else "text_ids"))
+
     # (e) tokenizer.json files
     def tokenizers(self):
         if not vocab_files_present():
@@ -199,7 +289,8 @@ def main(argv):
     start = time.time()
     fixtures = Fixtures(outdir)
     for step in (fixtures.variants, fixtures.quantized, fixtures.real_format_tiny,
-                 fixtures.real_vocab, fixtures.hf_folders, fixtures.tokenizers):
+                 fixtures.real_vocab, fixtures.hf_folders, fixtures.hf_folders_with_tokenizer,
+                 fixtures.tokenizers):
         t = time.time()
         step()
         print(f"{step.__name__:18s} {time.time() - t:6.2f} s")

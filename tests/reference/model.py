@@ -39,9 +39,16 @@ def head_dim(cfg):
     return cfg["dim"] // cfg["n_heads"]
 
 
-def _linear(x, weights, name, with_bias):
+def _round_input(x, rounding, weight_name):
+    """x as an engine that rounds a matrix product's input (e.g. ggml: to 8-bit blocks for K-quant
+    weights) feeds it to `weight_name`; unchanged when `rounding` has no entry for that matrix."""
+    fn = (rounding or {}).get(weight_name)
+    return x if fn is None else np.stack([fn(row) for row in x])
+
+
+def _linear(x, weights, name, with_bias, rounding=None):
     """x @ W^T (+ b): x is [T, in], W is [out][in]."""
-    y = x @ weights[name + ".weight"].T
+    y = _round_input(x, rounding, name + ".weight") @ weights[name + ".weight"].T
     return y + weights[name + ".bias"] if with_bias else y
 
 
@@ -53,7 +60,7 @@ def _norm(cfg, weights, name, x):
     raise ValueError(f"unknown norm {cfg['norm']!r}")
 
 
-def attention(cfg, weights, layer, x, trace=None):
+def attention(cfg, weights, layer, x, trace=None, rounding=None):
     """Causal multi-head self-attention over a whole sequence x [T, dim].
 
     Query head h reads key/value head h // (n_heads / n_kv_heads): with as many
@@ -64,9 +71,9 @@ def attention(cfg, weights, layer, x, trace=None):
     if H % KV:
         raise ValueError("n_heads must be a multiple of n_kv_heads")
     p = f"blk.{layer}."
-    q = _linear(x, weights, p + "attn_q", cfg["qkv_bias"]).reshape(T, H, hd)
-    k = _linear(x, weights, p + "attn_k", cfg["qkv_bias"]).reshape(T, KV, hd)
-    v = _linear(x, weights, p + "attn_v", cfg["qkv_bias"]).reshape(T, KV, hd)
+    q = _linear(x, weights, p + "attn_q", cfg["qkv_bias"], rounding).reshape(T, H, hd)
+    k = _linear(x, weights, p + "attn_k", cfg["qkv_bias"], rounding).reshape(T, KV, hd)
+    v = _linear(x, weights, p + "attn_v", cfg["qkv_bias"], rounding).reshape(T, KV, hd)
     if cfg["position"] == "rope":
         positions = np.arange(T)
         q = ops.apply_rope(q, positions, cfg["rotary_dim"], cfg["rope_theta"], cfg["rope_pairing"])
@@ -81,18 +88,18 @@ def attention(cfg, weights, layer, x, trace=None):
         if trace is not None:
             trace.setdefault("attention", []).append(probs)
         heads.append(probs @ v[:, kv, :])
-    return _linear(np.concatenate(heads, axis=1), weights, p + "attn_output", cfg["out_bias"])
+    return _linear(np.concatenate(heads, axis=1), weights, p + "attn_output", cfg["out_bias"], rounding)
 
 
-def feed_forward(cfg, weights, layer, x):
+def feed_forward(cfg, weights, layer, x, rounding=None):
     act = ops.ACTIVATIONS[cfg["activation"]]
     p = f"blk.{layer}."
-    up = _linear(x, weights, p + "ffn_up", cfg["ffn_bias"])
+    up = _linear(x, weights, p + "ffn_up", cfg["ffn_bias"], rounding)
     if cfg["ffn_gated"]:
-        hidden = act(_linear(x, weights, p + "ffn_gate", cfg["ffn_bias"])) * up
+        hidden = act(_linear(x, weights, p + "ffn_gate", cfg["ffn_bias"], rounding)) * up
     else:
         hidden = act(up)
-    return _linear(hidden, weights, p + "ffn_down", cfg["ffn_bias"])
+    return _linear(hidden, weights, p + "ffn_down", cfg["ffn_bias"], rounding)
 
 
 def embed(cfg, weights, tokens):
@@ -109,17 +116,17 @@ def embed(cfg, weights, tokens):
     return x
 
 
-def hidden_states(cfg, weights, tokens, trace=None):
+def hidden_states(cfg, weights, tokens, trace=None, rounding=None):
     """The final hidden state of every position, [T, dim] (before the classifier)."""
     x = embed(cfg, weights, tokens)
     for layer in range(cfg["n_layers"]):
         p = f"blk.{layer}."
         if cfg["norm_placement"] == "pre":
-            x = x + attention(cfg, weights, layer, _norm(cfg, weights, p + "attn_norm", x), trace)
-            x = x + feed_forward(cfg, weights, layer, _norm(cfg, weights, p + "ffn_norm", x))
+            x = x + attention(cfg, weights, layer, _norm(cfg, weights, p + "attn_norm", x), trace, rounding)
+            x = x + feed_forward(cfg, weights, layer, _norm(cfg, weights, p + "ffn_norm", x), rounding)
         elif cfg["norm_placement"] == "post":
-            x = _norm(cfg, weights, p + "attn_norm", x + attention(cfg, weights, layer, x, trace))
-            x = _norm(cfg, weights, p + "ffn_norm", x + feed_forward(cfg, weights, layer, x))
+            x = _norm(cfg, weights, p + "attn_norm", x + attention(cfg, weights, layer, x, trace, rounding))
+            x = _norm(cfg, weights, p + "ffn_norm", x + feed_forward(cfg, weights, layer, x, rounding))
         else:
             raise ValueError(f"unknown norm placement {cfg['norm_placement']!r}")
         if trace is not None:
@@ -133,16 +140,25 @@ def classifier(cfg, weights):
     return weights["token_embd.weight"] if cfg["tied_embeddings"] else weights["output.weight"]
 
 
-def forward(cfg, weights, tokens, trace=None):
-    """Logits [T, vocab] for every position of the token sequence (causal)."""
-    return hidden_states(cfg, weights, tokens, trace) @ classifier(cfg, weights).T
+def _classifier_name(cfg):
+    return "token_embd.weight" if cfg["tied_embeddings"] else "output.weight"
 
 
-def greedy(cfg, weights, prompt, n_new):
+def forward(cfg, weights, tokens, trace=None, rounding=None):
+    """Logits [T, vocab] for every position of the token sequence (causal).
+
+    rounding: optional {weight name: function of a row}, applied to the input of each product with that
+    matrix, to reproduce an engine that rounds those inputs (the fixtures' logits never use it)."""
+    h = _round_input(hidden_states(cfg, weights, tokens, trace, rounding), rounding, _classifier_name(cfg))
+    return h @ classifier(cfg, weights).T
+
+
+def greedy(cfg, weights, prompt, n_new, rounding=None):
     """Greedy continuation (recomputes the whole prefix each step: slow but plain)."""
     tokens = list(prompt)
     out_matrix = classifier(cfg, weights)
     for _ in range(n_new):
-        last = hidden_states(cfg, weights, tokens)[-1]
+        last = hidden_states(cfg, weights, tokens, rounding=rounding)[-1:]
+        last = _round_input(last, rounding, _classifier_name(cfg))[0]
         tokens.append(int(np.argmax(out_matrix @ last)))
     return tokens[len(prompt):]

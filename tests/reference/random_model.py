@@ -75,3 +75,33 @@ def random_weights(cfg, seed, matrix_std=0.3, embedding_std=None, output_std=Non
             w = rng.normal(0.0, matrix_std, shape)
         weights[name] = round_to_f32(w)
     return weights
+
+
+# Which block type each matrix of the K-quant fixture gets: roughly llama.cpp's Q4_K_M mix (Q6_K for
+# attn_v, ffn_down and the classifier), with the token embedding in BF16 for BF16 coverage.
+K_QUANT_PLAN = {"attn_q": "Q4_K", "attn_k": "Q4_K", "attn_output": "Q4_K", "ffn_gate": "Q4_K",
+                "ffn_up": "Q4_K", "attn_v": "Q6_K", "ffn_down": "Q6_K", "output": "Q6_K", "token_embd": "BF16"}
+
+
+def k_quant_weights(cfg, seed, matrix_std, output_std, embedding_std=None):
+    """random_weights, with every matrix replaced by a gguf.EncodedMatrix: random
+    Q4_K / Q6_K blocks (ggml_quants.random_q4_k / random_q6_k) or BF16, as
+    K_QUANT_PLAN says. Every row length must be a multiple of 256."""
+    import gguf
+    import ggml_quants
+
+    weights = random_weights(cfg, seed, matrix_std, embedding_std=embedding_std, output_std=output_std)
+    rng = np.random.default_rng(seed + 1)
+    random_blocks = {"Q4_K": ggml_quants.random_q4_k, "Q6_K": ggml_quants.random_q6_k}
+    for name, w in weights.items():
+        if np.ndim(w) != 2:
+            continue
+        kind = K_QUANT_PLAN[name.split(".")[-2]]
+        ggml_type = gguf.TYPE_BY_NAME[kind]
+        rows, cols = w.shape
+        if kind == "BF16":
+            data = gguf.encode_tensor(w, ggml_type)
+        else:
+            data = random_blocks[kind](rng, rows * cols, output_std if name == "output.weight" else matrix_std)
+        weights[name] = gguf.EncodedMatrix.from_bytes(ggml_type, data, rows, cols)
+    return weights

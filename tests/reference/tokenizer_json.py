@@ -127,3 +127,40 @@ def llama_spm_tokenizer_json(vocab_gguf_path):
 def write(path, obj):
     with open(path, "w", encoding="utf-8") as out:
         json.dump(obj, out, ensure_ascii=False, indent=2)
+
+
+# -- the other direction: tokenizer.json -> tokenizer.ggml.* ------------------------------------
+
+def ggml_vocab_from_tokenizer_json(tj, pre, bos_token, eos_token):
+    """(key, Value) pairs of a byte-level BPE vocabulary ("gpt2" model) from a Hugging Face
+    tokenizer.json, laid out as llama.cpp's convert_hf_to_gguf.py lays it out: tokens in id order (an id
+    no token has becomes "[PAD<id>]", type 5 unused), type 3 (control) for added tokens marked special,
+    4 (user defined) for other added tokens, 1 for the rest; merges "a b" in rank order; the given
+    pre-tokenizer name. tokenizer.ggml.add_bos_token is left out on purpose: readers then apply llama.cpp's
+    default for the pre-tokenizer (true for llama-bpe, false for qwen2)."""
+    model = tj["model"]
+    assert model["type"] == "BPE", "byte-level BPE tokenizer.json expected"
+    by_id = {i: t for t, i in model["vocab"].items()}
+    added = {a["id"]: a for a in tj.get("added_tokens", [])}
+    for i, a in added.items():
+        by_id[i] = a["content"]
+    n = max(by_id) + 1
+    tokens, types = [], []
+    for i in range(n):
+        if i not in by_id:
+            tokens.append(f"[PAD{i}]")
+            types.append(5)
+        else:
+            tokens.append(by_id[i])
+            types.append((3 if added[i].get("special") else 4) if i in added else 1)
+    merges = [m if isinstance(m, str) else " ".join(m) for m in model["merges"]]
+    ids = {t: i for i, t in enumerate(tokens)}
+    return [
+        ("tokenizer.ggml.model", gguf.string("gpt2")),
+        ("tokenizer.ggml.pre", gguf.string(pre)),
+        ("tokenizer.ggml.tokens", gguf.array(gguf.STRING, tokens)),
+        ("tokenizer.ggml.token_type", gguf.array(gguf.INT32, types)),
+        ("tokenizer.ggml.merges", gguf.array(gguf.STRING, merges)),
+        ("tokenizer.ggml.bos_token_id", gguf.u32(ids[bos_token])),
+        ("tokenizer.ggml.eos_token_id", gguf.u32(ids[eos_token])),
+    ], n
