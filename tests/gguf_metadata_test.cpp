@@ -346,7 +346,7 @@ TEST(GgufScale, ManyKeysAndTensorsParseInLinearTime) {
     keys.key("key." + std::to_string(i), GgufType::Uint32), keys.u32(static_cast<uint32_t>(i));
   auto start = std::chrono::steady_clock::now();
   auto file = test::parse(keys.finish(3));
-  EXPECT_LT(seconds_since(start), 3.0);
+  EXPECT_LT(seconds_since(start), 5.0) << "was about 10 s when duplicate checks rescanned the list";
   ASSERT_TRUE(file.ok()) << file.error().message;
   EXPECT_EQ(*file->integer("key.99999"), 99999);
   EXPECT_EQ(*file->integer("key.0"), 0);
@@ -369,7 +369,7 @@ TEST(GgufScale, ManyKeysAndTensorsParseInLinearTime) {
   };
   start = std::chrono::steady_clock::now();
   file = test::parse(tensors(n, false));
-  EXPECT_LT(seconds_since(start), 3.0);
+  EXPECT_LT(seconds_since(start), 5.0) << "was about 10 s when duplicate checks rescanned the list";
   ASSERT_TRUE(file.ok()) << file.error().message;
   ASSERT_EQ(file->tensors.size(), static_cast<std::size_t>(n));
   ASSERT_NE(file->tensor("t.99999"), nullptr);

@@ -13,6 +13,7 @@
 #include "formats/gguf.hpp"
 #include "formats/gguf_writer.hpp"
 #include "glassbox/formats.hpp"
+#include "test_support.hpp"
 
 namespace glassbox::test {
 
@@ -112,14 +113,6 @@ inline Result<GgufFile> parse(std::vector<std::byte> bytes) {
 }
 inline Result<Model> model_of(std::vector<std::byte> bytes) {
   return read_gguf_model(bytes_from_buffer(std::move(bytes), "t.gguf"));
-}
-
-template <class T>
-void expect_error(const Result<T>& r, std::initializer_list<std::string> parts) {
-  ASSERT_FALSE(r.ok()) << "a malformed file was accepted";
-  for (const std::string& part : parts)
-    EXPECT_NE(r.error().message.find(part), std::string::npos)
-        << "message: " << r.error().message << "\nmissing: " << part;
 }
 
 // Offset of the first occurrence of `text` in the file (to damage a specific field).

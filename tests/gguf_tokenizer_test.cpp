@@ -7,6 +7,7 @@
 
 #include "formats/gguf_writer.hpp"
 #include "glassbox/formats.hpp"
+#include "test_support.hpp"
 
 namespace glassbox {
 namespace {
@@ -51,12 +52,7 @@ struct VocabFile {
   }
 };
 
-void expect_error(const Result<Tokenizer>& r, std::initializer_list<std::string> parts) {
-  ASSERT_FALSE(r.ok()) << "a malformed vocabulary was accepted";
-  for (const std::string& part : parts)
-    EXPECT_NE(r.error().message.find(part), std::string::npos)
-        << "message: " << r.error().message << "\nmissing: " << part;
-}
+using test::expect_error;
 
 // llama.cpp (src/llama-vocab.cpp, llama_vocab::impl::load) starts from add_bos = true for SentencePiece
 // ("llama") vocabularies and for the byte-level pre-tokenizers llama3, llama-v3 and llama-bpe (among others

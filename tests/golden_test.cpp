@@ -122,7 +122,8 @@ TEST_P(Stories260KGolden, CliGeneratePrintsTheReferenceText) {
   for (const GoldenCase& c : cases_) {
     std::vector<std::string> command = {GLASSBOX_CLI_PATH, "generate", "--model", model_path_};
     if (!tokenizer_path_.empty()) command.insert(command.end(), {"--tokenizer", tokenizer_path_});
-    command.insert(command.end(), {"--prompt", c.prompt, "--temperature", "0", "--steps", std::to_string(c.steps)});
+    command.insert(command.end(),
+                   {"--prompt", c.prompt, "--temperature", "0", "--steps", std::to_string(c.steps)});
     const test::ProcessResult run = test::run_process(command);
     EXPECT_EQ(run.exit_code, 0) << run.err;
     EXPECT_EQ(run.out, c.decoded_text + "\n") << "prompt: '" << c.prompt << "'";

@@ -20,14 +20,7 @@ Result<Model> read_checkpoint(std::vector<std::byte> bytes) {
   return read_llama2c_checkpoint(bytes_from_buffer(std::move(bytes), "bad.bin"));
 }
 
-// Expects the read to fail with a message containing every one of `parts`.
-template <class T>
-void expect_error(const Result<T>& result, std::initializer_list<std::string> parts) {
-  ASSERT_FALSE(result.ok()) << "the reader accepted a malformed file";
-  for (const std::string& part : parts)
-    EXPECT_NE(result.error().message.find(part), std::string::npos)
-        << "message: " << result.error().message << "\nmissing: " << part;
-}
+using test::expect_error;
 
 TEST(Llama2cCheckpoint, ReadsAWellFormedFile) {
   auto model = read_checkpoint(test::make_llama2c_checkpoint({}));
@@ -217,7 +210,8 @@ TEST(Llama2cTokenizer, OnlyHexPiecesAreByteTokens) {
       tokenizer_file(6, {{0, "<unk>"}, {0, "<s>"}, {0, "</s>"}, {0, "<0x41>"}, {0, "<0xZZ>"}}));
   ASSERT_TRUE(t.ok()) << t.error().message;
   EXPECT_EQ(t->decode(std::vector<int>{3}), "A");
-  EXPECT_EQ(t->decode(std::vector<int>{4}), "<0xZZ>") << "a piece that only looks like a byte token is ordinary text";
+  EXPECT_EQ(t->decode(std::vector<int>{4}), "<0xZZ>")
+      << "a piece that only looks like a byte token is ordinary text";
 }
 
 TEST(Llama2cTokenizer, RejectsATruncatedEntry) {

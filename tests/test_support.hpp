@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "glassbox/bytes.hpp"
+#include "glassbox/result.hpp"
 #include "glassbox/tokenizer.hpp"
 
 namespace glassbox::test {
@@ -38,6 +39,16 @@ bool have_file(const std::string& path);
     }                                                                                        \
   } while (0)
 bool files_required();
+
+// Expects a reader to reject its input with a message containing every one of `parts` (the file, the field,
+// the expected and found values: what a user needs to fix the file).
+template <class T>
+void expect_error(const Result<T>& result, std::initializer_list<std::string> parts) {
+  ASSERT_FALSE(result.ok()) << "malformed input was accepted";
+  for (const std::string& part : parts)
+    EXPECT_NE(result.error().message.find(part), std::string::npos)
+        << "message: " << result.error().message << "\nmissing: " << part;
+}
 
 // Little-endian byte building for synthetic files.
 class ByteWriter {
