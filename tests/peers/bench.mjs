@@ -53,7 +53,9 @@ async function llamaCppNative(promptIds) {
   }
   await m.dispose();
   await llama.dispose();
-  return { prompt: median(prompts), gen: median(gens), version: llama.llamaCppRelease?.release ?? '' };
+  // The package's own version: the llama.cpp release tag it records is not a llama.cpp build number.
+  const { version } = JSON.parse(fs.readFileSync(path.join(repo, 'tests', 'peers', 'node_modules', 'node-llama-cpp', 'package.json'), 'utf8'));
+  return { prompt: median(prompts), gen: median(gens), version };
 }
 
 async function browser() {
