@@ -44,6 +44,9 @@ const char* to_string(GgufType type);
 std::size_t gguf_element_size(GgufType type);
 
 struct GgufValue;
+// The value of fixed-size `type` stored little-endian at `at` (gguf_element_size(type) bytes, checked by the
+// caller): one decoder for single metadata values and the elements of array views alike.
+GgufValue gguf_scalar(GgufType type, const std::byte* at);
 
 // The elements of a metadata array, immutable once built. Arrays of fixed-size numbers and bools are a typed
 // view of their little-endian bytes in the file (a 30 MB uint8 array costs nothing beyond the file, not 30

@@ -24,52 +24,23 @@ class GgufParser {
     return std::string(*text);
   }
 
-  // Reads one value of `type` for the metadata key `key` (named in errors).
+  // Reads one value of `type` for the metadata key `key` (named in errors). Fixed-size values are decoded
+  // by the same code that decodes the elements of array views (gguf_scalar).
   Result<GgufValue> value(GgufType type, const std::string& key, int depth) {
+    if (const std::size_t size = gguf_element_size(type)) {
+      auto raw = in_.read_bytes(size, key);
+      if (!raw) return raw.error();
+      const auto* at = reinterpret_cast<const std::byte*>(raw->data());
+      if (type == GgufType::Bool && static_cast<uint8_t>(*at) > 1)
+        return error(source(), ": metadata ", key, ": a bool must be 0 or 1, found ",
+                     int{static_cast<uint8_t>(*at)});
+      // A uint64 above INT64_MAX is valid and keeps its bits (GgufValue::integer); the lookups that need a
+      // smaller type reject it by key.
+      return gguf_scalar(type, at);
+    }
     GgufValue v;
     v.type = type;
     switch (type) {
-      case GgufType::Uint8:
-        return integer<uint8_t>(v, key);
-      case GgufType::Int8:
-        return integer<int8_t>(v, key);
-      case GgufType::Uint16:
-        return integer<uint16_t>(v, key);
-      case GgufType::Int16:
-        return integer<int16_t>(v, key);
-      case GgufType::Uint32:
-        return integer<uint32_t>(v, key);
-      case GgufType::Int32:
-        return integer<int32_t>(v, key);
-      case GgufType::Int64:
-        return integer<int64_t>(v, key);
-      case GgufType::Uint64: {
-        // Any uint64 is valid; one above INT64_MAX keeps its bits (GgufValue::integer), and the lookups that
-        // need a smaller type reject it by key.
-        auto x = in_.read<uint64_t>(key);
-        if (!x) return x.error();
-        v.integer = static_cast<int64_t>(*x);
-        return v;
-      }
-      case GgufType::Float32: {
-        auto x = in_.read<float>(key);
-        if (!x) return x.error();
-        v.real = *x;
-        return v;
-      }
-      case GgufType::Float64: {
-        auto x = in_.read<double>(key);
-        if (!x) return x.error();
-        v.real = *x;
-        return v;
-      }
-      case GgufType::Bool: {
-        auto x = in_.read<uint8_t>(key);
-        if (!x) return x.error();
-        if (*x > 1) return error(source(), ": metadata ", key, ": a bool must be 0 or 1, found ", int{*x});
-        v.boolean = *x == 1;
-        return v;
-      }
       case GgufType::String: {
         auto s = string(key);
         if (!s) return s.error();
@@ -78,6 +49,8 @@ class GgufParser {
       }
       case GgufType::Array:
         return array(v, key, depth);
+      default:
+        break;
     }
     return error(source(), ": metadata ", key, ": unknown value type ", static_cast<uint32_t>(type));
   }
@@ -94,14 +67,6 @@ class GgufParser {
   const std::string& source() const { return in_.source(); }
 
  private:
-  template <class T>
-  Result<GgufValue> integer(GgufValue& v, const std::string& key) {
-    auto x = in_.read<T>(key);
-    if (!x) return x.error();
-    v.integer = static_cast<int64_t>(*x);
-    return v;
-  }
-
   Result<GgufValue> array(GgufValue& v, const std::string& key, int depth) {
     if (depth >= kMaxArrayDepth)
       return error(source(), ": metadata ", key, ": arrays nested deeper than ", kMaxArrayDepth);

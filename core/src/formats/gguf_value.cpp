@@ -128,18 +128,20 @@ const std::byte* GgufArray::Storage::element(std::size_t i) const {
   return raw + i * gguf_element_size(raw_type);
 }
 
+GgufValue gguf_scalar(GgufType type, const std::byte* at) {
+  GgufValue v;
+  v.type = type;
+  v.integer = decode_integer(type, at);
+  v.real = decode_real(type, at);
+  v.boolean = decode_boolean(type, at);
+  return v;
+}
+
 GgufValue GgufArray::operator[](std::size_t i) const {
   if (i >= size_) return GgufValue{};
   switch (storage_->kind) {
-    case Storage::Kind::Raw: {
-      GgufValue v;
-      v.type = storage_->raw_type;
-      const std::byte* at = storage_->element(i);
-      v.integer = decode_integer(v.type, at);
-      v.real = decode_real(v.type, at);
-      v.boolean = decode_boolean(v.type, at);
-      return v;
-    }
+    case Storage::Kind::Raw:
+      return gguf_scalar(storage_->raw_type, storage_->element(i));
     case Storage::Kind::Strings: {
       GgufValue v;
       v.type = GgufType::String;
