@@ -333,7 +333,7 @@ TEST(GgufScale, AHugeUint8ArrayCostsNoMemoryPerElement) {
   // The view keeps the bytes alive after everything else let go of them.
   const GgufArray items = blob.items;
   source.reset();
-  file = Error{"dropped"};
+  file = Error{ErrorCode::InvalidState, "dropped"};
   EXPECT_EQ(items.integer(n - 1), static_cast<int64_t>(((n - 1) * 7) & 0xff));
 }
 

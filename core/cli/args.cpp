@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "util/text.hpp"
+#include "glassbox/error.hpp"
 
 namespace glassbox::cli {
 
@@ -16,18 +16,18 @@ Result<Args> Args::parse(int argc, char** argv, int first, std::span<const Flag>
       args.help_ = true;
       return args;
     }
-    if (arg.rfind("--", 0) != 0) return error("unexpected argument '", arg, "' (flags start with --)");
+    if (arg.rfind("--", 0) != 0) return error(ErrorCode::BadArgument, "unexpected argument '", arg, "' (flags start with --)");
     const std::string name = arg.substr(2);
     const Flag* flag = nullptr;
     for (const Flag& f : flags)
       if (name == f.name) flag = &f;
-    if (!flag) return error("unknown flag --", name);
-    if (args.values_.count(name)) return error("--", name, " is given twice");
+    if (!flag) return error(ErrorCode::BadArgument, "unknown flag --", name);
+    if (args.values_.count(name)) return error(ErrorCode::BadArgument, "--", name, " is given twice");
     if (!flag->value) {
       args.values_[name] = "";
       continue;
     }
-    if (i + 1 >= argc) return error("--", name, " needs a value (", flag->value, ")");
+    if (i + 1 >= argc) return error(ErrorCode::BadArgument, "--", name, " needs a value (", flag->value, ")");
     args.values_[name] = argv[++i];
   }
   return args;
@@ -39,7 +39,7 @@ std::string Args::text(const std::string& name, const std::string& fallback) con
 }
 
 Result<std::string> Args::required(const std::string& name) const {
-  if (!has(name)) return error("--", name, " is required");
+  if (!has(name)) return error(ErrorCode::BadArgument, "--", name, " is required");
   return text(name);
 }
 
@@ -50,9 +50,9 @@ Result<int64_t> Args::integer(const std::string& name, int64_t fallback, int64_t
   errno = 0;
   const long long parsed = std::strtoll(value.c_str(), &end, 10);
   if (value.empty() || *end != '\0' || errno == ERANGE)
-    return error("--", name, " must be a whole number, found '", value, "'");
+    return error(ErrorCode::BadArgument, "--", name, " must be a whole number, found '", value, "'");
   if (parsed < min || parsed > max)
-    return error("--", name, " must be in ", min, "..", max, ", found ", parsed);
+    return error(ErrorCode::BadArgument, "--", name, " must be in ", min, "..", max, ", found ", parsed);
   return static_cast<int64_t>(parsed);
 }
 
@@ -62,9 +62,9 @@ Result<double> Args::number(const std::string& name, double fallback, double min
   char* end = nullptr;
   const double parsed = std::strtod(value.c_str(), &end);
   if (value.empty() || *end != '\0' || !std::isfinite(parsed))
-    return error("--", name, " must be a number, found '", value, "'");
+    return error(ErrorCode::BadArgument, "--", name, " must be a number, found '", value, "'");
   if (parsed < min || parsed > max)
-    return error("--", name, " must be in ", min, "..", max, ", found ", parsed);
+    return error(ErrorCode::BadArgument, "--", name, " must be in ", min, "..", max, ", found ", parsed);
   return parsed;
 }
 

@@ -12,7 +12,7 @@
 #include "glassbox/formats.hpp"
 #include "glassbox/sampler.hpp"
 #include "glassbox/session.hpp"
-#include "util/text.hpp"
+#include "glassbox/error.hpp"
 
 namespace glassbox::cli {
 namespace {
@@ -60,7 +60,7 @@ Result<void> bench(const Args& args, const Options& o) {
   auto model = std::make_shared<const Model>(std::move(loaded));
   const int positions = o.prompt_tokens + o.gen_tokens;
   if (positions > model->config.max_seq_len)
-    return error(positions, " positions do not fit the model's context of ", model->config.max_seq_len);
+    return error(ErrorCode::BadArgument, positions, " positions do not fit the model's context of ", model->config.max_seq_len);
   GLASSBOX_ASSIGN(Session session,
                   Session::create(model, {.threads = o.threads, .context_length = positions}));
 

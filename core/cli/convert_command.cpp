@@ -32,7 +32,7 @@ Result<ExportType> parse_type(const std::string& text) {
   if (text == "f16") return ExportType::F16;
   if (text == "q8_0") return ExportType::Q8_0;
   if (text == "q4_0") return ExportType::Q4_0;
-  return Error{"--type must be one of f32, f16, q8_0, q4_0, found '" + text + "'"};
+  return error(ErrorCode::BadArgument, "--type must be one of f32, f16, q8_0, q4_0, found '", text, "'");
 }
 
 Result<Options> read_options(const Args& args) {

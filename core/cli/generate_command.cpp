@@ -8,7 +8,7 @@
 #include "glassbox/generator.hpp"
 #include "json.hpp"
 #include "model_flags.hpp"
-#include "util/text.hpp"
+#include "glassbox/error.hpp"
 
 namespace glassbox::cli {
 namespace {
@@ -66,13 +66,13 @@ Result<void> generate(const Args& args, const Options& options) {
     std::fprintf(stderr, "seed: %llu\n", static_cast<unsigned long long>(options.sampler.seed));
 
   const std::vector<int> prompt = tokenizer.encode_prompt(args.text("prompt"));
-  if (prompt.empty()) return error("the prompt is empty and this tokenizer has no BOS token to start from");
+  if (prompt.empty()) return error(ErrorCode::BadArgument, "the prompt is empty and this tokenizer has no BOS token to start from");
   const int prompt_length = static_cast<int>(prompt.size());
   if (prompt_length > session.context_length())
-    return error("the prompt is ", prompt_length, " tokens, more than the model's context of ",
+    return error(ErrorCode::BadArgument, "the prompt is ", prompt_length, " tokens, more than the model's context of ",
                  session.context_length());
   if (options.steps < prompt_length)
-    return error("--steps ", options.steps, " is less than the prompt's ", prompt_length,
+    return error(ErrorCode::BadArgument, "--steps ", options.steps, " is less than the prompt's ", prompt_length,
                  " tokens (--steps counts the prompt too, as in llama2.c)");
   const int total_steps = std::min(options.steps, session.context_length());  // the context caps it
 

@@ -1,17 +1,15 @@
-// Errors are values: every fallible function returns Result<T>, which holds either a T or an Error whose
-// message names what was wrong (the file, the field, the offset, expected versus found). Nothing in the
-// core throws, aborts or asserts on bad input; callers decide what to do with the message.
+// Errors are values: every fallible function returns Result<T>, which holds either a T or an Error (error.hpp:
+// a stable code and a message that names the file, the field, the offset, expected versus found). Nothing
+// in the core throws, aborts or asserts on bad input; callers decide what to do with it.
 #pragma once
 
 #include <string>
 #include <utility>
 #include <variant>
 
-namespace glassbox {
+#include "glassbox/error.hpp"
 
-struct Error {
-  std::string message;
-};
+namespace glassbox {
 
 template <class T>
 class [[nodiscard]] Result {

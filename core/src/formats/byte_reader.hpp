@@ -7,7 +7,7 @@
 #include <string_view>
 
 #include "glassbox/bytes.hpp"
-#include "util/text.hpp"
+#include "glassbox/error.hpp"
 
 namespace glassbox {
 
@@ -40,7 +40,7 @@ class ByteReader {
   }
 
   Error truncated(std::string_view field, uint64_t needed) const {
-    return error(source(), ": truncated at offset ", offset_, " reading ", field, ": needs ", needed,
+    return error(ErrorCode::Truncated, source(), ": truncated at offset ", offset_, " reading ", field, ": needs ", needed,
                  " bytes, ", remaining(), " left");
   }
 

@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "glassbox/bytes.hpp"
-#include "util/text.hpp"
+#include "glassbox/error.hpp"
 
 #if !defined(__EMSCRIPTEN__)
 #include <fcntl.h>
@@ -72,7 +72,7 @@ Result<std::shared_ptr<const Bytes>> map_file(const std::string& path) {
 #if defined(__EMSCRIPTEN__)
   // No mmap in the browser: read the file (from Node's file system in tests) into one heap buffer.
   FILE* file = std::fopen(path.c_str(), "rb");
-  if (!file) return error(path, ": cannot open: ", std::strerror(errno));
+  if (!file) return error(ErrorCode::Io, path, ": cannot open: ", std::strerror(errno));
   std::vector<std::byte> buffer;
   std::byte chunk[1 << 16];
   std::size_t got;
@@ -82,11 +82,11 @@ Result<std::shared_ptr<const Bytes>> map_file(const std::string& path) {
   return bytes_from_buffer(std::move(buffer), path);
 #else
   const int fd = ::open(path.c_str(), O_RDONLY);
-  if (fd < 0) return error(path, ": cannot open: ", std::strerror(errno));
+  if (fd < 0) return error(ErrorCode::Io, path, ": cannot open: ", std::strerror(errno));
   struct stat info {};
   if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
     ::close(fd);
-    return error(path, ": not a regular file");
+    return error(ErrorCode::Io, path, ": not a regular file");
   }
   const auto size = static_cast<std::size_t>(info.st_size);
   if (size == 0) {
@@ -96,7 +96,7 @@ Result<std::shared_ptr<const Bytes>> map_file(const std::string& path) {
   void* address = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
   const int mmap_errno = errno;
   ::close(fd);  // the mapping stays valid without the descriptor
-  if (address == MAP_FAILED) return error(path, ": cannot memory-map: ", std::strerror(mmap_errno));
+  if (address == MAP_FAILED) return error(ErrorCode::Io, path, ": cannot memory-map: ", std::strerror(mmap_errno));
   return std::shared_ptr<const Bytes>(std::make_shared<MappedBytes>(address, size, path));
 #endif
 }

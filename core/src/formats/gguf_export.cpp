@@ -8,7 +8,7 @@
 #include "kernels/quantized.hpp"
 #include "model/dtype.hpp"
 #include "tokenizer/sentencepiece_space.hpp"
-#include "util/text.hpp"
+#include "glassbox/error.hpp"
 
 namespace glassbox {
 namespace {

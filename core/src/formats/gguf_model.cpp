@@ -11,7 +11,7 @@
 #include "formats/gguf.hpp"
 #include "formats/model_builder.hpp"
 #include "glassbox/formats.hpp"
-#include "util/text.hpp"
+#include "glassbox/error.hpp"
 
 namespace glassbox {
 namespace {
@@ -33,7 +33,7 @@ Result<T> choice(const GgufFile& file, const std::string& key, const std::string
     if (*text == name) return value;
     allowed += allowed.empty() ? name : std::string(", ") + name;
   }
-  return error(file.source(), ": metadata ", key, " must be one of ", allowed, ", found \"", *text, "\"");
+  return error(ErrorCode::Malformed, file.source(), ": metadata ", key, " must be one of ", allowed, ", found \"", *text, "\"");
 }
 
 // A size hyper-parameter of any GGUF integer type, range-checked before it becomes an int (the error names
@@ -51,7 +51,7 @@ Result<int> rope_dimension(const GgufFile& file, const std::string& key, int hea
   auto v = file.integer_in(key, 2, head_dim);
   if (!v) return v.error();
   if (*v % 2 != 0)
-    return error(file.source(), ": metadata ", key, " must be even (RoPE rotates pairs of values), found ",
+    return error(ErrorCode::Malformed, file.source(), ": metadata ", key, " must be even (RoPE rotates pairs of values), found ",
                  *v);
   return static_cast<int>(*v);
 }
@@ -63,19 +63,19 @@ Result<void> reject_rope_scaling(const GgufFile& file, const std::string& arch) 
   auto type = file.string(type_key, "none");
   if (!type) return type.error();
   if (*type != "none")
-    return error(file.source(), ": metadata ", type_key, " is \"", *type,
+    return error(ErrorCode::UnsupportedArchitecture, file.source(), ": metadata ", type_key, " is \"", *type,
                  "\": glassbox does not support RoPE scaling yet");
   // llama.cpp reads a factor of 0 as "no scaling", like 1; rope.scale_linear is the older name.
   for (const std::string& key : {arch + ".rope.scaling.factor", arch + ".rope.scale_linear"}) {
     auto factor = file.real(key, 1.0);
     if (!factor) return factor.error();
     if (*factor != 1.0 && *factor != 0.0)
-      return error(file.source(), ": metadata ", key, " is ", *factor,
+      return error(ErrorCode::UnsupportedArchitecture, file.source(), ": metadata ", key, " is ", *factor,
                    ": glassbox does not support RoPE scaling yet (only 1 means no scaling)");
   }
   for (const char* name : {"rope_freqs.weight", "rope_factors_long.weight", "rope_factors_short.weight"})
     if (file.tensor(name))
-      return error(file.source(), ": tensor ", name,
+      return error(ErrorCode::UnsupportedArchitecture, file.source(), ": tensor ", name,
                    " scales the RoPE frequencies, which glassbox does not support yet");
   return ok();
 }
@@ -91,7 +91,7 @@ Result<void> check_layer_tensors(const GgufFile& file, const std::string& arch, 
       layer = layer * 10 + static_cast<uint64_t>(t.name[i] - '0');
     if (i == 4) continue;  // not numbered
     if (layer >= static_cast<uint64_t>(n_layers))
-      return error(file.source(), ": tensor ", t.name,
+      return error(ErrorCode::Malformed, file.source(), ": tensor ", t.name,
                    " belongs to a layer the model does not have: metadata ", arch, ".block_count is ",
                    n_layers);
   }
@@ -195,19 +195,19 @@ Result<Model> model_from_gguf(const GgufFile& file) {
   auto arch = file.string("general.architecture");
   if (!arch) return arch.error();
   if (*arch != "llama" && *arch != "qwen2" && *arch != "phi3" && *arch != "gpt2" && *arch != "glassbox")
-    return error(file.source(), ": architecture \"", *arch,
+    return error(ErrorCode::UnsupportedArchitecture, file.source(), ": architecture \"", *arch,
                  "\" is not supported (glassbox runs llama, qwen2, phi3, gpt2 and glassbox)");
   if (file.tensors.empty())
-    return error(file.source(),
+    return error(ErrorCode::Malformed, file.source(),
                  ": the file has no tensors (a vocabulary-only GGUF is a tokenizer, not a model)");
   auto config = read_config(file, *arch);
   if (!config) return config.error();
   GLASSBOX_TRY(check_layer_tensors(file, *arch, config->n_layers));
 
   const GgufTensorInfo* embedding = file.tensor("token_embd.weight");
-  if (!embedding) return error(file.source(), ": tensor token_embd.weight is missing");
+  if (!embedding) return error(ErrorCode::Malformed, file.source(), ": tensor token_embd.weight is missing");
   if (embedding->dims.size() != 2)
-    return error(file.source(), ": tensor token_embd.weight must have 2 dimensions, found ",
+    return error(ErrorCode::Malformed, file.source(), ": tensor token_embd.weight must have 2 dimensions, found ",
                  embedding->dims.size());
   config->vocab_size = static_cast<int>(std::min<uint64_t>(embedding->dims[1], INT32_MAX));
   config->tied_embeddings = file.tensor("output.weight") == nullptr;

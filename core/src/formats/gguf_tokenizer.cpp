@@ -7,7 +7,7 @@
 #include "formats/gguf.hpp"
 #include "glassbox/formats.hpp"
 #include "tokenizer/sentencepiece_space.hpp"
-#include "util/text.hpp"
+#include "glassbox/error.hpp"
 
 namespace glassbox {
 namespace {
@@ -28,20 +28,20 @@ Result<TokenType> token_type(const GgufFile& file, int64_t code, std::size_t id)
     case 6:
       return TokenType::Byte;
     default:
-      return error(file.source(), ": tokenizer.ggml.token_type[", id, "] must be in 1..6, found ", code);
+      return error(ErrorCode::Malformed, file.source(), ": tokenizer.ggml.token_type[", id, "] must be in 1..6, found ", code);
   }
 }
 
 Result<const GgufValue*> array_of(const GgufFile& file, const char* key, GgufType element, bool required) {
   const GgufValue* v = file.find(key);
   if (!v) {
-    if (required) return error(file.source(), ": metadata ", key, " is missing");
+    if (required) return error(ErrorCode::Malformed, file.source(), ": metadata ", key, " is missing");
     return static_cast<const GgufValue*>(nullptr);
   }
   const bool numeric_ok = element == GgufType::Int32 && v->type == GgufType::Array &&
                           (v->items.empty() || v->items.front().is_integer());
   if (v->type != GgufType::Array || (v->element_type != element && !numeric_ok))
-    return error(file.source(), ": metadata ", key, " must be an array of ", to_string(element), ", found ",
+    return error(ErrorCode::Malformed, file.source(), ": metadata ", key, " must be an array of ", to_string(element), ", found ",
                  v->type == GgufType::Array ? std::string("an array of ") + to_string(v->element_type)
                                             : to_string(v->type));
   return v;
@@ -53,7 +53,7 @@ Result<int> special_id(const GgufFile& file, const char* key, int fallback, std:
   // 4294967295 (uint32 -1) is how files say "no such token".
   if (*v == 4294967295LL || *v < 0) return -1;
   if (*v >= static_cast<int64_t>(n_tokens))
-    return error(file.source(), ": metadata ", key, " is ", *v, ", past the vocabulary of ", n_tokens,
+    return error(ErrorCode::Malformed, file.source(), ": metadata ", key, " is ", *v, ", past the vocabulary of ", n_tokens,
                  " tokens");
   return static_cast<int>(*v);
 }
@@ -77,7 +77,7 @@ Result<Tokenizer> tokenizer_from_gguf(const GgufFile& file) {
   } else if (*model == "gpt2") {
     vocab.kind = TokenizerKind::ByteLevelBpe;
   } else {
-    return error(file.source(), ": tokenizer.ggml.model \"", *model,
+    return error(ErrorCode::UnsupportedArchitecture, file.source(), ": tokenizer.ggml.model \"", *model,
                  "\" is not supported (glassbox reads \"llama\" and \"gpt2\" vocabularies)");
   }
 
@@ -89,10 +89,10 @@ Result<Tokenizer> tokenizer_from_gguf(const GgufFile& file) {
   if (!types) return types.error();
   const std::size_t n = (*tokens)->items.size();
   if (*scores && (*scores)->items.size() != n)
-    return error(file.source(), ": tokenizer.ggml.scores has ", (*scores)->items.size(), " entries for ", n,
+    return error(ErrorCode::Malformed, file.source(), ": tokenizer.ggml.scores has ", (*scores)->items.size(), " entries for ", n,
                  " tokens");
   if (*types && (*types)->items.size() != n)
-    return error(file.source(), ": tokenizer.ggml.token_type has ", (*types)->items.size(), " entries for ",
+    return error(ErrorCode::Malformed, file.source(), ": tokenizer.ggml.token_type has ", (*types)->items.size(), " entries for ",
                  n, " tokens");
 
   for (std::size_t id = 0; id < n; ++id) {
@@ -127,7 +127,7 @@ Result<Tokenizer> tokenizer_from_gguf(const GgufFile& file) {
     } else if (*pre == "qwen2") {
       vocab.pre_tokenizer = PreTokenizer::Qwen2;
     } else {
-      return error(file.source(), ": tokenizer.ggml.pre \"", *pre,
+      return error(ErrorCode::UnsupportedArchitecture, file.source(), ": tokenizer.ggml.pre \"", *pre,
                    "\" is not supported (glassbox knows gpt-2, llama-bpe and qwen2)");
     }
   }

@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "util/text.hpp"
+#include "glassbox/error.hpp"
 
 namespace glassbox {
 namespace {
@@ -207,11 +207,11 @@ std::vector<std::byte> GgufWriter::to_bytes() const {
 
 Result<void> GgufWriter::write_file(const std::string& path) const {
   std::FILE* file = std::fopen(path.c_str(), "wb");
-  if (!file) return error(path, ": cannot create: ", std::strerror(errno));
+  if (!file) return error(ErrorCode::Io, path, ": cannot create: ", std::strerror(errno));
   FileSink sink{file};
   emit(sink);
   const bool closed = std::fclose(file) == 0;
-  if (sink.failed || !closed) return error(path, ": write failed: ", std::strerror(errno));
+  if (sink.failed || !closed) return error(ErrorCode::Io, path, ": write failed: ", std::strerror(errno));
   return ok();
 }
 

@@ -15,7 +15,7 @@
 #include "glassbox/formats.hpp"
 #include "kernels/quantized.hpp"
 #include "model/dtype.hpp"
-#include "util/text.hpp"
+#include "glassbox/error.hpp"
 
 namespace glassbox {
 namespace {
@@ -40,14 +40,14 @@ struct ConfigReader {
     const Json* v = json.find(key);
     double value;
     if (!v || v->is_null()) {
-      if (!fallback) return error(source, ": ", key, " is missing");
+      if (!fallback) return error(ErrorCode::Malformed, source, ": ", key, " is missing");
       value = static_cast<double>(*fallback);
     } else {
-      if (!v->is_number()) return error(source, ": ", key, " must be a number");
+      if (!v->is_number()) return error(ErrorCode::Malformed, source, ": ", key, " must be a number");
       value = v->number();
     }
     if (!(value >= 1.0 && value <= static_cast<double>(INT32_MAX)) || value != std::floor(value))
-      return error(source, ": ", key, " must be a whole number in 1..", INT32_MAX, ", found ", value,
+      return error(ErrorCode::Malformed, source, ": ", key, " must be a whole number in 1..", INT32_MAX, ", found ", value,
                    v && !v->is_null() ? "" : " (the default)");
     return static_cast<int>(value);
   }
@@ -55,15 +55,15 @@ struct ConfigReader {
   Result<double> number(const char* key, double fallback) const {
     const Json* v = json.find(key);
     if (!v || v->is_null()) return fallback;
-    if (!v->is_number()) return error(source, ": ", key, " must be a number");
+    if (!v->is_number()) return error(ErrorCode::Malformed, source, ": ", key, " must be a number");
     if (!(std::fabs(v->number()) <= FLT_MAX))
-      return error(source, ": ", key, " must be a finite float32 number, found ", v->number());
+      return error(ErrorCode::Malformed, source, ": ", key, " must be a finite float32 number, found ", v->number());
     return v->number();
   }
   Result<bool> boolean(const char* key, bool fallback) const {
     const Json* v = json.find(key);
     if (!v || v->is_null()) return fallback;
-    if (!v->is_bool()) return error(source, ": ", key, " must be true or false");
+    if (!v->is_bool()) return error(ErrorCode::Malformed, source, ": ", key, " must be true or false");
     return v->boolean();
   }
   std::string string(const char* key, const std::string& fallback) const {
@@ -80,16 +80,16 @@ Result<std::string> architecture_of(const ConfigReader& r) {
   if (type == "gpt2") return std::string("GPT2LMHeadModel");
   if (type == "llama") return std::string("LlamaForCausalLM");
   if (type == "qwen2") return std::string("Qwen2ForCausalLM");
-  return error(r.source, ": neither architectures nor a known model_type says what model this is");
+  return error(ErrorCode::Malformed, r.source, ": neither architectures nor a known model_type says what model this is");
 }
 
 // The head counts must split the width evenly; the error names the config.json keys.
 Result<void> check_heads(const ConfigReader& r, const char* dim_key, int dim, const char* heads_key,
                          int heads, const char* kv_key, int kv_heads) {
   if (dim % heads != 0)
-    return error(r.source, ": ", heads_key, " (", heads, ") must divide ", dim_key, " (", dim, ")");
+    return error(ErrorCode::Malformed, r.source, ": ", heads_key, " (", heads, ") must divide ", dim_key, " (", dim, ")");
   if (kv_key && heads % kv_heads != 0)
-    return error(r.source, ": ", kv_key, " (", kv_heads, ") must divide ", heads_key, " (", heads, ")");
+    return error(ErrorCode::Malformed, r.source, ": ", kv_key, " (", kv_heads, ") must divide ", heads_key, " (", heads, ")");
   return ok();
 }
 
@@ -106,7 +106,7 @@ Result<ModelConfig> gpt2_config(const ConfigReader& r) {
   GLASSBOX_ASSIGN(const double eps, r.number("layer_norm_epsilon", 1e-5));
   const std::string act = r.string("activation_function", "gelu_new");
   if (act != "gelu_new" && act != "gelu_pytorch_tanh" && act != "gelu_fast")
-    return error(r.source, ": activation_function \"", act,
+    return error(ErrorCode::UnsupportedArchitecture, r.source, ": activation_function \"", act,
                  "\" is not supported (glassbox has GELU's tanh form)");
   c.n_kv_heads = c.n_heads;
   c.head_dim = c.dim / c.n_heads;
@@ -135,12 +135,12 @@ Result<ModelConfig> llama_config(const ConfigReader& r, const std::string& arch)
   c.head_dim = c.dim / c.n_heads;
   GLASSBOX_ASSIGN(const int head_dim, r.count("head_dim", c.head_dim));
   if (head_dim != c.head_dim)
-    return error(r.source, ": head_dim ", head_dim, " differs from hidden_size / num_attention_heads (",
+    return error(ErrorCode::UnsupportedArchitecture, r.source, ": head_dim ", head_dim, " differs from hidden_size / num_attention_heads (",
                  c.head_dim, "), which glassbox does not support");
   const Json* scaling = r.json.find("rope_scaling");
-  if (scaling && !scaling->is_null()) return error(r.source, ": rope_scaling is not supported");
+  if (scaling && !scaling->is_null()) return error(ErrorCode::UnsupportedArchitecture, r.source, ": rope_scaling is not supported");
   const std::string act = r.string("hidden_act", "silu");
-  if (act != "silu") return error(r.source, ": hidden_act \"", act, "\" is not supported (expected silu)");
+  if (act != "silu") return error(ErrorCode::UnsupportedArchitecture, r.source, ": hidden_act \"", act, "\" is not supported (expected silu)");
   c.norm = NormKind::RMSNorm;
   c.norm_eps = static_cast<float>(eps);
   c.position = PositionKind::RoPE;
@@ -163,11 +163,11 @@ Result<std::vector<SafetensorsFile>> read_weights(const fs::path& folder) {
   if (sharded) {
     GLASSBOX_ASSIGN(const Json json, read_json_file(index.string()));
     const Json* map = json.find("weight_map");
-    if (!map || !map->is_object()) return error(index.string(), ": weight_map must be an object");
+    if (!map || !map->is_object()) return error(ErrorCode::Malformed, index.string(), ": weight_map must be an object");
     std::set<std::string> unique;
     for (const auto& [tensor, file] : map->members()) {
       if (!file.is_string() || file.string().find('/') != std::string::npos)
-        return error(index.string(), ": weight_map[\"", tensor, "\"] must name a file in the same folder");
+        return error(ErrorCode::Malformed, index.string(), ": weight_map[\"", tensor, "\"] must name a file in the same folder");
       shard_of[tensor] = file.string();
       if (unique.insert(file.string()).second) files.push_back(file.string());
     }
@@ -184,15 +184,15 @@ Result<std::vector<SafetensorsFile>> read_weights(const fs::path& folder) {
       for (const auto& [tensor, info] : file->tensors) {
         const auto listed = shard_of.find(tensor);
         if (listed == shard_of.end())
-          return error(index.string(), ": tensor ", tensor, " is in ", name,
+          return error(ErrorCode::Malformed, index.string(), ": tensor ", tensor, " is in ", name,
                        " but weight_map does not list it");
         if (listed->second != name)
-          return error(index.string(), ": tensor ", tensor, " is in ", name, " but weight_map places it in ",
+          return error(ErrorCode::Malformed, index.string(), ": tensor ", tensor, " is in ", name, " but weight_map places it in ",
                        listed->second);
       }
       for (const auto& [tensor, shard] : shard_of)
         if (shard == name && !file->tensors.count(tensor))
-          return error(index.string(), ": weight_map places tensor ", tensor, " in ", name,
+          return error(ErrorCode::Malformed, index.string(), ": weight_map places tensor ", tensor, " in ", name,
                        ", which does not contain it");
     }
     out.push_back(std::move(*file));
@@ -210,7 +210,7 @@ Result<Model> load_hf_folder(const std::string& folder_path) {
   GLASSBOX_ASSIGN(const std::string arch, architecture_of(reader));
   const bool gpt2 = arch == "GPT2LMHeadModel";
   if (!gpt2 && arch != "LlamaForCausalLM" && arch != "Qwen2ForCausalLM")
-    return error(config_path, ": architecture ", arch,
+    return error(ErrorCode::UnsupportedArchitecture, config_path, ": architecture ", arch,
                  " is not supported (glassbox reads GPT2LMHeadModel, LlamaForCausalLM and Qwen2ForCausalLM)");
   GLASSBOX_ASSIGN(ModelConfig config, gpt2 ? gpt2_config(reader) : llama_config(reader, arch));
 
@@ -220,14 +220,14 @@ Result<Model> load_hf_folder(const std::string& folder_path) {
     for (const auto& [name, t] : f.tensors) {
       // Hugging Face's GPT-2 names may or may not start with "transformer."; use one spelling.
       std::string key = gpt2 && name.rfind("transformer.", 0) == 0 ? name.substr(12) : name;
-      if (!tensors.emplace(key, &t).second) return error(folder_path, ": tensor ", name, " appears twice");
+      if (!tensors.emplace(key, &t).second) return error(ErrorCode::Malformed, folder_path, ": tensor ", name, " appears twice");
     }
   }
 
   if (!gpt2) {
     GLASSBOX_ASSIGN(const bool tied, reader.boolean("tie_word_embeddings", false));
     if (!tied && !tensors.count("lm_head.weight"))
-      return error(folder_path,
+      return error(ErrorCode::Malformed, folder_path,
                    ": tensor lm_head.weight is missing (config.json says the embeddings are not tied)");
   }
   ModelBuilder builder(std::move(config), folder_path);

@@ -3,7 +3,7 @@
 
 #include <cstdlib>
 
-#include "util/text.hpp"
+#include "glassbox/error.hpp"
 
 namespace glassbox {
 namespace {
@@ -24,7 +24,7 @@ class Parser {
 
  private:
   Error fail(const std::string& what) const {
-    return error(source_, ": invalid JSON at byte ", at_, ": ", what);
+    return error(ErrorCode::Malformed, source_, ": invalid JSON at byte ", at_, ": ", what);
   }
 
   void skip_space() {

@@ -52,7 +52,7 @@ Result<Model> read_llama2c_checkpoint(std::shared_ptr<const Bytes> bytes) {
   const std::string& source = bytes->name();
   ByteReader reader(*bytes);
   if (bytes->size() < kHeaderBytes)
-    return error(source, ": not a llama2.c checkpoint: the header needs ", kHeaderBytes,
+    return error(ErrorCode::NotAModel, source, ": not a llama2.c checkpoint: the header needs ", kHeaderBytes,
                  " bytes, the file has ", bytes->size());
 
   static constexpr const char* kFields[7] = {"dim",        "hidden_dim", "n_layers", "n_heads",
@@ -75,7 +75,7 @@ Result<Model> read_llama2c_checkpoint(std::shared_ptr<const Bytes> bytes) {
   // A negative vocab_size is llama2.c's flag for "the classifier is not shared with the embedding".
   const bool shared_classifier = header[5] > 0;
   if (header[5] == INT32_MIN)  // the one negative int32 without a positive counterpart
-    return error(source, ": vocab_size must be a token count (negative: with a separate classifier), found ",
+    return error(ErrorCode::Malformed, source, ": vocab_size must be a token count (negative: with a separate classifier), found ",
                  header[5]);
   c.vocab_size = header[5] < 0 ? -header[5] : header[5];
   c.max_seq_len = header[6];
@@ -93,7 +93,7 @@ Result<Model> read_llama2c_checkpoint(std::shared_ptr<const Bytes> bytes) {
   const int64_t expected_bytes = static_cast<int64_t>(kHeaderBytes) +
                                  expected_floats(c, shared_classifier) * static_cast<int64_t>(sizeof(float));
   if (expected_bytes != static_cast<int64_t>(bytes->size()))
-    return error(source, ": file size disagrees with the header: dim ", c.dim, ", hidden_dim ", c.hidden_dim,
+    return error(ErrorCode::Truncated, source, ": file size disagrees with the header: dim ", c.dim, ", hidden_dim ", c.hidden_dim,
                  ", n_layers ", c.n_layers, ", n_heads ", c.n_heads, ", n_kv_heads ", c.n_kv_heads,
                  ", vocab_size ", header[5], ", seq_len ", c.max_seq_len, ": they need ", expected_bytes,
                  " bytes, the file has ", bytes->size(),

@@ -2,7 +2,7 @@
 
 #include "kernels/quantized.hpp"
 #include "model/dtype.hpp"
-#include "util/text.hpp"
+#include "glassbox/error.hpp"
 
 namespace glassbox {
 namespace {
@@ -23,16 +23,16 @@ Tensor ModelBuilder::rows_of(const Tensor& t, int64_t first, int64_t count) {
 Result<Tensor> ModelBuilder::matrix(const TensorLookup& lookup, const std::string& name, int64_t rows,
                                     int64_t cols) {
   const std::optional<TensorSource> t = lookup(name);
-  if (!t) return error(source_, ": tensor ", name, " is missing");
+  if (!t) return error(ErrorCode::Malformed, source_, ": tensor ", name, " is missing");
   const std::vector<uint64_t> expected = {static_cast<uint64_t>(cols), static_cast<uint64_t>(rows)};
   if (t->dims != expected)
-    return error(source_, ": tensor ", name, " must have shape ", shape(expected),
+    return error(ErrorCode::Malformed, source_, ": tensor ", name, " must have shape ", shape(expected),
                  " (innermost first), found ", shape(t->dims));
   if (!t->type)
-    return error(source_, ": tensor ", name, " has element type ", t->type_name,
+    return error(ErrorCode::UnsupportedType, source_, ": tensor ", name, " has element type ", t->type_name,
                  ", which glassbox cannot compute with (it reads F32, F16, BF16, Q8_0, Q4_0, Q4_K and Q6_K)");
   if (tensor_bytes(*t->type, rows, cols) < 0)
-    return error(source_, ": tensor ", name, ": row length ", cols, " is not a whole number of ",
+    return error(ErrorCode::Malformed, source_, ": tensor ", name, ": row length ", cols, " is not a whole number of ",
                  to_string(*t->type), " blocks");
   return Tensor{*t->type, t->data, rows, cols};
 }
@@ -41,20 +41,20 @@ Result<Tensor> ModelBuilder::vector(const TensorLookup& lookup, const std::strin
                                     bool required) {
   const std::optional<TensorSource> t = name.empty() ? std::nullopt : lookup(name);
   if (!t) {
-    if (required) return error(source_, ": tensor ", name, " is missing");
+    if (required) return error(ErrorCode::Malformed, source_, ": tensor ", name, " is missing");
     return Tensor{};
   }
   const std::vector<uint64_t> expected = {static_cast<uint64_t>(n)};
   if (t->dims != expected)
-    return error(source_, ": tensor ", name, " must have shape ", shape(expected), ", found ",
+    return error(ErrorCode::Malformed, source_, ": tensor ", name, " must have shape ", shape(expected), ", found ",
                  shape(t->dims));
   if (!t->type)
-    return error(source_, ": tensor ", name, " has element type ", t->type_name,
+    return error(ErrorCode::UnsupportedType, source_, ": tensor ", name, " has element type ", t->type_name,
                  ", which glassbox cannot read");
   if (*t->type == DType::F32) return Tensor{DType::F32, t->data, 1, n};
   // Norm weights and biases are added and multiplied as float32: decode the few that are stored otherwise.
   if (tensor_bytes(*t->type, 1, n) < 0)
-    return error(source_, ": tensor ", name, ": length ", n, " is not a whole number of ",
+    return error(ErrorCode::Malformed, source_, ": tensor ", name, ": length ", n, " is not a whole number of ",
                  to_string(*t->type), " blocks");
   auto floats = std::make_shared<std::vector<float>>(static_cast<std::size_t>(n));
   kernels::dequantize_row(*t->type, t->data, floats->data(), static_cast<std::size_t>(n));

@@ -5,7 +5,7 @@
 
 #include "formats/gguf.hpp"
 #include "glassbox/formats.hpp"
-#include "util/text.hpp"
+#include "glassbox/error.hpp"
 
 namespace glassbox {
 namespace {
@@ -33,7 +33,7 @@ Result<Model> read_model(std::shared_ptr<const Bytes> bytes) {
   auto model = read_llama2c_checkpoint(std::move(bytes));
   if (!model)
     return error(
-        name,
+        ErrorCode::NotAModel, name,
         ": not a model file glassbox can read. It is not GGUF (no \"GGUF\" magic), and as a llama2.c "
         "checkpoint: ",
         model.error().message);
@@ -58,7 +58,7 @@ Result<LoadedModel> open_model(std::shared_ptr<const Bytes> model_bytes,
     GLASSBOX_ASSIGN(model, model_from_gguf(file));
     if (!tokenizer_bytes) {
       if (!file.find("tokenizer.ggml.model"))
-        return error(model_source,
+        return error(ErrorCode::TokenizerNeeded, model_source,
                      ": the GGUF file has no tokenizer (tokenizer.ggml.*); give one separately");
       GLASSBOX_ASSIGN(tokenizer, tokenizer_from_gguf(file));
     }
@@ -67,10 +67,16 @@ Result<LoadedModel> open_model(std::shared_ptr<const Bytes> model_bytes,
     // and only a real llama2.c checkpoint is told that it needs its tokenizer.
     GLASSBOX_ASSIGN(model, read_model(model_bytes));
     if (!tokenizer_bytes)
-      return error(model_source, ": a llama2.c checkpoint needs its tokenizer file (tokenizer.bin)");
+      return error(ErrorCode::TokenizerNeeded, model_source, ": a llama2.c checkpoint needs its tokenizer file (tokenizer.bin)");
   }
   if (tokenizer_bytes) {
-    GLASSBOX_ASSIGN(tokenizer, read_tokenizer(tokenizer_bytes));
+    auto read = read_tokenizer(tokenizer_bytes);
+    // Whatever made the bytes unreadable (a model given as the tokenizer, a page, a broken file), the caller
+    // learns that this file is no tokenizer; an unsupported tokenizer kind keeps saying so.
+    if (!read)
+      return read.error().code == ErrorCode::UnsupportedArchitecture ? read.error()
+                                                                     : recode(read.error(), ErrorCode::NotATokenizer);
+    tokenizer = std::move(*read);
   }
   const std::string tokenizer_source = tokenizer_bytes ? tokenizer_bytes->name() : model_source;
   GLASSBOX_TRY(check_tokenizer_matches(*tokenizer, *model, tokenizer_source));

@@ -11,7 +11,7 @@
 
 #include "formats/json.hpp"
 #include "glassbox/tokenizer.hpp"
-#include "util/text.hpp"
+#include "glassbox/error.hpp"
 
 namespace glassbox::tokenizer_json {
 
@@ -28,7 +28,7 @@ class Fields {
 
   template <class... Parts>
   Error fail(const Parts&... parts) const {
-    return error(source_, ": ", parts...);
+    return error(ErrorCode::Malformed, source_, ": ", parts...);
   }
 
   // obj[key] when it is an object; nullptr when absent or null.

@@ -1,6 +1,6 @@
 // Validation of a model config: the single place that decides what shapes the forward pass can run.
 #include "glassbox/config.hpp"
-#include "util/text.hpp"
+#include "glassbox/error.hpp"
 
 namespace glassbox {
 namespace {
@@ -15,7 +15,7 @@ constexpr int kMaxVocab = 1 << 22;
 constexpr int kMaxSeqLen = 1 << 20;
 
 Result<void> check_range(const std::string& source, const char* field, int value, int max) {
-  if (value <= 0 || value > max) return error(source, ": ", field, " must be in 1..", max, ", found ", value);
+  if (value <= 0 || value > max) return error(ErrorCode::Malformed, source, ": ", field, " must be in 1..", max, ", found ", value);
   return ok();
 }
 
@@ -30,21 +30,21 @@ Result<void> validate(const ModelConfig& c, const std::string& source) {
   GLASSBOX_TRY(check_range(source, "vocab_size", c.vocab_size, kMaxVocab));
   GLASSBOX_TRY(check_range(source, "max_seq_len", c.max_seq_len, kMaxSeqLen));
   if (c.dim % c.n_heads != 0)
-    return error(source, ": n_heads must divide dim: dim ", c.dim, " is not a multiple of n_heads ",
+    return error(ErrorCode::Malformed, source, ": n_heads must divide dim: dim ", c.dim, " is not a multiple of n_heads ",
                  c.n_heads);
   if (c.n_heads % c.n_kv_heads != 0)
-    return error(source, ": n_kv_heads must divide n_heads: n_heads ", c.n_heads,
+    return error(ErrorCode::Malformed, source, ": n_kv_heads must divide n_heads: n_heads ", c.n_heads,
                  " is not a multiple of n_kv_heads ", c.n_kv_heads);
   GLASSBOX_TRY(check_range(source, "head_dim", c.head_dim, kMaxDim));
   if (c.position == PositionKind::RoPE) {
     const int rotary = c.rotary_dim();
     if (rotary % 2 != 0 || rotary > c.head_dim)
-      return error(source, ": rope dimension must be even and at most head_dim ", c.head_dim, ", found ",
+      return error(ErrorCode::Malformed, source, ": rope dimension must be even and at most head_dim ", c.head_dim, ", found ",
                    rotary);
-    if (!(c.rope_theta > 0.0f)) return error(source, ": rope theta must be positive, found ", c.rope_theta);
+    if (!(c.rope_theta > 0.0f)) return error(ErrorCode::Malformed, source, ": rope theta must be positive, found ", c.rope_theta);
   }
   if (!(c.norm_eps >= 0.0f && c.norm_eps < 1.0f))
-    return error(source, ": norm epsilon must be in [0, 1), found ", c.norm_eps);
+    return error(ErrorCode::Malformed, source, ": norm epsilon must be in [0, 1), found ", c.norm_eps);
   return ok();
 }
 

@@ -1,11 +1,11 @@
 #include "glassbox/generator.hpp"
 
-#include "util/text.hpp"
+#include "glassbox/error.hpp"
 
 namespace glassbox {
 
 Result<void> Generator::start(std::span<const int> prompt_ids) {
-  if (prompt_ids.empty()) return error("generate: the prompt has no tokens (encode it with BOS)");
+  if (prompt_ids.empty()) return error(ErrorCode::PromptEmpty, "generate: the prompt has no tokens (encode it with BOS)");
   session_.reset();
   pending_.assign(prompt_ids.begin(), prompt_ids.end());
   last_logits_ = {};
@@ -33,7 +33,7 @@ Result<void> Generator::prefill() {
 }
 
 Result<int> Generator::next() {
-  if (pending_.empty()) return error("generate: call start() with a prompt first");
+  if (pending_.empty()) return error(ErrorCode::InvalidState, "generate: call start() with a prompt first");
   GLASSBOX_TRY(feed(0));
   const int token = sampler_.sample(last_logits_);
   pending_.assign(1, token);

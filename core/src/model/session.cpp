@@ -5,7 +5,7 @@
 #include "model/forward.hpp"
 #include "model/linear.hpp"
 #include "model/run_state.hpp"
-#include "util/text.hpp"
+#include "glassbox/error.hpp"
 #include "util/thread_pool.hpp"
 
 namespace glassbox {
@@ -15,16 +15,16 @@ constexpr int64_t kMaxSessionBytes = int64_t{3} << 30;  // past this the WASM he
 }  // namespace
 
 Result<Session> Session::create(std::shared_ptr<const Model> model, SessionOptions options) {
-  if (!model) return error("session: no model");
+  if (!model) return error(ErrorCode::InvalidState, "session: no model");
   const ModelConfig& c = model->config;
   const int context =
       options.context_length > 0 ? options.context_length : std::min(c.max_seq_len, kDefaultMaxContext);
   if (context > c.max_seq_len)
-    return error("session: context length ", context, " exceeds the model's maximum ", c.max_seq_len);
-  if (options.threads < 1) return error("session: threads must be >= 1, found ", options.threads);
+    return error(ErrorCode::BadArgument, "session: context length ", context, " exceeds the model's maximum ", c.max_seq_len);
+  if (options.threads < 1) return error(ErrorCode::BadArgument, "session: threads must be >= 1, found ", options.threads);
   const int64_t bytes = run_state_bytes(c, context);
   if (bytes > kMaxSessionBytes)
-    return error("session: a context of ", context, " positions needs ", bytes >> 20,
+    return error(ErrorCode::OutOfMemory, "session: a context of ", context, " positions needs ", bytes >> 20,
                  " MiB of KV cache and scratch; choose a shorter context length");
 
   Session session;
@@ -44,9 +44,9 @@ Session::~Session() = default;
 Result<std::span<const float>> Session::step(int token) {
   const ModelConfig& c = model_->config;
   if (token < 0 || token >= c.vocab_size)
-    return error("token id ", token, " is outside the vocabulary (0..", c.vocab_size - 1, ")");
+    return error(ErrorCode::BadArgument, "token id ", token, " is outside the vocabulary (0..", c.vocab_size - 1, ")");
   if (position_ >= context_length_)
-    return error("the context is full: all ", context_length_, " positions are used (reset to start over)");
+    return error(ErrorCode::ContextFull, "the context is full: all ", context_length_, " positions are used (reset to start over)");
   forward(*model_, *state_, token, position_, trace_enabled_ ? &trace_ : nullptr, *pool_);
   ++position_;
   return logits();

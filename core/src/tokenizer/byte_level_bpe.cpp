@@ -13,7 +13,7 @@
 #include "tokenizer/byte_mapping.hpp"
 #include "tokenizer/pre_tokenizer.hpp"
 #include "tokenizer/utf8.hpp"
-#include "util/text.hpp"
+#include "glassbox/error.hpp"
 
 namespace glassbox {
 namespace {
@@ -57,7 +57,7 @@ Result<void> Tokenizer::build_merge_ranks(const std::string& source) {
     const std::size_t space = line.find(' ');
     if (space == std::string::npos || space == 0 || space + 1 == line.size() ||
         line.find(' ', space + 1) != std::string::npos)
-      return error(source, ": merge ", rank, " \"", line, "\" must be two pieces separated by one space");
+      return error(ErrorCode::Malformed, source, ": merge ", rank, " \"", line, "\" must be two pieces separated by one space");
     const std::string left = line.substr(0, space);
     const std::string right = line.substr(space + 1);
     int ids[3];
@@ -67,7 +67,7 @@ Result<void> Tokenizer::build_merge_ranks(const std::string& source) {
     for (int k = 0; k < 3; ++k) {
       const auto found = piece_to_id_.find(*pieces[k]);
       if (found == piece_to_id_.end())
-        return error(source, ": merge ", rank, " \"", line, "\" needs the piece \"", *pieces[k],
+        return error(ErrorCode::Malformed, source, ": merge ", rank, " \"", line, "\" needs the piece \"", *pieces[k],
                      "\", which is not in the vocabulary");
       ids[k] = found->second;
     }

@@ -3,7 +3,7 @@
 #include <cstdio>
 
 #include "glassbox/tokenizer.hpp"
-#include "util/text.hpp"
+#include "glassbox/error.hpp"
 
 namespace glassbox {
 namespace {
@@ -20,14 +20,14 @@ int parse_byte_piece(const std::string& piece) {
 
 Result<Tokenizer> Tokenizer::create(Vocabulary vocab, const std::string& source) {
   const std::size_t n = vocab.pieces.size();
-  if (n == 0) return error(source, ": the vocabulary is empty");
+  if (n == 0) return error(ErrorCode::Malformed, source, ": the vocabulary is empty");
   if (vocab.scores.size() != n)
-    return error(source, ": vocabulary has ", n, " pieces but ", vocab.scores.size(), " scores");
+    return error(ErrorCode::Malformed, source, ": vocabulary has ", n, " pieces but ", vocab.scores.size(), " scores");
   if (vocab.types.size() != n)
-    return error(source, ": vocabulary has ", n, " pieces but ", vocab.types.size(), " token types");
+    return error(ErrorCode::Malformed, source, ": vocabulary has ", n, " pieces but ", vocab.types.size(), " token types");
   for (auto [name, id] : {std::pair{"bos", vocab.bos_id}, {"eos", vocab.eos_id}, {"unk", vocab.unk_id}}) {
     if (id < -1 || id >= static_cast<int>(n))
-      return error(source, ": ", name, " token id must be below the vocabulary size ", n, ", found ", id);
+      return error(ErrorCode::Malformed, source, ": ", name, " token id must be below the vocabulary size ", n, ", found ", id);
   }
 
   Tokenizer t;
