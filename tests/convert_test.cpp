@@ -44,18 +44,16 @@ std::vector<Case> golden_cases() {
 std::vector<int> greedy(const LoadedModel& m, const Case& c, std::vector<float>* first_logits) {
   auto session = Session::create(m.model);
   Sampler sampler({.temperature = 0.0f});
-  Generator generator(*session, sampler);
-  const std::vector<int> prompt = m.tokenizer->encode_prompt(c.prompt);
-  EXPECT_TRUE(generator.start(prompt).ok());
+  Generator generator(*session, sampler, *m.tokenizer);
+  EXPECT_TRUE(generator.start_text(c.prompt, {.max_steps = c.steps}).ok());
   std::vector<int> out;
-  while (session->position() < c.steps) {
+  while (!generator.finished()) {
     auto token = generator.next();
     EXPECT_TRUE(token.ok());
     if (!token) break;
     if (out.empty() && first_logits)
       first_logits->assign(generator.last_logits().begin(), generator.last_logits().end());
-    out.push_back(*token);
-    if (*token == m.tokenizer->bos_id()) break;
+    out.push_back(token->id);
   }
   return out;
 }
@@ -145,15 +143,15 @@ class ConvertReferenceFixture : public ::testing::TestWithParam<std::string> {
                                                     int n, std::vector<int>* generated) {
     auto session = Session::create(m.model);
     Sampler sampler({.temperature = 0.0f});
-    Generator generator(*session, sampler);
-    EXPECT_TRUE(generator.start(prompt).ok());
+    Generator generator(*session, sampler, *m.tokenizer);
+    EXPECT_TRUE(generator.start(prompt, {.max_new_tokens = n}).ok());
     std::vector<float> first;
-    for (int i = 0; i < n; ++i) {
+    for (int i = 0; i < n && !generator.finished(); ++i) {
       auto token = generator.next();
       EXPECT_TRUE(token.ok());
       if (!token) break;
       if (i == 0) first.assign(generator.last_logits().begin(), generator.last_logits().end());
-      generated->push_back(*token);
+      generated->push_back(token->id);
     }
     return first;
   }

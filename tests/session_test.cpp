@@ -331,29 +331,5 @@ TEST(Session, RejectsBadOptions) {
   EXPECT_FALSE(Session::create(nullptr).ok());
 }
 
-TEST(Generator, FollowsLlama2cStepConventionAndStreams) {
-  const auto model = load(test::make_llama2c_checkpoint({}, 2));
-  auto session = Session::create(model);
-  Sampler greedy({.temperature = 0.0f});
-  Generator generator(*session, greedy);
-  EXPECT_FALSE(generator.start({}).ok());
-  const std::vector<int> prompt = {1, 5, 9};
-  ASSERT_TRUE(generator.start(prompt).ok());
-  auto first = generator.next();
-  ASSERT_TRUE(first.ok());
-  EXPECT_EQ(session->position(), 3);  // the whole prompt went through; sampling began at its last token
-  auto second = generator.next();
-  ASSERT_TRUE(second.ok());
-  EXPECT_EQ(session->position(), 4);
-
-  // The same tokens come from stepping by hand.
-  auto manual = Session::create(model);
-  std::span<const float> logits;
-  for (int t : prompt)
-    logits = *manual->step(t);
-  EXPECT_EQ(argmax(logits), *first);
-  EXPECT_EQ(argmax(*manual->step(*first)), *second);
-}
-
 }  // namespace
 }  // namespace glassbox

@@ -65,16 +65,9 @@ Result<void> generate(const Args& args, const Options& options) {
   if (!args.has("seed") && options.sampler.temperature > 0.0f)
     std::fprintf(stderr, "seed: %llu\n", static_cast<unsigned long long>(options.sampler.seed));
 
-  const std::vector<int> prompt = tokenizer.encode_prompt(args.text("prompt"));
-  if (prompt.empty()) return error(ErrorCode::BadArgument, "the prompt is empty and this tokenizer has no BOS token to start from");
-  const int prompt_length = static_cast<int>(prompt.size());
-  if (prompt_length > session.context_length())
-    return error(ErrorCode::BadArgument, "the prompt is ", prompt_length, " tokens, more than the model's context of ",
-                 session.context_length());
-  if (options.steps < prompt_length)
-    return error(ErrorCode::BadArgument, "--steps ", options.steps, " is less than the prompt's ", prompt_length,
-                 " tokens (--steps counts the prompt too, as in llama2.c)");
-  const int total_steps = std::min(options.steps, session.context_length());  // the context caps it
+  Generator generator(session, sampler, tokenizer);
+  GLASSBOX_TRY(generator.start_text(args.text("prompt"), {.max_steps = options.steps}));
+  const std::vector<int> prompt(generator.tokens().begin(), generator.tokens().end());
 
   // The prompt is echoed, as llama2.c does, so stdout reads as one continuous text.
   const bool json = args.has("json");
@@ -85,8 +78,6 @@ Result<void> generate(const Args& args, const Options& options) {
     std::fflush(stdout);
   }
 
-  Generator generator(session, sampler);
-  GLASSBOX_TRY(generator.start(prompt));
   const auto prompt_start = Clock::now();
   GLASSBOX_TRY(generator.prefill());
 
@@ -94,22 +85,18 @@ Result<void> generate(const Args& args, const Options& options) {
   // Generation speed: the passes after that, one per further token.
   double prompt_seconds = 0.0;
   Clock::time_point generation_start;
-  int previous = prompt.back();
-  while (session.position() < total_steps) {
-    GLASSBOX_ASSIGN(const int token, generator.next());
-    generated_ids.push_back(token);
+  while (!generator.finished()) {
+    GLASSBOX_ASSIGN(const GeneratedToken token, generator.next());
+    generated_ids.push_back(token.id);
     if (generated_ids.size() == 1) {
       prompt_seconds = seconds_since(prompt_start);
       generation_start = Clock::now();
     }
-    if (token == tokenizer.bos_id() || token == tokenizer.eos_id()) break;
-    const std::string piece = tokenizer.token_text(previous, token);
-    text += piece;
+    text += token.text;
     if (!json) {
-      std::fputs(piece.c_str(), stdout);
+      std::fputs(token.text.c_str(), stdout);
       std::fflush(stdout);
     }
-    previous = token;
   }
   const int generated = static_cast<int>(generated_ids.size());
   const double generation_seconds = generated > 0 ? seconds_since(generation_start) : 0.0;

@@ -80,6 +80,9 @@ class Tokenizer {
   int bos_id() const { return vocab_.bos_id; }
   int eos_id() const { return vocab_.eos_id; }
   bool adds_bos() const { return vocab_.add_bos; }
+  // Whether sampling `id` ends a text: EOS, or BOS (a new text would begin, llama2.c's rule). The one place
+  // that says so; Generator stops on it.
+  bool ends_text(int id) const { return id >= 0 && (id == vocab_.eos_id || id == vocab_.bos_id); }
   const Vocabulary& vocabulary() const { return vocab_; }
 
  private:

@@ -1,43 +1,99 @@
 #include "glassbox/generator.hpp"
 
-#include "glassbox/error.hpp"
-
 namespace glassbox {
 
-Result<void> Generator::start(std::span<const int> prompt_ids) {
-  if (prompt_ids.empty()) return error(ErrorCode::PromptEmpty, "generate: the prompt has no tokens (encode it with BOS)");
+const char* to_string(StopReason reason) {
+  switch (reason) {
+    case StopReason::None:
+      return "none";
+    case StopReason::EndOfText:
+      return "end-of-text";
+    case StopReason::ContextFull:
+      return "context-full";
+    case StopReason::Length:
+      return "length";
+    case StopReason::Stopped:
+      return "stopped";
+  }
+  return "none";
+}
+
+Result<void> Generator::start(std::span<const int> prompt_ids, GenerationLimits limits) {
+  started_ = false;
+  const int length = static_cast<int>(prompt_ids.size());
+  if (length == 0)
+    return error(ErrorCode::PromptEmpty, "the prompt has no tokens, and this tokenizer has no BOS token to start from");
+  // A prompt that fills the context exactly still yields one token: the one sampled at the last position.
+  if (length > session_.context_length())
+    return error(ErrorCode::PromptTooLong, "the prompt is ", length, " tokens, more than the context of ",
+                 session_.context_length());
+  for (int id : prompt_ids)
+    if (id < 0 || id >= session_.model().config.vocab_size)
+      return error(ErrorCode::BadArgument, "prompt token id ", id, " is outside the vocabulary (0..",
+                   session_.model().config.vocab_size - 1, ")");
+  if (limits.max_new_tokens < 0 || limits.max_steps < 0)
+    return error(ErrorCode::BadArgument, "generation limits must be >= 0 (0: none), found max_new_tokens ",
+                 limits.max_new_tokens, ", max_steps ", limits.max_steps);
+  if (limits.max_steps > 0 && limits.max_steps < length)
+    return error(ErrorCode::BadArgument, "the step budget ", limits.max_steps, " is less than the prompt's ", length,
+                 " tokens (steps count the prompt too, as in llama2.c)");
+
   session_.reset();
-  pending_.assign(prompt_ids.begin(), prompt_ids.end());
+  limits_ = limits;
+  tokens_.assign(prompt_ids.begin(), prompt_ids.end());
+  prompt_length_ = length;
+  fed_ = 0;
   last_logits_ = {};
+  reason_ = StopReason::None;
+  started_ = true;
   return ok();
 }
 
+Result<void> Generator::start_text(std::string_view prompt, GenerationLimits limits) {
+  const std::vector<int> ids = tokenizer_.encode_prompt(prompt);
+  return start(ids, limits);
+}
+
 Result<void> Generator::feed(std::size_t keep) {
-  std::size_t fed = 0;
-  Result<void> result;
-  for (; pending_.size() - fed > keep; ++fed) {
-    auto logits = session_.step(pending_[fed]);
-    if (!logits) {
-      result = logits.error();
-      break;
-    }
-    last_logits_ = *logits;
+  while (tokens_.size() - fed_ > keep) {
+    GLASSBOX_ASSIGN(last_logits_, session_.step(tokens_[fed_]));
+    ++fed_;  // only tokens that went in count, so the session and the queue never disagree
   }
-  // Tokens that went in are gone from the queue even on failure, so the session and queue never disagree.
-  pending_.erase(pending_.begin(), pending_.begin() + static_cast<std::ptrdiff_t>(fed));
-  return result;
+  return ok();
 }
 
 Result<void> Generator::prefill() {
+  if (!started_) return error(ErrorCode::InvalidState, "generate: call start() with a prompt first");
+  if (finished()) return ok();
   return feed(1);
 }
 
-Result<int> Generator::next() {
-  if (pending_.empty()) return error(ErrorCode::InvalidState, "generate: call start() with a prompt first");
+StopReason Generator::reason_after(const GeneratedToken& token) const {
+  if (token.end_of_text) return StopReason::EndOfText;
+  if (session_.position() >= session_.context_length()) return StopReason::ContextFull;
+  if (limits_.max_new_tokens > 0 && generated_count() >= limits_.max_new_tokens) return StopReason::Length;
+  if (limits_.max_steps > 0 && session_.position() >= limits_.max_steps) return StopReason::Length;
+  return StopReason::None;
+}
+
+Result<GeneratedToken> Generator::next() {
+  if (!started_) return error(ErrorCode::InvalidState, "generate: call start() with a prompt first");
+  if (finished())
+    return error(ErrorCode::InvalidState, "generate: the generation has ended (", to_string(reason_),
+                 "); call start() again");
   GLASSBOX_TRY(feed(0));
-  const int token = sampler_.sample(last_logits_);
-  pending_.assign(1, token);
+  GeneratedToken token;
+  token.id = sampler_.sample(last_logits_);
+  token.position = session_.position() - 1;
+  token.end_of_text = tokenizer_.ends_text(token.id);
+  if (!token.end_of_text) token.text = tokenizer_.token_text(tokens_.back(), token.id);
+  tokens_.push_back(token.id);
+  reason_ = reason_after(token);
   return token;
+}
+
+void Generator::stop() {
+  if (started_ && !finished()) reason_ = StopReason::Stopped;
 }
 
 }  // namespace glassbox
