@@ -93,14 +93,14 @@ TEST(Cli, StepsAndPromptLengthErrorsSayWhatIsWrong) {
   // "Once upon a time" is 5 tokens with BOS.
   auto run = generate("Once upon a time", "3");
   EXPECT_EQ(run.exit_code, 1);
-  EXPECT_NE(run.err.find("--steps 3 is less than the prompt's 5 tokens"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("step budget 3 is less than the prompt's 5 tokens"), std::string::npos) << run.err;
   // Longer than stories260K's 512-position context, whatever --steps says.
   std::string long_prompt;
   for (int i = 0; i < 200; ++i)
     long_prompt += "Once upon a time ";
   run = generate(long_prompt, "100000");
   EXPECT_EQ(run.exit_code, 1);
-  EXPECT_NE(run.err.find("more than the model's context of 512"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("more than the context of 512"), std::string::npos) << run.err;
   // --steps past the context is capped by it, not an error.
   run = generate("Once upon a time", "100000");
   EXPECT_EQ(run.exit_code, 0) << run.err;

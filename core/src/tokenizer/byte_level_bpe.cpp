@@ -12,7 +12,7 @@
 #include "glassbox/tokenizer.hpp"
 #include "tokenizer/byte_mapping.hpp"
 #include "tokenizer/pre_tokenizer.hpp"
-#include "tokenizer/utf8.hpp"
+#include "glassbox/utf8.hpp"
 #include "glassbox/error.hpp"
 
 namespace glassbox {

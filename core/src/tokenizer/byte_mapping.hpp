@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <string>
 
+#include "glassbox/utf8.hpp"
+
 namespace glassbox {
 
 class ByteMapping {
@@ -30,10 +32,7 @@ class ByteMapping {
       const bool printable = (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF);
       const char32_t c = printable ? static_cast<char32_t>(b) : next++;
       byte_of_[c] = static_cast<int16_t>(b);
-      // Every mapped character is below U+0800: one or two UTF-8 bytes.
-      spelling_[b] =
-          c < 0x80 ? std::string(1, static_cast<char>(c))
-                   : std::string{static_cast<char>(0xC0 | (c >> 6)), static_cast<char>(0x80 | (c & 0x3F))};
+      append_utf8(spelling_[b], c);
     }
   }
 

@@ -5,7 +5,7 @@
 #include "tokenizer/pre_tokenizer.hpp"
 
 #include "tokenizer/unicode_tables.hpp"
-#include "tokenizer/utf8.hpp"
+#include "glassbox/utf8.hpp"
 
 namespace glassbox {
 namespace {

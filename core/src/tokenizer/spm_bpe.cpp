@@ -8,7 +8,7 @@
 #include <queue>
 
 #include "glassbox/tokenizer.hpp"
-#include "tokenizer/utf8.hpp"
+#include "glassbox/utf8.hpp"
 
 namespace glassbox {
 namespace {
