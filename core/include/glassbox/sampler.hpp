@@ -21,11 +21,13 @@ class Rng {
   uint64_t state_;
 };
 
+// The defaults here are the only ones: the CLI's flags, the JS engine and the page's controls all start from
+// them (llama2.c's temperature 1 and top-p 0.9; a fixed seed, so a first run is reproducible).
 struct SamplerSettings {
   float temperature = 1.0f;  // 0: greedy (always the most likely token)
   int top_k = 0;             // keep the k most likely tokens; 0: off
-  float top_p = 1.0f;        // keep the smallest set of most likely tokens whose mass reaches p; 1: off
-  uint64_t seed = 1;
+  float top_p = 0.9f;        // keep the smallest set of most likely tokens whose mass reaches p; 1: off
+  uint64_t seed = 42;
 };
 
 // Rejects settings outside their ranges (negative temperature, top_p outside (0, 1], negative top_k).

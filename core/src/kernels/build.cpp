@@ -6,9 +6,13 @@
 
 namespace glassbox {
 
+const char* version() {
+  return GLASSBOX_VERSION;  // defined by CMakeLists.txt from project(... VERSION ...)
+}
+
 const char* build_description() {
   static const std::string description =
-      std::string("glassbox 0.1.0, ") + kernels::simd_instruction_set() + " kernels";
+      std::string("glassbox ") + version() + ", " + kernels::simd_instruction_set() + " kernels";
   return description.c_str();
 }
 
