@@ -251,6 +251,78 @@ TEST(Session, TraceRowsAreCausalProbabilityDistributions) {
   EXPECT_FLOAT_EQ(trace.row(0, 0, 0)[0], 1.0f);  // the first position can only attend to itself
 }
 
+// Runs `tokens` through a traced session with `threads` threads; returns every step's logits and the trace.
+struct TracedRun {
+  std::vector<float> logits;
+  std::vector<std::vector<float>> rows;  // [position][layer * heads + head][key]
+};
+TracedRun run_traced(const std::shared_ptr<const Model>& model, const std::vector<int>& tokens, int threads) {
+  TracedRun out;
+  auto session = Session::create(model, {.threads = threads, .trace_attention = true});
+  EXPECT_TRUE(session.ok());
+  if (!session) return out;
+  for (int t : tokens) {
+    auto logits = session->step(t);
+    EXPECT_TRUE(logits.ok());
+    if (!logits) return out;
+    out.logits.insert(out.logits.end(), logits->begin(), logits->end());
+  }
+  const AttentionTrace& trace = session->attention_trace();
+  for (int q = 0; q < trace.n_positions(); ++q) {
+    std::vector<float> all;
+    for (int l = 0; l < trace.n_layers(); ++l)
+      for (int h = 0; h < trace.n_heads(); ++h) {
+        const std::span<const float> row = trace.row(l, h, q);
+        EXPECT_EQ(row.size(), static_cast<std::size_t>(q) + 1);
+        all.insert(all.end(), row.begin(), row.end());
+      }
+    out.rows.push_back(std::move(all));
+  }
+  return out;
+}
+
+// Past 64 keys the heads of one position are split across threads, and every thread writes its heads' rows
+// into the trace: the trace must be sized before the forward pass runs, or the threads race on its growth.
+TEST(Session, TraceWithFourThreadsMatchesOneThreadBitForBit) {
+  Llama2cHeader h;
+  h.dim = 64;
+  h.hidden_dim = 96;
+  h.n_layers = 2;
+  h.n_heads = 8;
+  h.n_kv_heads = 4;
+  h.vocab_size = 64;
+  h.seq_len = 320;
+  const auto model = load(test::make_llama2c_checkpoint(h, 5));
+  std::vector<int> tokens;
+  for (int i = 0; i < 300; ++i)
+    tokens.push_back((i * 29 + 7) % 64);
+  const TracedRun one = run_traced(model, tokens, 1);
+  ASSERT_EQ(one.rows.size(), tokens.size());
+  for (int repeat = 0; repeat < 3; ++repeat) {
+    const TracedRun four = run_traced(model, tokens, 4);
+    EXPECT_EQ(four.logits, one.logits) << "repeat " << repeat;
+    ASSERT_EQ(four.rows.size(), one.rows.size());
+    for (std::size_t q = 0; q < one.rows.size(); ++q)
+      ASSERT_EQ(four.rows[q], one.rows[q]) << "trace of position " << q << ", repeat " << repeat;
+  }
+}
+
+// The same on the real stories260K (512 positions of context), as a user's session would run it.
+TEST(Session, Stories260KTraceWithFourThreadsMatchesOneThread) {
+  const std::string path = test::model_path("stories260K.bin");
+  GLASSBOX_REQUIRE_FILE(path);
+  auto loaded = load_model(path);
+  ASSERT_TRUE(loaded.ok()) << loaded.error().message;
+  const auto model = std::make_shared<const Model>(std::move(*loaded));
+  std::vector<int> tokens;
+  for (int i = 0; i < 300; ++i)
+    tokens.push_back((i * 37 + 1) % model->config.vocab_size);
+  const TracedRun one = run_traced(model, tokens, 1);
+  const TracedRun four = run_traced(model, tokens, 4);
+  EXPECT_EQ(four.logits, one.logits);
+  EXPECT_EQ(four.rows, one.rows);
+}
+
 TEST(Session, TracingIsOffByDefaultAndDoesNotChangeLogits) {
   const auto model = load(test::make_llama2c_checkpoint({}, 2));
   auto plain = Session::create(model);

@@ -27,7 +27,12 @@ class AttentionTrace {
   // Writes the [n_positions][n_positions] matrix of one head, zero above the diagonal and in unrecorded rows.
   void copy_matrix(int layer, int head, float* out) const;
 
-  // Forward-pass side: the slot for (layer, head) at `position`, query + 1 floats to fill.
+  // Session side, before the forward pass of `position` runs: drops rows at and after it and sizes the
+  // block that pass will fill (all layers and heads). Only here does the trace allocate, on the caller's
+  // thread; the forward pass then writes into slots from any number of threads and allocates nothing.
+  void begin_position(int position);
+  // Forward-pass side: the slot for (layer, head) at the position begun last, position + 1 floats to fill.
+  // A lookup only: it never resizes, so threads writing different heads never race.
   float* slot(int position, int layer, int head);
   void clear();
   // Drops rows at and after `position` (the session rewound).

@@ -60,7 +60,7 @@ void attend(const ModelConfig& c, RunState& s, int layer, int position, Attentio
   const float scale = std::sqrt(static_cast<float>(head_dim));
   const auto keys = static_cast<std::size_t>(position) + 1;
 
-  auto heads = [&](std::size_t head_begin, std::size_t head_end) {
+  auto heads = [&](std::size_t head_begin, std::size_t head_end, int /*worker*/) {
     for (std::size_t h = head_begin; h < head_end; ++h) {
       const float* q = s.q.data() + h * head_dim;
       const std::size_t kv_offset = (h / heads_per_kv) * head_dim;
@@ -78,7 +78,7 @@ void attend(const ModelConfig& c, RunState& s, int layer, int position, Attentio
   if (pool.size() > 1 && keys >= 64) {
     pool.parallel_for(static_cast<std::size_t>(c.n_heads), heads);
   } else {
-    heads(0, static_cast<std::size_t>(c.n_heads));
+    heads(0, static_cast<std::size_t>(c.n_heads), 0);
   }
 }
 
@@ -113,9 +113,9 @@ void forward(const Model& model, RunState& s, int token, int position, Attention
     }
     float* k = s.keys(l, position, c.kv_dim());
     float* v = s.values(l, position, c.kv_dim());
-    linear(s.q.data(), layer.wq, layer.bq, attn_in, pool);
-    linear(k, layer.wk, layer.bk, attn_in, pool);
-    linear(v, layer.wv, layer.bv, attn_in, pool);
+    linear(s.q.data(), layer.wq, layer.bq, attn_in, pool, s.decode);
+    linear(k, layer.wk, layer.bk, attn_in, pool, s.decode);
+    linear(v, layer.wv, layer.bv, attn_in, pool, s.decode);
     if (c.position == PositionKind::RoPE) {
       const std::size_t half = static_cast<std::size_t>(c.rotary_dim()) / 2;
       const float* cos_table = s.rope_cos.data() + static_cast<std::size_t>(position) * half;
@@ -126,7 +126,7 @@ void forward(const Model& model, RunState& s, int token, int position, Attention
         kernels::rope(k + h * c.head_dim, cos_table, sin_table, 2 * half, c.rope_pairing);
     }
     attend(c, s, l, position, trace, pool);
-    linear(s.xb2.data(), layer.wo, layer.bo, s.attention.data(), pool);
+    linear(s.xb2.data(), layer.wo, layer.bo, s.attention.data(), pool, s.decode);
     kernels::add_in_place(x, s.xb2.data(), dim);
     if (!pre_norm) normalize(c, x, x, layer.attn_norm, layer.attn_norm_bias);
 
@@ -138,8 +138,8 @@ void forward(const Model& model, RunState& s, int token, int position, Attention
     }
     float* hidden_out = s.hb.data();  // what the down projection reads
     if (c.gated_ffn) {
-      linear(s.hb.data(), layer.ffn_gate, layer.ffn_gate_bias, ffn_in, pool);
-      linear(s.hb2.data(), layer.ffn_up, layer.ffn_up_bias, ffn_in, pool);
+      linear(s.hb.data(), layer.ffn_gate, layer.ffn_gate_bias, ffn_in, pool, s.decode);
+      linear(s.hb2.data(), layer.ffn_up, layer.ffn_up_bias, ffn_in, pool, s.decode);
       if (c.activation == Activation::SiLU) {
         kernels::swiglu(s.hb.data(), s.hb2.data(), hidden);  // silu(gate) * up, fused
       } else {
@@ -148,16 +148,16 @@ void forward(const Model& model, RunState& s, int token, int position, Attention
           s.hb[i] *= s.hb2[i];
       }
     } else {
-      linear(s.hb.data(), layer.ffn_up, layer.ffn_up_bias, ffn_in, pool);
+      linear(s.hb.data(), layer.ffn_up, layer.ffn_up_bias, ffn_in, pool, s.decode);
       activate(c.activation, s.hb.data(), hidden);
     }
-    linear(s.xb2.data(), layer.ffn_down, layer.ffn_down_bias, hidden_out, pool);
+    linear(s.xb2.data(), layer.ffn_down, layer.ffn_down_bias, hidden_out, pool, s.decode);
     kernels::add_in_place(x, s.xb2.data(), dim);
     if (!pre_norm) normalize(c, x, x, layer.ffn_norm, layer.ffn_norm_bias);
   }
 
   if (w.final_norm.present()) normalize(c, x, x, w.final_norm, w.final_norm_bias);
-  linear(s.logits.data(), w.output, none, x, pool);
+  linear(s.logits.data(), w.output, none, x, pool, s.decode);
 }
 
 }  // namespace glassbox

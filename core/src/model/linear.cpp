@@ -15,30 +15,29 @@ namespace {
 // Rows per task: enough work per thread wake-up to be worth it.
 constexpr std::size_t kMinRowsPerChunk = 16;
 
-void decoded_matvec(float* out, const Tensor& w, const float* x, std::size_t begin, std::size_t end) {
+void decoded_matvec(float* out, const Tensor& w, const float* x, std::size_t begin, std::size_t end, float* row) {
   const auto cols = static_cast<std::size_t>(w.cols);
   const auto row_bytes = static_cast<std::size_t>(tensor_bytes(w.type, 1, w.cols));
-  thread_local std::vector<float> row;
-  row.resize(cols);
   for (std::size_t r = begin; r < end; ++r) {
-    kernels::dequantize_row(w.type, w.data + r * row_bytes, row.data(), cols);
-    out[r] = kernels::dot(row.data(), x, cols);
+    kernels::dequantize_row(w.type, w.data + r * row_bytes, row, cols);
+    out[r] = kernels::dot(row, x, cols);
   }
 }
 
 }  // namespace
 
-void linear(float* out, const Tensor& w, const Tensor& bias, const float* x, ThreadPool& pool) {
+void linear(float* out, const Tensor& w, const Tensor& bias, const float* x, ThreadPool& pool,
+            DecodeScratch& scratch) {
   const auto rows = static_cast<std::size_t>(w.rows), cols = static_cast<std::size_t>(w.cols);
-  auto run = [&](std::size_t begin, std::size_t end) {
+  auto run = [&](std::size_t begin, std::size_t end, int worker) {
     if (w.type == DType::F32) {
       kernels::matvec(out, w.f32(), x, cols, begin, end);
     } else {
-      decoded_matvec(out, w, x, begin, end);
+      decoded_matvec(out, w, x, begin, end, scratch.row(worker));
     }
   };
   if (pool.size() == 1 || rows < kMinRowsPerChunk * 2) {
-    run(0, rows);
+    run(0, rows, 0);
   } else {
     pool.parallel_for(rows, run);
   }

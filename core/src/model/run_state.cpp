@@ -1,10 +1,19 @@
 #include "model/run_state.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace glassbox {
 
-RunState::RunState(const ModelConfig& c, int context) : context_length(context) {
+namespace {
+// The widest row any matrix product decodes: wq/wk/wv/gate/up/output read dim values, wo q_dim, down hidden.
+std::size_t widest_row(const ModelConfig& c) {
+  return static_cast<std::size_t>(std::max({c.dim, c.q_dim(), c.hidden_dim}));
+}
+}  // namespace
+
+RunState::RunState(const ModelConfig& c, int context, int workers)
+    : context_length(context), decode(workers, widest_row(c)) {
   const auto ctx = static_cast<std::size_t>(context);
   x.resize(c.dim);
   xb.resize(c.dim);
@@ -34,11 +43,12 @@ RunState::RunState(const ModelConfig& c, int context) : context_length(context) 
   }
 }
 
-int64_t run_state_bytes(const ModelConfig& c, int context) {
+int64_t run_state_bytes(const ModelConfig& c, int context, int workers) {
   const int64_t ctx = context;
   int64_t floats = 3 * int64_t{c.dim} + 2 * int64_t{c.q_dim()} + c.n_heads * ctx + 2 * int64_t{c.hidden_dim} +
                    c.vocab_size + 2 * int64_t{c.n_layers} * ctx * c.kv_dim();
   if (c.position == PositionKind::RoPE) floats += ctx * c.rotary_dim();
+  floats += int64_t{workers} * static_cast<int64_t>(widest_row(c));
   return floats * static_cast<int64_t>(sizeof(float));
 }
 

@@ -1,16 +1,17 @@
-// The scratch memory of a session: activations of the position being computed, the KV cache, and the
-// per-position tables (RoPE angles). Allocated once when the session starts; the forward pass allocates
-// nothing.
+// The scratch memory of a session: activations of the position being computed, the KV cache, the
+// per-position tables (RoPE angles) and each worker's row for decoding quantized weights. Allocated once when
+// the session starts; the forward pass allocates nothing (tests/forward_allocation_test.cpp counts).
 #pragma once
 
 #include <vector>
 
 #include "glassbox/model.hpp"
+#include "model/linear.hpp"
 
 namespace glassbox {
 
 struct RunState {
-  RunState(const ModelConfig& config, int context_length);
+  RunState(const ModelConfig& config, int context_length, int workers);
 
   int context_length;
   std::vector<float> x;            // the residual stream [dim]
@@ -26,6 +27,7 @@ struct RunState {
   std::vector<float> value_cache;  // [n_layers][context_length][kv_dim]
   std::vector<float> rope_cos;     // [context_length][rotary_dim / 2]
   std::vector<float> rope_sin;
+  DecodeScratch decode;            // [workers][widest matrix row]
 
   // Row of the cache for (layer, position); rows of one layer are consecutive, kv_dim floats each.
   float* keys(std::size_t layer, std::size_t position, std::size_t kv_dim) {
@@ -38,6 +40,6 @@ struct RunState {
 
 // Bytes a session with this context would allocate (checked before allocating, so a huge context is an
 // error message, not an out-of-memory abort).
-int64_t run_state_bytes(const ModelConfig& config, int context_length);
+int64_t run_state_bytes(const ModelConfig& config, int context_length, int workers);
 
 }  // namespace glassbox

@@ -22,7 +22,7 @@ Result<Session> Session::create(std::shared_ptr<const Model> model, SessionOptio
   if (context > c.max_seq_len)
     return error(ErrorCode::BadArgument, "session: context length ", context, " exceeds the model's maximum ", c.max_seq_len);
   if (options.threads < 1) return error(ErrorCode::BadArgument, "session: threads must be >= 1, found ", options.threads);
-  const int64_t bytes = run_state_bytes(c, context);
+  const int64_t bytes = run_state_bytes(c, context, options.threads);
   if (bytes > kMaxSessionBytes)
     return error(ErrorCode::OutOfMemory, "session: a context of ", context, " positions needs ", bytes >> 20,
                  " MiB of KV cache and scratch; choose a shorter context length");
@@ -30,8 +30,8 @@ Result<Session> Session::create(std::shared_ptr<const Model> model, SessionOptio
   Session session;
   session.model_ = std::move(model);
   session.context_length_ = context;
-  session.state_ = std::make_unique<RunState>(c, context);
   session.pool_ = std::make_unique<ThreadPool>(options.threads);
+  session.state_ = std::make_unique<RunState>(c, context, session.pool_->size());
   session.trace_ = AttentionTrace(c.n_layers, c.n_heads);
   session.trace_enabled_ = options.trace_attention;
   return session;
@@ -47,6 +47,7 @@ Result<std::span<const float>> Session::step(int token) {
     return error(ErrorCode::BadArgument, "token id ", token, " is outside the vocabulary (0..", c.vocab_size - 1, ")");
   if (position_ >= context_length_)
     return error(ErrorCode::ContextFull, "the context is full: all ", context_length_, " positions are used (reset to start over)");
+  if (trace_enabled_) trace_.begin_position(position_);  // sized here, so the forward pass allocates nothing
   forward(*model_, *state_, token, position_, trace_enabled_ ? &trace_ : nullptr, *pool_);
   ++position_;
   return logits();

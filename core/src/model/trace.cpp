@@ -32,16 +32,17 @@ void AttentionTrace::copy_matrix(int layer, int head, float* out) const {
   }
 }
 
+void AttentionTrace::begin_position(int position) {
+  const auto p = static_cast<std::size_t>(std::max(position, 0));
+  truncate(position);
+  row_offset_.resize(p, kNotRecorded);  // positions computed while tracing was off
+  row_offset_.push_back(static_cast<int64_t>(probabilities_.size()));
+  probabilities_.resize(probabilities_.size() + static_cast<std::size_t>(n_layers_) * n_heads_ * (p + 1));
+}
+
 float* AttentionTrace::slot(int position, int layer, int head) {
   const auto p = static_cast<std::size_t>(position);
-  if (p >= row_offset_.size() || row_offset_[p] == kNotRecorded) {
-    truncate(position);
-    row_offset_.resize(p, kNotRecorded);  // positions computed while tracing was off
-    row_offset_.push_back(static_cast<int64_t>(probabilities_.size()));
-    probabilities_.resize(probabilities_.size() + static_cast<std::size_t>(n_layers_) * n_heads_ * (p + 1));
-  }
-  return probabilities_.data() + row_offset_[p] +
-         (static_cast<std::size_t>(layer) * n_heads_ + head) * (p + 1);
+  return probabilities_.data() + row_offset_[p] + (static_cast<std::size_t>(layer) * n_heads_ + head) * (p + 1);
 }
 
 void AttentionTrace::clear() {

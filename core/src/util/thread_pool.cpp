@@ -40,9 +40,9 @@ ThreadPool::~ThreadPool() {
     t.join();
 }
 
-void ThreadPool::parallel_for(std::size_t n, const std::function<void(std::size_t, std::size_t)>& fn) {
+void ThreadPool::parallel_for(std::size_t n, ChunkFn fn) {
   if (workers_.empty() || n < 2) {
-    if (n > 0) fn(0, n);
+    if (n > 0) fn(0, n, 0);
     return;
   }
   {
@@ -54,7 +54,7 @@ void ThreadPool::parallel_for(std::size_t n, const std::function<void(std::size_
   }
   wake_.notify_all();
   const auto [begin, end] = chunk(n, size(), 0);
-  if (begin < end) fn(begin, end);
+  if (begin < end) fn(begin, end, 0);
   std::unique_lock lock(mutex_);
   done_.wait(lock, [this] { return pending_ == 0; });
   job_ = nullptr;
@@ -63,7 +63,7 @@ void ThreadPool::parallel_for(std::size_t n, const std::function<void(std::size_
 void ThreadPool::work(int index) {
   uint64_t seen = 0;
   for (;;) {
-    const std::function<void(std::size_t, std::size_t)>* job;
+    const ChunkFn* job;
     std::size_t n;
     {
       std::unique_lock lock(mutex_);
@@ -74,7 +74,7 @@ void ThreadPool::work(int index) {
       n = job_size_;
     }
     const auto [begin, end] = chunk(n, size(), index);
-    if (begin < end) (*job)(begin, end);
+    if (begin < end) (*job)(begin, end, index);
     {
       std::lock_guard lock(mutex_);
       if (--pending_ == 0) done_.notify_one();
