@@ -38,8 +38,8 @@ struct GenerationLimits {
 // One sampled token.
 struct GeneratedToken {
   int id = 0;
-  std::string text;         // the bytes it adds to the text; empty for an end-of-text token
-  int position = 0;         // the query position whose logits it was drawn from (it lands at position + 1)
+  std::string text;  // the bytes it adds to the text; empty for an end-of-text token
+  int position = 0;  // the query position whose logits it was drawn from (it lands at position + 1)
   bool end_of_text = false;
 };
 

@@ -22,7 +22,8 @@ Result<void> Generator::start(std::span<const int> prompt_ids, GenerationLimits 
   started_ = false;
   const int length = static_cast<int>(prompt_ids.size());
   if (length == 0)
-    return error(ErrorCode::PromptEmpty, "the prompt has no tokens, and this tokenizer has no BOS token to start from");
+    return error(ErrorCode::PromptEmpty,
+                 "the prompt has no tokens, and this tokenizer has no BOS token to start from");
   // A prompt that fills the context exactly still yields one token: the one sampled at the last position.
   if (length > session_.context_length())
     return error(ErrorCode::PromptTooLong, "the prompt is ", length, " tokens, more than the context of ",
@@ -35,8 +36,8 @@ Result<void> Generator::start(std::span<const int> prompt_ids, GenerationLimits 
     return error(ErrorCode::BadArgument, "generation limits must be >= 0 (0: none), found max_new_tokens ",
                  limits.max_new_tokens, ", max_steps ", limits.max_steps);
   if (limits.max_steps > 0 && limits.max_steps < length)
-    return error(ErrorCode::BadArgument, "the step budget ", limits.max_steps, " is less than the prompt's ", length,
-                 " tokens (steps count the prompt too, as in llama2.c)");
+    return error(ErrorCode::BadArgument, "the step budget ", limits.max_steps, " is less than the prompt's ",
+                 length, " tokens (steps count the prompt too, as in llama2.c)");
 
   session_.reset();
   limits_ = limits;

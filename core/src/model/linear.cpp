@@ -15,7 +15,8 @@ namespace {
 // Rows per task: enough work per thread wake-up to be worth it.
 constexpr std::size_t kMinRowsPerChunk = 16;
 
-void decoded_matvec(float* out, const Tensor& w, const float* x, std::size_t begin, std::size_t end, float* row) {
+void decoded_matvec(float* out, const Tensor& w, const float* x, std::size_t begin, std::size_t end,
+                    float* row) {
   const auto cols = static_cast<std::size_t>(w.cols);
   const auto row_bytes = static_cast<std::size_t>(tensor_bytes(w.type, 1, w.cols));
   for (std::size_t r = begin; r < end; ++r) {

@@ -27,7 +27,7 @@ struct RunState {
   std::vector<float> value_cache;  // [n_layers][context_length][kv_dim]
   std::vector<float> rope_cos;     // [context_length][rotary_dim / 2]
   std::vector<float> rope_sin;
-  DecodeScratch decode;            // [workers][widest matrix row]
+  DecodeScratch decode;  // [workers][widest matrix row]
 
   // Row of the cache for (layer, position); rows of one layer are consecutive, kv_dim floats each.
   float* keys(std::size_t layer, std::size_t position, std::size_t kv_dim) {

@@ -2,10 +2,10 @@
 
 #include <algorithm>
 
+#include "glassbox/error.hpp"
 #include "model/forward.hpp"
 #include "model/linear.hpp"
 #include "model/run_state.hpp"
-#include "glassbox/error.hpp"
 #include "util/thread_pool.hpp"
 
 namespace glassbox {
@@ -20,8 +20,10 @@ Result<Session> Session::create(std::shared_ptr<const Model> model, SessionOptio
   const int context =
       options.context_length > 0 ? options.context_length : std::min(c.max_seq_len, kDefaultMaxContext);
   if (context > c.max_seq_len)
-    return error(ErrorCode::BadArgument, "session: context length ", context, " exceeds the model's maximum ", c.max_seq_len);
-  if (options.threads < 1) return error(ErrorCode::BadArgument, "session: threads must be >= 1, found ", options.threads);
+    return error(ErrorCode::BadArgument, "session: context length ", context, " exceeds the model's maximum ",
+                 c.max_seq_len);
+  if (options.threads < 1)
+    return error(ErrorCode::BadArgument, "session: threads must be >= 1, found ", options.threads);
   const int64_t bytes = run_state_bytes(c, context, options.threads);
   if (bytes > kMaxSessionBytes)
     return error(ErrorCode::OutOfMemory, "session: a context of ", context, " positions needs ", bytes >> 20,
@@ -44,9 +46,11 @@ Session::~Session() = default;
 Result<std::span<const float>> Session::step(int token) {
   const ModelConfig& c = model_->config;
   if (token < 0 || token >= c.vocab_size)
-    return error(ErrorCode::BadArgument, "token id ", token, " is outside the vocabulary (0..", c.vocab_size - 1, ")");
+    return error(ErrorCode::BadArgument, "token id ", token, " is outside the vocabulary (0..",
+                 c.vocab_size - 1, ")");
   if (position_ >= context_length_)
-    return error(ErrorCode::ContextFull, "the context is full: all ", context_length_, " positions are used (reset to start over)");
+    return error(ErrorCode::ContextFull, "the context is full: all ", context_length_,
+                 " positions are used (reset to start over)");
   if (trace_enabled_) trace_.begin_position(position_);  // sized here, so the forward pass allocates nothing
   forward(*model_, *state_, token, position_, trace_enabled_ ? &trace_ : nullptr, *pool_);
   ++position_;

@@ -42,7 +42,8 @@ void AttentionTrace::begin_position(int position) {
 
 float* AttentionTrace::slot(int position, int layer, int head) {
   const auto p = static_cast<std::size_t>(position);
-  return probabilities_.data() + row_offset_[p] + (static_cast<std::size_t>(layer) * n_heads_ + head) * (p + 1);
+  return probabilities_.data() + row_offset_[p] +
+         (static_cast<std::size_t>(layer) * n_heads_ + head) * (p + 1);
 }
 
 void AttentionTrace::clear() {

@@ -22,7 +22,9 @@ class ChunkFn {
       : callable_(&f), call_([](const void* c, std::size_t b, std::size_t e, int w) {
           (*static_cast<const F*>(c))(b, e, w);
         }) {}
-  void operator()(std::size_t begin, std::size_t end, int worker) const { call_(callable_, begin, end, worker); }
+  void operator()(std::size_t begin, std::size_t end, int worker) const {
+    call_(callable_, begin, end, worker);
+  }
 
  private:
   const void* callable_;
