@@ -27,7 +27,7 @@ export default defineConfig({
   resolve: {
     alias: {
       '@engine-build': wasmDir, // glassbox-engine.mjs and glassbox-engine.wasm
-      '@engine/glue': path.join(repo, 'wasm', 'engine.js'),
+      '@glassbox/engine': path.join(repo, 'wasm', 'engine.js'), // the engine's API; types in wasm/engine.d.ts
     },
   },
   worker: { format: 'es' },

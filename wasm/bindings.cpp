@@ -1,11 +1,14 @@
 // Embind bindings: the engine as the browser's Web Worker sees it. Everything model-specific lives in the
-// core; this file only moves bytes and numbers across the boundary. Fallible calls return {error: message}
-// instead of throwing, and the JS glue (engine.js) turns that into a JS Error: a C++ exception or a JS throw
-// from inside WASM would skip destructors and leak.
+// core, and so do the generation rules (glassbox::Generator: prompt checks, end conditions, why it stopped);
+// this file only moves bytes and numbers across the boundary. Fallible calls return {error, code} (the
+// core's message and the stable name of its ErrorCode) instead of throwing, and engine.js turns that into a
+// GlassboxError: a C++ exception or a JS throw from inside WASM would skip destructors and leak.
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
+#include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <optional>
@@ -20,10 +23,20 @@ namespace {
 
 using emscripten::val;
 
-val failure(const std::string& message) {
+val failure(const Error& e) {
   val result = val::object();
-  result.set("error", message);
+  result.set("error", e.message);
+  result.set("code", std::string(to_string(e.code)));
   return result;
+}
+
+template <class... Parts>
+val failure(ErrorCode code, const Parts&... parts) {
+  return failure(error(code, parts...));
+}
+
+val no_model() {
+  return failure(ErrorCode::InvalidState, "no model is loaded");
 }
 
 val bytes_to_js(const std::string& bytes) {
@@ -38,21 +51,78 @@ val array_to_js(const std::vector<T>& values, const char* type) {
   return val::global(type).new_(view);
 }
 
+// The shortest decimal that reads back as the same float, as a double: 0.9f crosses as 0.9, not as
+// 0.89999997615814209 (a person sees these numbers in the page's controls).
+double float_to_js(float value) {
+  char text[32];
+  for (int digits = 1; digits <= 9; ++digits) {
+    std::snprintf(text, sizeof text, "%.*g", digits, static_cast<double>(value));
+    const double parsed = std::strtod(text, nullptr);
+    if (static_cast<float>(parsed) == value) return parsed;
+  }
+  return value;
+}
+
+// A JS number that must be a whole number in [0, limit]; false otherwise (NaN, fractions, negatives).
+bool whole_number(double value, double limit) {
+  return std::isfinite(value) && value >= 0 && value <= limit && std::floor(value) == value;
+}
+
+val sampler_settings_to_js(const SamplerSettings& s) {
+  val result = val::object();
+  result.set("temperature", float_to_js(s.temperature));
+  result.set("topK", s.top_k);
+  result.set("topP", float_to_js(s.top_p));
+  result.set("seed", static_cast<double>(s.seed));
+  return result;
+}
+
 }  // namespace
 
-// One model, its tokenizer, and one session. The worker owns exactly one Engine.
+// --- what the module is, from the core (no second copy of any of it) -------------------------------------
+
+std::string module_version() {
+  return version();
+}
+
+std::string module_build_description() {
+  return build_description();
+}
+
+// The core's SamplerSettings{}: the one place the defaults are written.
+val sampler_defaults() {
+  return sampler_settings_to_js(SamplerSettings{});
+}
+
+// Every ErrorCode's stable name, in the core's order (engine.d.ts states the same list as a type).
+val error_codes() {
+  val list = val::array();
+#define GLASSBOX_ERROR_NAME_TO_JS(name, text) list.call<void>("push", std::string(text));
+  GLASSBOX_ERROR_CODES(GLASSBOX_ERROR_NAME_TO_JS)
+#undef GLASSBOX_ERROR_NAME_TO_JS
+  return list;
+}
+
+// One model, its tokenizer, one session and one generator over them. The worker owns exactly one Engine.
 class Engine {
  public:
   // --- uploads: the page writes a file or download straight into a buffer in the WASM heap ---------------
-  // Returns the buffer's address, or 0 if the heap cannot grow that far.
-  uintptr_t allocate_upload(int slot, double size) {
-    if (slot < 0 || slot > 1 || !(size >= 1) || size > 4294967295.0) return 0;
+  // Returns the buffer's address, or an error: bad-argument for a slot other than 0 or 1, not-a-model or
+  // not-a-tokenizer for an empty file, out-of-memory when the heap cannot grow that far.
+  val allocate_upload(int slot, double size, const std::string& name) {
+    if (slot < 0 || slot > 1) return failure(ErrorCode::BadArgument, name, ": upload slot ", slot, " does not exist (0 or 1)");
     uploads_[slot] = Upload{};
-    // malloc, not std::vector: when the heap cannot grow it returns null, which the glue reports.
+    if (!(size >= 1))
+      return failure(slot == 0 ? ErrorCode::NotAModel : ErrorCode::NotATokenizer, name, ": the file is empty");
+    char mib[32];
+    std::snprintf(mib, sizeof mib, "%.1f", size / (1024.0 * 1024.0));
+    if (size > 4294967295.0)
+      return failure(ErrorCode::OutOfMemory, name, ": ", mib, " MiB is more than the WebAssembly heap can hold (4 GiB)");
+    // malloc, not std::vector: when the heap cannot grow it returns null instead of aborting.
     auto* data = static_cast<std::byte*>(std::malloc(static_cast<std::size_t>(size)));
-    if (!data) return 0;
+    if (!data) return failure(ErrorCode::OutOfMemory, name, ": not enough memory for ", mib, " MiB in the WebAssembly heap");
     uploads_[slot] = Upload{data, static_cast<std::size_t>(size)};
-    return reinterpret_cast<uintptr_t>(data);
+    return val(static_cast<double>(reinterpret_cast<uintptr_t>(data)));
   }
 
   // Frees an upload slot (a cancelled or failed download), so a later load cannot pick up stale bytes.
@@ -64,24 +134,25 @@ class Engine {
   // with an empty name the tokenizer comes from the model file itself (GGUF). Takes ownership of the
   // buffers (no copies). On failure the previously loaded model, if any, stays usable.
   val load(const std::string& model_name, const std::string& tokenizer_name) {
-    if (!uploads_[0].data) return failure(model_name + ": no bytes were uploaded for the model");
+    if (!uploads_[0].data) return failure(ErrorCode::InvalidState, model_name, ": no bytes were uploaded for the model");
     const bool separate_tokenizer = !tokenizer_name.empty();
     if (separate_tokenizer && !uploads_[1].data)
-      return failure(tokenizer_name + ": no bytes were uploaded for the tokenizer");
+      return failure(ErrorCode::InvalidState, tokenizer_name, ": no bytes were uploaded for the tokenizer");
     auto model_bytes = uploads_[0].release(model_name);
     std::shared_ptr<const Bytes> tokenizer_bytes;
     if (separate_tokenizer) tokenizer_bytes = uploads_[1].release(tokenizer_name);
     uploads_[1] = Upload{};
     auto loaded = open_model(std::move(model_bytes), std::move(tokenizer_bytes));
-    if (!loaded) return failure(loaded.error().message);
+    if (!loaded) return failure(loaded.error());
     auto session = Session::create(loaded->model, {.threads = 1, .trace_attention = true});
-    if (!session) return failure(session.error().message);
+    if (!session) return failure(session.error());
 
+    // The generator refers to the session, the sampler and the tokenizer: it goes first, and comes back last.
     generator_.reset();
     session_.emplace(std::move(*session));
     model_ = std::move(loaded->model);
     tokenizer_ = std::move(loaded->tokenizer);
-    sequence_.clear();
+    generator_.emplace(*session_, sampler_, *tokenizer_);
     return info();
   }
 
@@ -95,7 +166,7 @@ class Engine {
 
   // Pieces of many tokens at once (labels of the attention view): an array of Uint8Array.
   val pieces(const val& ids) const {
-    if (!tokenizer_) return failure("no model is loaded");
+    if (!tokenizer_) return no_model();
     const std::vector<int> list = emscripten::vecFromJSArray<int>(ids);
     val out = val::array();
     for (int id : list)
@@ -104,7 +175,7 @@ class Engine {
   }
 
   val info() const {
-    if (!model_) return failure("no model is loaded");
+    if (!model_) return no_model();
     const ModelConfig& c = model_->config;
     val result = val::object();
     result.set("architecture", c.architecture);
@@ -133,7 +204,7 @@ class Engine {
   // {ids: Int32Array, begins: Int32Array, ends: Int32Array, pieces: Uint8Array[]}: each token's id, the
   // input byte span it covers, and its vocabulary piece as bytes.
   val tokenize(const std::string& text, bool add_bos) const {
-    if (!tokenizer_) return failure("no model is loaded");
+    if (!tokenizer_) return no_model();
     const std::vector<EncodedToken> tokens = tokenizer_->encode(text, add_bos);
     std::vector<int32_t> ids, begins, ends;
     val pieces = val::array();
@@ -153,82 +224,89 @@ class Engine {
 
   // The vocabulary piece of a token, as bytes.
   val piece(int id) const {
-    if (!tokenizer_) return failure("no model is loaded");
+    if (!tokenizer_) return no_model();
     if (!tokenizer_->valid_id(id))
-      return failure("token id " + std::to_string(id) + " is outside the vocabulary");
+      return failure(ErrorCode::BadArgument, "token id ", id, " is outside the vocabulary (0..", tokenizer_->vocab_size() - 1, ")");
     return bytes_to_js(tokenizer_->piece(id));
   }
 
-  val set_sampler(double temperature, int top_k, double top_p, double seed) {
+  // The settings the next start() samples with (engine.js fills missing fields from sampler_defaults()).
+  // Returns them as the core holds them.
+  val set_sampler(double temperature, double top_k, double top_p, double seed) {
+    if (!whole_number(top_k, 2147483647.0))
+      return failure(ErrorCode::BadArgument, "top-k must be a whole number >= 0 (0 turns it off), found ", top_k);
+    if (!whole_number(seed, 9007199254740991.0))  // 2^53 - 1: the largest seed a JS number holds exactly
+      return failure(ErrorCode::BadArgument, "the seed must be a whole number from 0 to 2^53 - 1, found ", seed);
     const SamplerSettings settings{.temperature = static_cast<float>(temperature),
-                                   .top_k = top_k,
+                                   .top_k = static_cast<int>(top_k),
                                    .top_p = static_cast<float>(top_p),
-                                   .seed = seed >= 0 ? static_cast<uint64_t>(seed) : 0};
-    if (auto valid = validate(settings); !valid) return failure(valid.error().message);
-    sampler_.emplace(settings);
-    generator_.reset();
-    return val::object();
+                                   .seed = static_cast<uint64_t>(seed)};
+    if (auto valid = validate(settings); !valid) return failure(valid.error());
+    // A running generation keeps its sampler; the new settings apply from the next start().
+    settings_ = settings;
+    return sampler_settings_to_js(settings_);
   }
 
-  // Starts a generation from `prompt` (BOS added when the vocabulary asks for it, or the prompt is empty):
-  // resets the session and returns the prompt's token ids.
-  val start(const std::string& prompt) {
-    if (!session_) return failure("no model is loaded");
-    if (!sampler_) sampler_.emplace(SamplerSettings{});
-    const std::vector<int> ids = tokenizer_->encode_prompt(prompt);
-    if (static_cast<int>(ids.size()) >= session_->context_length())
-      return failure("the prompt has " + std::to_string(ids.size()) + " tokens; the context holds " +
-                     std::to_string(session_->context_length()));
-    generator_.emplace(*session_, *sampler_);
-    if (auto started = generator_->start(ids); !started) return failure(started.error().message);
-    sequence_ = ids;
-    previous_ = ids.back();
+  // Starts a generation from `prompt` (BOS first where the vocabulary asks for it): the generator checks
+  // the prompt and the limits (0: none), resets the session, and the sampler starts again from its seed.
+  // Returns the prompt's token ids.
+  val start(const std::string& prompt, double max_new_tokens, double max_steps) {
+    if (!generator_) return no_model();
+    if (!whole_number(max_new_tokens, 2147483647.0) || !whole_number(max_steps, 2147483647.0))
+      return failure(ErrorCode::BadArgument, "generation limits must be whole numbers >= 0 (0: none), found maxTokens ",
+                     max_new_tokens, ", maxSteps ", max_steps);
+    sampler_ = Sampler(settings_);  // the same object the generator refers to, with a fresh random sequence
+    const GenerationLimits limits{.max_new_tokens = static_cast<int>(max_new_tokens),
+                                  .max_steps = static_cast<int>(max_steps)};
+    if (auto started = generator_->start_text(prompt, limits); !started) return failure(started.error());
+    const std::span<const int> ids = generator_->tokens();
     val result = val::object();
     result.set("ids", array_to_js(std::vector<int32_t>(ids.begin(), ids.end()), "Int32Array"));
     return result;
   }
 
-  // One generation step: {id, bytes, position, end}. `end` is true for BOS/EOS (not part of the text) and
-  // when the context is now full; the caller stops there.
+  // One generation step: {id, bytes, position, end, reason}. `end` is the generator's finished(): nothing
+  // follows this token; `reason` is then why (the core's StopReason name), and null while it goes on.
   val step() {
-    if (!generator_) return failure("call start() before step()");
-    if (session_->position() >= session_->context_length()) return failure("the context is full");
+    if (!generator_) return no_model();
     auto token = generator_->next();
-    if (!token) return failure(token.error().message);
-    const bool end_token = *token == tokenizer_->bos_id() || *token == tokenizer_->eos_id();
+    if (!token) return failure(token.error());
     val result = val::object();
-    result.set("id", *token);
-    result.set("bytes", bytes_to_js(end_token ? std::string() : tokenizer_->token_text(previous_, *token)));
-    result.set("position", session_->position());
-    result.set("end", end_token || session_->position() >= session_->context_length());
-    if (!end_token) {
-      sequence_.push_back(*token);
-      previous_ = *token;
-    }
+    result.set("id", token->id);
+    result.set("bytes", bytes_to_js(token->text));
+    result.set("position", token->position);
+    result.set("end", generator_->finished());
+    result.set("reason", reason_to_js());
     return result;
+  }
+
+  // Ends the generation at once; step() then fails. Returns the reason it ended with ("stopped", or the
+  // earlier reason if it had already ended), null when no generation was started.
+  val stop() {
+    if (!generator_) return val::null();
+    generator_->stop();
+    return reason_to_js();
   }
 
   // Token ids whose attention is in the trace: the prompt and the generated tokens fed back so far (the
   // newest sampled token is not part of it until the next step feeds it).
   val sequence() const {
-    const std::size_t traced =
-        session_ ? std::min(sequence_.size(), static_cast<std::size_t>(session_->position())) : 0;
-    return array_to_js(
-        std::vector<int32_t>(sequence_.begin(), sequence_.begin() + static_cast<std::ptrdiff_t>(traced)),
-        "Int32Array");
+    if (!generator_) return array_to_js(std::vector<int32_t>(), "Int32Array");
+    const std::span<const int> tokens = generator_->tokens();
+    const std::size_t traced = std::min(tokens.size(), static_cast<std::size_t>(session_->position()));
+    return array_to_js(std::vector<int32_t>(tokens.begin(), tokens.begin() + static_cast<std::ptrdiff_t>(traced)),
+                       "Int32Array");
   }
 
   // Attention of one head as a dense row-major [n][n] Float32Array over the positions computed so far
   // (zero above the diagonal); head -1 gives all heads of the layer, [heads][n][n].
   val attention(int layer, int head) {
-    if (!session_) return failure("no model is loaded");
+    if (!session_) return no_model();
     const AttentionTrace& trace = session_->attention_trace();
     if (layer < 0 || layer >= trace.n_layers())
-      return failure("layer " + std::to_string(layer) + " does not exist (0.." +
-                     std::to_string(trace.n_layers() - 1) + ")");
+      return failure(ErrorCode::BadArgument, "layer ", layer, " does not exist (0..", trace.n_layers() - 1, ")");
     if (head < -1 || head >= trace.n_heads())
-      return failure("head " + std::to_string(head) + " does not exist (0.." +
-                     std::to_string(trace.n_heads() - 1) + ")");
+      return failure(ErrorCode::BadArgument, "head ", head, " does not exist (0..", trace.n_heads() - 1, ", or -1 for all)");
     const auto n = static_cast<std::size_t>(trace.n_positions());
     const int first = head < 0 ? 0 : head, last = head < 0 ? trace.n_heads() : head + 1;
     matrix_.assign(static_cast<std::size_t>(last - first) * n * n, 0.0f);
@@ -244,7 +322,9 @@ class Engine {
   // The k most likely next tokens after the last step: [{id, logit, probability}], probabilities at
   // temperature 1 over the whole vocabulary.
   val top_tokens(int k) const {
-    if (!session_ || session_->position() == 0) return failure("nothing has been computed yet");
+    if (!session_) return no_model();
+    if (session_->position() == 0) return failure(ErrorCode::InvalidState, "nothing has been computed yet: call step() first");
+    if (k < 0) return failure(ErrorCode::BadArgument, "k must be >= 0, found ", k);
     val result = val::array();
     for (const TokenProbability& t : glassbox::top_tokens(session_->logits(), k)) {
       val entry = val::object();
@@ -256,13 +336,19 @@ class Engine {
     return result;
   }
 
+  // Back to position 0 with no generation under way (the trace is cleared too).
   void reset() {
-    if (session_) session_->reset();
-    generator_.reset();
-    sequence_.clear();
+    if (!generator_) return;
+    generator_->stop();
+    session_->reset();
   }
 
  private:
+  val reason_to_js() const {
+    const StopReason reason = generator_->stop_reason();
+    return reason == StopReason::None ? val::null() : val(std::string(to_string(reason)));
+  }
+
   // A malloc'ed buffer the page is filling; handed to the core as Bytes when loading.
   struct Upload {
     std::byte* data = nullptr;
@@ -286,14 +372,17 @@ class Engine {
   std::shared_ptr<const Model> model_;
   std::shared_ptr<const Tokenizer> tokenizer_;
   std::optional<Session> session_;
-  std::optional<Sampler> sampler_;
-  std::optional<Generator> generator_;
-  std::vector<int> sequence_;
-  int previous_ = -1;
+  SamplerSettings settings_;               // what the next start() samples with
+  Sampler sampler_{SamplerSettings{}};     // re-seeded from settings_ by each start()
+  std::optional<Generator> generator_;     // over session_, sampler_ and tokenizer_; declared last, so destroyed first
   std::vector<float> matrix_;
 };
 
 EMSCRIPTEN_BINDINGS(glassbox) {
+  emscripten::function("version", &module_version);
+  emscripten::function("buildDescription", &module_build_description);
+  emscripten::function("samplerDefaults", &sampler_defaults);
+  emscripten::function("errorCodes", &error_codes);
   emscripten::class_<Engine>("Engine")
       .constructor<>()
       .function("allocateUpload", &Engine::allocate_upload)
@@ -307,6 +396,7 @@ EMSCRIPTEN_BINDINGS(glassbox) {
       .function("setSampler", &Engine::set_sampler)
       .function("start", &Engine::start)
       .function("step", &Engine::step)
+      .function("stop", &Engine::stop)
       .function("sequence", &Engine::sequence)
       .function("attention", &Engine::attention)
       .function("topTokens", &Engine::top_tokens)

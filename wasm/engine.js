@@ -1,28 +1,30 @@
-// The JS face of the glassbox WASM module, used by the page's Web Worker and by the Node tests.
-// It owns one Embind Engine, streams files into the WASM heap without a second copy, and turns the core's
-// error values ({error: message}) into thrown JS Errors carrying the core's message.
+// The JavaScript API of the glassbox WebAssembly module: one GlassboxEngine over the Embind bindings
+// (bindings.cpp), used as is by the page's Web Worker, the Node tests and any other page. Types and
+// documentation: engine.d.ts beside this file; a tour with an example: README.md.
+//
+// Rules (what a prompt may be, when generation ends, the sampler's defaults) live in the C++ core; this file
+// only moves bytes in and turns the bindings' {error, code} values into thrown GlassboxErrors.
 
-/** Error raised by the engine; `message` is the core's explanation (file, field, expected versus found). */
+/** An error from the engine: `code` is the core's stable ErrorCode name, `message` its explanation. */
 export class GlassboxError extends Error {
-  constructor(message) {
+  constructor(message, code) {
     super(message);
     this.name = 'GlassboxError';
+    this.code = code;
   }
 }
 
 function unwrap(result) {
-  if (result && typeof result === 'object' && typeof result.error === 'string') throw new GlassboxError(result.error);
+  if (result && typeof result === 'object' && typeof result.error === 'string') throw new GlassboxError(result.error, result.code);
   return result;
 }
 
+/** Upload slots: the model file, and a separate tokenizer file (llama2.c checkpoints). */
 export const MODEL_SLOT = 0;
 export const TOKENIZER_SLOT = 1;
 
 export class GlassboxEngine {
-  /**
-   * @param {Function} createModule the Emscripten factory (glassbox-engine.mjs's default export)
-   * @param {object} moduleOptions passed to it (locateFile, wasmBinary, ...)
-   */
+  /** Instantiates the Emscripten module (`createModule`, glassbox-engine.mjs's default export) and an engine. */
   static async create(createModule, moduleOptions = {}) {
     const module = await createModule(moduleOptions);
     return new GlassboxEngine(module);
@@ -33,20 +35,36 @@ export class GlassboxEngine {
     this.engine = new module.Engine();
   }
 
-  /**
-   * Reserves `size` bytes in the WASM heap for a file and returns a writer that copies chunks straight in.
-   * Throws if the heap cannot grow that far (the browser's 4 GiB limit, or memory pressure).
-   */
+  // --- the build ----------------------------------------------------------------------------------------
+
+  version() {
+    return this.module.version();
+  }
+
+  buildDescription() {
+    return this.module.buildDescription();
+  }
+
+  samplerDefaults() {
+    return this.module.samplerDefaults();
+  }
+
+  errorCodes() {
+    return this.module.errorCodes();
+  }
+
+  formats() {
+    return this.engine.formats();
+  }
+
+  // --- loading --------------------------------------------------------------------------------------------
+
   beginUpload(slot, size, name) {
-    if (!Number.isFinite(size) || size <= 0) throw new GlassboxError(`${name}: the file is empty`);
-    const address = this.engine.allocateUpload(slot, size);
-    if (!address) {
-      throw new GlassboxError(`${name}: not enough memory for ${(size / 2 ** 20).toFixed(1)} MiB in the WebAssembly heap`);
-    }
+    const address = unwrap(this.engine.allocateUpload(slot, size, name));
     let written = 0;
     return {
       write: (chunk) => {
-        if (written + chunk.length > size) throw new GlassboxError(`${name}: more bytes arrived than announced (${size})`);
+        if (written + chunk.length > size) throw new GlassboxError(`${name}: more bytes arrived than announced (${size})`, 'io');
         this.module.HEAPU8.set(chunk, address + written); // HEAPU8 is re-read: the heap may have grown
         written += chunk.length;
       },
@@ -54,46 +72,31 @@ export class GlassboxEngine {
         return written;
       },
       finish: () => {
-        if (written !== size) throw new GlassboxError(`${name}: only ${written} of ${size} bytes arrived`);
+        if (written !== size) throw new GlassboxError(`${name}: only ${written} of ${size} bytes arrived`, 'truncated');
       },
     };
   }
 
-  /** Uploads a whole byte array (tests, small files). */
   uploadBytes(slot, bytes, name) {
     const upload = this.beginUpload(slot, bytes.length, name);
     upload.write(bytes);
     upload.finish();
   }
 
-  /** Frees an upload slot (after a cancelled or failed download). */
   clearUpload(slot) {
     this.engine.clearUpload(slot);
   }
 
-  /**
-   * Loads the uploaded model and tokenizer; returns the model info. Without a tokenizer name the tokenizer
-   * comes from the model file itself (GGUF). The old model stays loaded on failure.
-   */
   load(modelName, tokenizerName = '') {
     return unwrap(this.engine.load(modelName, tokenizerName));
-  }
-
-  /** The model formats this build reads, e.g. ["llama2c", "gguf"]. */
-  formats() {
-    return this.engine.formats();
-  }
-
-  /** The vocabulary pieces of many tokens: Uint8Array[]. */
-  pieces(ids) {
-    return unwrap(this.engine.pieces(Array.from(ids)));
   }
 
   info() {
     return unwrap(this.engine.info());
   }
 
-  /** [{id, begin, end, piece: Uint8Array}] for each token of `text`. */
+  // --- tokens ---------------------------------------------------------------------------------------------
+
   tokenize(text, addBos = true) {
     const r = unwrap(this.engine.tokenize(text, addBos));
     return Array.from(r.ids, (id, i) => ({ id, begin: r.begins[i], end: r.ends[i], piece: r.pieces[i] }));
@@ -103,40 +106,54 @@ export class GlassboxEngine {
     return unwrap(this.engine.piece(id));
   }
 
-  setSampler({ temperature = 1.0, topK = 0, topP = 1.0, seed = 1 } = {}) {
-    unwrap(this.engine.setSampler(temperature, topK, topP, seed));
+  pieces(ids) {
+    return unwrap(this.engine.pieces(Array.from(ids)));
   }
 
-  /** Resets the session and queues the prompt (BOS added). Returns the prompt's ids. */
-  start(prompt) {
-    return unwrap(this.engine.start(prompt)).ids;
+  // --- generation -----------------------------------------------------------------------------------------
+
+  setSampler(settings = {}) {
+    const s = { ...this.samplerDefaults(), ...definedFields(settings) };
+    return unwrap(this.engine.setSampler(s.temperature, s.topK, s.topP, s.seed));
   }
 
-  /** One token: {id, bytes: Uint8Array, position, end}. */
+  start(prompt, { maxTokens = 0, maxSteps = 0 } = {}) {
+    return unwrap(this.engine.start(prompt, maxTokens, maxSteps)).ids;
+  }
+
   step() {
     return unwrap(this.engine.step());
   }
 
-  /** The ids whose attention is traced: prompt plus the generated tokens fed back so far. */
-  sequence() {
-    return this.engine.sequence();
-  }
-
-  /** {size, matrix}: one head's [size][size] attention (head -1: all heads, [heads][size][size]). A copy. */
-  attention(layer, head) {
-    const r = unwrap(this.engine.attention(layer, head));
-    return { size: r.size, matrix: new Float32Array(r.matrix) };
-  }
-
-  topTokens(k) {
-    return unwrap(this.engine.topTokens(k));
+  stop() {
+    return this.engine.stop();
   }
 
   reset() {
     this.engine.reset();
   }
 
+  // --- inspection -----------------------------------------------------------------------------------------
+
+  sequence() {
+    return this.engine.sequence();
+  }
+
+  attention(layer, head) {
+    const r = unwrap(this.engine.attention(layer, head));
+    return { size: r.size, matrix: new Float32Array(r.matrix) }; // a copy: the view points into the heap
+  }
+
+  topTokens(k) {
+    return unwrap(this.engine.topTokens(k));
+  }
+
   dispose() {
     this.engine.delete();
   }
+}
+
+/** The fields of `settings` that are set: `{topK: undefined}` means "the default", as a missing field does. */
+function definedFields(settings) {
+  return Object.fromEntries(Object.entries(settings).filter(([, value]) => value !== undefined));
 }

@@ -21,6 +21,7 @@ import {
   startEnvironment,
   whenModelLoaded,
 } from './harness.mjs';
+import { createEngine, wasmDir } from '../wasm/helpers.mjs';
 
 const requireAll = process.env.GLASSBOX_REQUIRE_MODELS === '1';
 const haveModel = fs.existsSync(path.join(repo, 'models', 'stories260K.bin')) && fs.existsSync(path.join(repo, 'models', 'tok512.bin'));
@@ -88,6 +89,30 @@ test('2. stories260K loads from the models folder and its info is shown', async 
     const gguf = await page.$eval('#model-select option[value="stories260K-gguf"]', (o) => ({ disabled: o.disabled, text: o.textContent }));
     assert.deepEqual(gguf, { disabled: false, text: 'stories260K (GGUF)' });
     await screenshot(page, '02-model-loaded');
+    assert.deepEqual(errors, []);
+  });
+});
+
+test('2c. the sampling controls start at the engine\'s defaults, and the footer names the engine build', async (t) => {
+  const engineFile = path.join(wasmDir, 'glassbox-engine.mjs');
+  if (!fs.existsSync(engineFile)) return skipOrFail(t, `${engineFile} is absent: build the WASM engine`);
+  // What the core says, asked directly under Node from the same build the page was made from.
+  const node = await createEngine();
+  const [defaults, build, version] = [node.samplerDefaults(), node.buildDescription(), node.version()];
+  node.dispose();
+  await withPage(t, async ({ page, errors }) => {
+    const shown = {};
+    for (const [key, id] of Object.entries({ temperature: '#temperature', topK: '#top-k', topP: '#top-p', seed: '#seed' })) {
+      shown[key] = Number(await page.inputValue(id));
+    }
+    assert.deepEqual(shown, defaults, 'each control shows the core\'s default');
+    assert.deepEqual(await page.evaluate(() => window.__glassbox.samplerDefaults), defaults);
+    assert.equal(await page.textContent('#engine-build'), build);
+    assert.ok(build.includes(version), `${build} names version ${version}`);
+    // An emptied field falls back to the engine's default too.
+    await page.fill('#top-p', '');
+    await page.dispatchEvent('#top-p', 'change');
+    assert.equal(Number(await page.inputValue('#top-p')), defaults.topP);
     assert.deepEqual(errors, []);
   });
 });
@@ -427,8 +452,9 @@ test('11. a prompt longer than the context: the chips scroll, the count warns, t
     assert.deepEqual(record.ids, []);
     const error = await page.$eval('#generate-error', (e) => ({ text: e.textContent, hidden: e.hidden, inPrompt: e.closest('.prompt-card') !== null, box: e.getBoundingClientRect().toJSON() }));
     assert.equal(error.hidden, false);
-    assert.match(error.text, /^The prompt is too long for this model/);
-    assert.match(error.text, new RegExp(`the prompt has ${chips} tokens; the context holds ${context}$`), 'the engine counted the tokens the chips show');
+    assert.match(error.text, /^The prompt is too long for this model/, 'the plain-words title of the engine\'s code');
+    assert.equal(record.error.code, 'prompt-too-long');
+    assert.match(error.text, new RegExp(`the prompt is ${chips} tokens, more than the context of ${context}$`), 'the engine counted the tokens the chips show');
     assert.ok(error.inPrompt && error.box.top - generateBox.bottom < 80, 'the error is right under Generate');
     assert.ok(error.box.bottom <= 1000 && (await page.evaluate(() => window.scrollY)) === 0, 'the error is on screen without scrolling');
     await screenshot(page, '11-prompt-too-long');

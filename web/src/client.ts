@@ -4,6 +4,7 @@
 import type {
   AttentionTrace,
   DoneReason,
+  EngineReady,
   ErrorReport,
   FromWorker,
   LoadResult,
@@ -50,14 +51,14 @@ export class EngineClient {
   private nextGen = 1;
   private readonly pending = new Map<number, Pending>();
   private readonly generations = new Map<number, { handlers: GenerationHandlers; stopped: boolean }>();
-  readonly ready: Promise<{ formats: string[] }>;
+  readonly ready: Promise<EngineReady>;
 
   constructor() {
     this.worker = new Worker(new URL('./worker.ts', import.meta.url), { type: 'module', name: 'glassbox-engine' });
     this.ready = new Promise((resolve, reject) => {
       this.worker.addEventListener('message', (event: MessageEvent<FromWorker>) => {
         const m = event.data;
-        if (m.type === 'ready') resolve({ formats: m.formats });
+        if (m.type === 'ready') resolve({ formats: m.formats, samplerDefaults: m.samplerDefaults, build: m.build, version: m.version });
         else if (m.type === 'fatal') reject(new EngineError(m.error));
       });
       this.worker.addEventListener('error', (event) => {

@@ -1,9 +1,9 @@
 // The page: wires the views to the engine worker. The main thread only draws; every model operation is a
 // message to the worker (client.ts).
 import { EngineClient, EngineError } from './client';
-import type { ErrorReport, LoadResult, ModelSource } from './protocol';
+import type { EngineReady, ErrorReport, LoadResult, ModelSource } from './protocol';
 import { createTestHook, type GenerationRecord } from './test-hook';
-import { byId } from './ui/text';
+import { byId, el } from './ui/text';
 import { AttentionView } from './views/attention';
 import { SamplingControls } from './views/controls';
 import { fetchCatalog, ModelPanel } from './views/model-panel';
@@ -51,12 +51,8 @@ function showGenerateError(report: ErrorReport | null) {
   title.className = 'notice-title';
   title.textContent = report.title;
   generateError.append(title);
-  if (report.detail) {
-    const detail = document.createElement('span');
-    detail.className = 'notice-detail';
-    detail.textContent = report.detail;
-    generateError.append(detail);
-  }
+  if (report.detail) generateError.append(el('span', 'notice-detail', report.detail));
+  if (report.advice) generateError.append(el('span', 'notice-advice', report.advice));
 }
 
 // --- models -----------------------------------------------------------------------------------------------
@@ -77,7 +73,6 @@ async function load(source: ModelSource) {
     panel.showLoaded(source);
     panel.showInfo(result.info);
     panel.describe(result.label, source);
-    byId('engine-build').textContent = result.info.engine;
     controls.setContextLength(result.info.contextLength);
     tokens.setContextLength(result.info.contextLength);
     attention.setModel(result.info.layers, result.info.heads, result.info.kvHeads);
@@ -171,7 +166,7 @@ function generate() {
   attention.clear('Generating… the attention shows up here every so often while the model writes, in full when it stops.');
   liveAttentionDue = performance.now() + LIVE_ATTENTION_MS;
   steps = [];
-  const record: GenerationRecord = { prompt: text, promptIds: [], ids: [], text, running: true, engineMs: 0, reason: null, tokensWhenStopClicked: null };
+  const record: GenerationRecord = { prompt: text, promptIds: [], ids: [], text, running: true, engineMs: 0, reason: null, error: null, tokensWhenStopClicked: null };
   hook.last = record;
   hook.generations += 1;
   status.set('generating', `${model.label} · generating`);
@@ -199,6 +194,7 @@ function generate() {
       generation = null;
       record.running = false;
       record.reason = event.reason;
+      record.error = event.error ?? null;
       record.text = output.text;
       if (event.error) showGenerateError(event.error);
       status.set('ready', `${model?.label ?? 'model'} · ready`);
@@ -228,16 +224,20 @@ output.onSelect = (index) => {
 // --- start: the engine, then the catalog's default model -----------------------------------------------
 
 async function start() {
-  let formats: string[];
+  let ready: EngineReady;
   try {
-    ({ formats } = await client.ready);
+    ready = await client.ready;
   } catch (error) {
     status.set('error', 'The engine could not start');
     panel.showError(reportOf(error));
     return;
   }
-  panel.setFormats(formats);
-  hook.formats = formats;
+  panel.setFormats(ready.formats);
+  controls.setDefaults(ready.samplerDefaults);
+  byId('engine-build').textContent = ready.build;
+  hook.formats = ready.formats;
+  hook.samplerDefaults = ready.samplerDefaults;
+  hook.build = ready.build;
   status.set('loading', 'Reading the model catalog…');
   try {
     const { entries, base } = await fetchCatalog();

@@ -2,33 +2,18 @@
 // Requests carry a `req` number answered by exactly one `reply`. A generation is a stream: `started`, then
 // one `token` per step, then `done`. The worker produces token n+1 only after the page has acknowledged
 // token n (`ack`), so the page is never flooded and a Stop lands within one token.
-import type { ModelInfo } from '@engine/glue';
+// The engine's own types (wasm/engine.d.ts) are used as they are, not restated.
+import type { ErrorCode, ModelInfo, SamplerSettings, StopReason, TokenSpan, TopToken as EngineTopToken } from '@glassbox/engine';
 
-export type { ModelInfo };
-
-export interface SamplerSettings {
-  temperature: number; // 0 = greedy
-  topK: number; // 0 = off
-  topP: number; // 1 = off
-  seed: number;
-}
+export type { ErrorCode, ModelInfo, SamplerSettings, StopReason, TokenSpan };
 
 /** Where a model comes from: URLs (the catalog, or typed in) or files the user picked or dropped. */
 export type ModelSource =
   | { kind: 'url'; label: string; format?: string; model: string; tokenizer?: string }
   | { kind: 'files'; label: string; model: File; tokenizer?: File };
 
-export interface TokenSpan {
-  id: number;
-  begin: number; // byte span in the UTF-8 input
-  end: number;
-  piece: Uint8Array; // the vocabulary piece's bytes
-}
-
-export interface TopToken {
-  id: number;
-  logit: number;
-  probability: number;
+/** A candidate of the next-token distribution, with its vocabulary piece. */
+export interface TopToken extends EngineTopToken {
   piece: Uint8Array;
 }
 
@@ -43,13 +28,27 @@ export interface AttentionTrace {
   readMs: number; // how long the worker took to read it out of the engine
 }
 
-/** An error explained for a person: a headline in plain words and the engine's own message. */
+/**
+ * An error explained for a person: a headline in plain words (from the error's code), the engine's own
+ * message as the detail, and what to do about it where there is something to say.
+ */
 export interface ErrorReport {
   title: string;
   detail?: string;
+  advice?: string;
+  code?: ErrorCode; // the engine's code, when the engine raised it
 }
 
-export type DoneReason = 'length' | 'end-token' | 'context' | 'stopped' | 'error';
+/** Why a generation ended: the core's stop reason, or an error. */
+export type DoneReason = StopReason | 'error';
+
+/** What the worker tells the page once the engine runs. */
+export interface EngineReady {
+  formats: string[]; // the model formats this build reads
+  samplerDefaults: SamplerSettings; // the core's defaults, the sampling controls' first values
+  build: string; // e.g. "glassbox 0.1.0, wasm-simd128 (xsimd sse4.1) kernels"
+  version: string; // e.g. "0.1.0"
+}
 
 export type ToWorker =
   | { type: 'load'; req: number; source: ModelSource }
@@ -60,7 +59,7 @@ export type ToWorker =
   | { type: 'stop'; gen: number };
 
 export type FromWorker =
-  | { type: 'ready'; formats: string[] }
+  | ({ type: 'ready' } & EngineReady)
   | { type: 'fatal'; error: ErrorReport }
   | { type: 'progress'; req: number; file: 'model' | 'tokenizer'; name: string; loaded: number; total: number | null }
   | { type: 'reply'; req: number; ok: true; value: unknown }
@@ -73,7 +72,8 @@ export type FromWorker =
       id: number;
       bytes: Uint8Array; // the token's text bytes (may be part of a UTF-8 character)
       piece: Uint8Array;
-      end: boolean; // an end-of-text token, or the context is full: nothing follows
+      end: boolean; // the last token of the generation: nothing follows
+      reason: StopReason | null; // with `end`, why ('end-of-text': this token ends the text and adds no bytes)
       top: TopToken[]; // the distribution this token was drawn from
       stepMs: number;
     }

@@ -1,7 +1,6 @@
 // window.__glassbox: a small window into the page's state for the browser tests (and for curious people
 // at the console). It reads what the page shows; it never drives the engine around the page.
-import type { ModelInfo } from './protocol';
-import type { DoneReason, AttentionTrace } from './protocol';
+import type { AttentionTrace, DoneReason, ErrorReport, ModelInfo, SamplerSettings } from './protocol';
 
 export interface GenerationRecord {
   prompt: string;
@@ -11,11 +10,14 @@ export interface GenerationRecord {
   running: boolean;
   engineMs: number; // time the worker spent in forward passes and sampling
   reason: DoneReason | null;
+  error: ErrorReport | null; // what the page showed when it ended with an error (its engine code included)
   tokensWhenStopClicked: number | null; // tokens shown when Stop was clicked
 }
 
 export interface TestHook {
   formats: string[]; // the model formats the engine reads
+  samplerDefaults: SamplerSettings | null; // the engine's, as the worker sent them
+  build: string | null; // the engine's build description
   info: ModelInfo | null;
   modelLabel: string | null;
   loads: number;
@@ -34,6 +36,8 @@ export function createTestHook(readAttention: (layer: number, head: number) => P
   const waiters: { test: Waiter; resolve: () => void }[] = [];
   const hook: TestHook & { changed(): void } = {
     formats: [],
+    samplerDefaults: null,
+    build: null,
     info: null,
     modelLabel: null,
     loads: 0,

@@ -1,19 +1,15 @@
-// The Web Worker that owns the engine: all model work happens here, the page only draws.
+// The Web Worker that owns the engine: all model work happens here, the page only draws. The worker uses the
+// engine's API (wasm/engine.js) as it is: the rules of generation (prompt checks, when to end, why) are the
+// core's, and errors are explained by their codes.
 // Generation is paced by the page: each token is posted, and the next one is computed only when the page
 // acknowledges it. Between tokens the worker is back in its event loop, so a Stop (or a tokenize request
 // while the user types) is handled before the next forward pass.
 import createGlassboxModule from '@engine-build/glassbox-engine.mjs';
 import wasmUrl from '@engine-build/glassbox-engine.wasm?url';
-import { GlassboxEngine, MODEL_SLOT, TOKENIZER_SLOT } from '@engine/glue';
+import { GlassboxEngine, MODEL_SLOT, TOKENIZER_SLOT } from '@glassbox/engine';
 import type { AttentionTrace, DoneReason, FromWorker, ModelSource, SamplerSettings, ToWorker } from './protocol';
-import { explain, explainDownloadFailure, explainLoadFailure, PlainError } from './worker/explain';
+import { downloadFailure, explain, PlainError } from './worker/explain';
 import { nameOfUrl, uploadFile, uploadUrl } from './worker/sources';
-
-/** The model formats this engine build reads; the catalog greys out the others. */
-function supportedFormats(e: GlassboxEngine): string[] {
-  const listed: unknown = e.formats();
-  return Array.isArray(listed) && listed.every((f) => typeof f === 'string') ? listed : ['llama2c'];
-}
 
 interface WorkerScope {
   postMessage(message: FromWorker, transfer?: Transferable[]): void;
@@ -28,7 +24,13 @@ const engineReady = GlassboxEngine.create(createGlassboxModule, {
 }).then(
   (created) => {
     engine = created;
-    post({ type: 'ready', formats: supportedFormats(created) });
+    post({
+      type: 'ready',
+      formats: created.formats(),
+      samplerDefaults: created.samplerDefaults(),
+      build: created.buildDescription(),
+      version: created.version(),
+    });
     return created;
   },
   (error: unknown) => {
@@ -57,8 +59,7 @@ async function uploadSource(e: GlassboxEngine, req: number, source: ModelSource,
       if (typeof part.from === 'string') {
         const url = part.from;
         await uploadUrl(e, part.slot, url, progress, signal).catch((error: unknown) => {
-          const report = explainDownloadFailure(error, name, url);
-          throw new PlainError(report.title, report.detail);
+          throw downloadFailure(error, name, url);
         });
       } else {
         await uploadFile(e, part.slot, part.from, progress, signal);
@@ -85,14 +86,8 @@ async function load(req: number, source: ModelSource) {
     const e = await engineReady;
     const names = await uploadSource(e, req, source, abort.signal);
     if (abort.signal.aborted) throw new PlainError('Loading was cancelled');
-    endGeneration('stopped');
-    let info;
-    try {
-      info = e.load(names.model, names.tokenizer);
-    } catch (error) {
-      post({ type: 'reply', req, ok: false, error: explainLoadFailure(error, names.model, names.tokenizer) });
-      return;
-    }
+    stopGeneration(e);
+    const info = e.load(names.model, names.tokenizer);
     post({ type: 'reply', req, ok: true, value: { label: source.label, info } });
   } catch (error) {
     post({ type: 'reply', req, ok: false, error: explain(error, 'The model could not be loaded') });
@@ -106,8 +101,7 @@ async function load(req: number, source: ModelSource) {
 
 interface Generation {
   gen: number;
-  maxTokens: number;
-  topK: number;
+  topK: number; // candidates shown per step
   count: number;
   started: number;
 }
@@ -127,40 +121,50 @@ function endGeneration(reason: DoneReason, error?: unknown) {
   });
 }
 
+/** Ends the running generation, if any, with the reason the engine gives. */
+function stopGeneration(e: GlassboxEngine) {
+  if (generation) endGeneration(e.stop() ?? 'stopped');
+}
+
 function generate(e: GlassboxEngine, gen: number, prompt: string, sampler: SamplerSettings, maxTokens: number, topK: number) {
-  endGeneration('stopped');
-  generation = { gen, maxTokens, topK, count: 0, started: performance.now() };
+  stopGeneration(e);
+  const started = performance.now();
+  let ids: number[];
   try {
     e.setSampler(sampler);
-    const ids = Array.from(e.start(prompt));
-    post({ type: 'started', gen, promptIds: ids, promptPieces: e.pieces(ids) });
+    ids = Array.from(e.start(prompt, { maxTokens }));
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    const title = /the prompt has/.test(message) ? 'The prompt is too long for this model' : 'Could not start generating';
-    endGeneration('error', new PlainError(title, message));
+    post({ type: 'done', gen, reason: 'error', count: 0, elapsedMs: performance.now() - started, error: explain(error, 'Could not start generating') });
     return;
   }
+  generation = { gen, topK, count: 0, started };
+  post({ type: 'started', gen, promptIds: ids, promptPieces: e.pieces(ids) });
   step(e);
 }
 
-/** One forward pass and sample; then wait for the page's acknowledgement. */
+/** One forward pass and sample; then wait for the page's acknowledgement. The engine says when to end. */
 function step(e: GlassboxEngine) {
   const g = generation;
   if (!g) return;
-  if (g.count >= g.maxTokens) return endGeneration('length');
   try {
     const t0 = performance.now();
     const token = e.step();
     const stepMs = performance.now() - t0;
     const top = g.topK > 0 ? e.topTokens(g.topK).map((t) => ({ ...t, piece: e.piece(t.id) })) : [];
-    post({ type: 'token', gen: g.gen, index: g.count, id: token.id, bytes: token.bytes, piece: e.piece(token.id), end: token.end, top, stepMs });
+    post({
+      type: 'token',
+      gen: g.gen,
+      index: g.count,
+      id: token.id,
+      bytes: token.bytes,
+      piece: e.piece(token.id),
+      end: token.end,
+      reason: token.reason,
+      top,
+      stepMs,
+    });
     g.count += 1;
-    if (token.end) {
-      const info = e.info();
-      endGeneration(token.id === info.bosId || token.id === info.eosId ? 'end-token' : 'context');
-    } else if (g.count >= g.maxTokens) {
-      endGeneration('length');
-    }
+    if (token.end) endGeneration(token.reason);
   } catch (error) {
     endGeneration('error', error);
   }
@@ -225,7 +229,7 @@ scope.onmessage = (event) => {
       if (generation && generation.gen === message.gen && message.index === generation.count - 1 && engine) step(engine);
       break;
     case 'stop':
-      if (generation && generation.gen === message.gen) endGeneration('stopped');
+      if (generation && generation.gen === message.gen && engine) stopGeneration(engine);
       break;
   }
 };

@@ -1,5 +1,6 @@
 // The sampling controls: temperature, top-k, top-p, seed and max tokens, each a slider paired with an
-// exact number field. Defaults: temperature 0.8, top-k 40, top-p 0.9, seed 42, 200 tokens.
+// exact number field. The sampler's first values are the engine's defaults (the core's SamplerSettings,
+// sent by the worker once the engine runs: setDefaults); max tokens starts at 200.
 import type { SamplerSettings } from '../protocol';
 import { el } from '../ui/text';
 
@@ -16,16 +17,16 @@ interface Spec {
   min: number;
   max: number;
   step: number;
-  value: number;
+  value?: number; // the default: the engine's for the sampler's settings (setDefaults), the page's for max tokens
   slider?: { min: number; max: number };
   integer?: boolean;
 }
 
 const SPECS: Spec[] = [
-  { key: 'temperature', id: 'temperature', label: 'Temperature', help: 'Sharpens (below 1) or flattens (above 1) the distribution. 0 picks the most likely token.', min: 0, max: 5, step: 0.05, value: 0.8, slider: { min: 0, max: 2 } },
-  { key: 'topK', id: 'top-k', label: 'Top-k', help: 'Sample only among the k most likely tokens. 0 turns it off.', min: 0, max: 100000, step: 1, value: 40, slider: { min: 0, max: 100 }, integer: true },
-  { key: 'topP', id: 'top-p', label: 'Top-p', help: 'Sample only among the most likely tokens whose probabilities add up to p. 1 turns it off.', min: 0.01, max: 1, step: 0.01, value: 0.9 },
-  { key: 'seed', id: 'seed', label: 'Seed', help: 'The random generator’s start: the same seed and settings give the same text.', min: 0, max: 4294967295, step: 1, value: 42, integer: true },
+  { key: 'temperature', id: 'temperature', label: 'Temperature', help: 'Sharpens (below 1) or flattens (above 1) the distribution. 0 picks the most likely token.', min: 0, max: 5, step: 0.05, slider: { min: 0, max: 2 } },
+  { key: 'topK', id: 'top-k', label: 'Top-k', help: 'Sample only among the k most likely tokens. 0 turns it off.', min: 0, max: 100000, step: 1, slider: { min: 0, max: 100 }, integer: true },
+  { key: 'topP', id: 'top-p', label: 'Top-p', help: 'Sample only among the most likely tokens whose probabilities add up to p. 1 turns it off.', min: 0.01, max: 1, step: 0.01 },
+  { key: 'seed', id: 'seed', label: 'Seed', help: 'The random generator’s start: the same seed and settings give the same text.', min: 0, max: 4294967295, step: 1, integer: true },
   { key: 'maxTokens', id: 'max-tokens', label: 'Max tokens', help: 'How many tokens to generate at most (the context length limits it too).', min: 1, max: 512, step: 1, value: 200, slider: { min: 1, max: 512 }, integer: true },
 ];
 
@@ -46,7 +47,7 @@ export class SamplingControls {
     label.htmlFor = spec.id;
     label.title = spec.help;
     const number = el('input', 'control-number');
-    Object.assign(number, { type: 'number', id: spec.id, min: String(spec.min), max: String(spec.max), step: String(spec.step), value: String(spec.value) });
+    Object.assign(number, { type: 'number', id: spec.id, min: String(spec.min), max: String(spec.max), step: String(spec.step), value: String(spec.value ?? '') });
     number.title = spec.help;
     row.append(label, number);
     let range: HTMLInputElement | undefined;
@@ -63,7 +64,7 @@ export class SamplingControls {
     } else {
       range = el('input', 'control-range');
       const slider = spec.slider ?? { min: spec.min, max: spec.max };
-      Object.assign(range, { type: 'range', id: `${spec.id}-range`, min: String(slider.min), max: String(slider.max), step: String(spec.step), value: String(spec.value) });
+      Object.assign(range, { type: 'range', id: `${spec.id}-range`, min: String(slider.min), max: String(slider.max), step: String(spec.step), value: String(spec.value ?? slider.min) });
       range.setAttribute('aria-label', spec.label);
       range.addEventListener('input', () => {
         number.value = range!.value;
@@ -86,7 +87,7 @@ export class SamplingControls {
 
   private read(spec: Spec, input: HTMLInputElement): number {
     const raw = Number(input.value);
-    if (!Number.isFinite(raw) || input.value.trim() === '') return spec.value;
+    if (!Number.isFinite(raw) || input.value.trim() === '') return spec.value ?? spec.min;
     const value = Math.min(spec.max, Math.max(spec.min, raw));
     return spec.integer ? Math.round(value) : value;
   }
@@ -101,6 +102,15 @@ export class SamplingControls {
       sampler: { temperature: this.get('temperature'), topK: this.get('topK'), topP: this.get('topP'), seed: this.get('seed') },
       maxTokens: this.get('maxTokens'),
     };
+  }
+
+  /** The engine's sampler defaults: the controls' values now, and what an emptied field falls back to. */
+  setDefaults(defaults: SamplerSettings) {
+    for (const [key, value] of Object.entries(defaults) as [keyof SamplerSettings, number][]) {
+      const entry = this.inputs.get(key);
+      if (entry) entry.spec.value = value;
+    }
+    this.set(defaults);
   }
 
   /** Sets some controls (the test hook uses it too). */

@@ -196,6 +196,7 @@ export class ModelPanel {
     if (!report) return this.error.replaceChildren();
     const parts: HTMLElement[] = [el('strong', 'notice-title', report.title)];
     if (report.detail) parts.push(el('span', 'notice-detail', report.detail));
+    if (report.advice) parts.push(el('span', 'notice-advice', report.advice));
     if (note) parts.push(el('span', 'notice-note', note));
     this.error.replaceChildren(...parts);
   }

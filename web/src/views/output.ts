@@ -7,10 +7,11 @@ import type { DoneEvent, TokenEvent } from '../client';
 import { el, hexBytes, tokenLabel } from '../ui/text';
 import { hideTip, showTip } from '../ui/tooltip';
 
+/** Why the generation ended (the engine's stop reason), in words. */
 const REASONS: Record<DoneEvent['reason'], string> = {
+  'end-of-text': 'the model ended the text',
+  'context-full': 'the context is full',
   length: 'reached max tokens',
-  'end-token': 'the model ended the text',
-  context: 'the context is full',
   stopped: 'stopped',
   error: 'stopped by an error',
 };
@@ -74,9 +75,11 @@ export class OutputView {
     this.count = event.index + 1;
     if (event.index === 0) this.firstTokenAt = performance.now();
     else this.engineMs += event.stepMs;
-    const text = event.end && event.bytes.length === 0 ? '' : this.decoder.decode(event.bytes, { stream: true });
+    // An end-of-text token adds no text: it is shown by its piece (</s>), marked as such.
+    const endOfText = event.reason === 'end-of-text';
+    const text = endOfText ? '' : this.decoder.decode(event.bytes, { stream: true });
     this.generatedText += text;
-    const span = el('span', event.end && text === '' ? 'tok end-token' : 'tok', event.end && text === '' ? tokenLabel(event.piece) : text);
+    const span = el('span', endOfText ? 'tok end-token' : 'tok', endOfText ? tokenLabel(event.piece) : text);
     if (event.index % 2 === 1) span.classList.add('odd');
     span.dataset.index = String(event.index);
     span.dataset.id = String(event.id);

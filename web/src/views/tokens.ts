@@ -23,7 +23,7 @@ export class TokensView {
     this.summary.textContent = '';
   }
 
-  /** The loaded model's context length: a prompt must leave room in it for at least one new token. */
+  /** The loaded model's context length, for the count's warning (the engine itself refuses a prompt that does not fit). */
   setContextLength(tokens: number) {
     this.contextLength = tokens;
   }
@@ -37,8 +37,11 @@ export class TokensView {
     const rest = ` · ${characters} characters · ${countBytes(input.length)}`;
     const context = this.contextLength;
     if (context > 0 && tokens.length >= context) {
-      const warning = el('span', 'meta-warning', `${words} — ${tokens.length > context ? 'over' : 'all of'} the ${context}-token context`);
-      warning.title = `The model reads at most ${context} tokens, and the prompt must leave room for the ones it writes: shorten the prompt.`;
+      const over = tokens.length > context;
+      const warning = el('span', 'meta-warning', `${words} — ${over ? 'over' : 'all of'} the ${context}-token context`);
+      warning.title = over
+        ? `The model reads at most ${context} tokens: shorten the prompt.`
+        : `The prompt fills the model's ${context}-token context: only one token can follow it. Shorten the prompt to leave room.`;
       this.summary.replaceChildren(warning, rest);
     } else {
       this.summary.replaceChildren(words, rest);

@@ -1,7 +1,7 @@
 // Streams a model or tokenizer file (a URL or a File) into an engine upload slot, chunk by chunk, straight
 // into the WASM heap, reporting progress. Only when a server does not announce the size are the chunks
-// gathered first.
-import type { GlassboxEngine } from '@engine/glue';
+// gathered first. The engine refuses an empty file (not-a-model or not-a-tokenizer).
+import type { GlassboxEngine } from '@glassbox/engine';
 import { PlainError } from './explain';
 
 export type Progress = (loaded: number, total: number | null) => void;
@@ -50,7 +50,6 @@ async function uploadStream(
   };
   report(true);
   if (size !== null) {
-    if (size === 0) throw new PlainError(`${name} is empty`, 'A model file holds at least its header and weights.');
     const upload = engine.beginUpload(slot, size, name);
     await pump(body, (chunk) => {
       upload.write(chunk);
@@ -65,7 +64,6 @@ async function uploadStream(
       loaded += chunk.length;
       report();
     }, signal);
-    if (loaded === 0) throw new PlainError(`${name} is empty`, 'A model file holds at least its header and weights.');
     const upload = engine.beginUpload(slot, loaded, name);
     for (const chunk of chunks) upload.write(chunk);
     upload.finish();

@@ -1,0 +1,14 @@
+// The WebAssembly build's own files, reached through the '@engine-build' alias of vite.config.mjs
+// (build-wasm/, or GLASSBOX_WASM_DIR). The engine's API, '@glassbox/engine', is typed beside its code:
+// wasm/engine.d.ts.
+
+declare module '@engine-build/glassbox-engine.mjs' {
+  import type { ModuleFactory } from '@glassbox/engine';
+  const createGlassboxModule: ModuleFactory;
+  export default createGlassboxModule;
+}
+
+declare module '@engine-build/glassbox-engine.wasm?url' {
+  const url: string;
+  export default url;
+}
