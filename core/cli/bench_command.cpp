@@ -1,8 +1,10 @@
 // glassbox bench: throughput of a model on this machine, measured the way generation uses it. Each repeat
 // resets the session, feeds --prompt-tokens tokens (prompt processing), then generates --gen-tokens tokens
 // greedily (one forward pass each). Prints the median and range over the repeats.
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <vector>
@@ -12,18 +14,19 @@
 #include "glassbox/formats.hpp"
 #include "glassbox/sampler.hpp"
 #include "glassbox/session.hpp"
-#include "glassbox/error.hpp"
+#include "json_writer.hpp"
+#include "model_flags.hpp"
 
 namespace glassbox::cli {
 namespace {
 
-constexpr Flag kFlags[] = {
-    {"model", "FILE", "model: GGUF or llama2.c checkpoint (required)"},
-    {"prompt-tokens", "N", "tokens of prompt processing per repeat (default 32)"},
-    {"gen-tokens", "N", "tokens generated per repeat (default 224)"},
-    {"threads", "N", "threads for the matrix products (default 1)"},
-    {"repeat", "R", "repeats; the median is reported (default 5)"},
-    {"json", nullptr, "print one JSON object instead of text"},
+struct Options {
+  std::string model;
+  int prompt_tokens = 32;
+  int gen_tokens = 224;
+  int threads = SessionOptions{}.threads;  // the core's default
+  int repeat = 5;
+  bool json = false;
 };
 
 using Clock = std::chrono::steady_clock;
@@ -36,31 +39,31 @@ Stats stats(std::vector<double> v) {
   return {v[v.size() / 2], v.front(), v.back()};
 }
 
-constexpr CommandSpec kSpec = {
-    "bench", "bench --model FILE [--prompt-tokens N] [--gen-tokens N] [--threads N] [--repeat R]",
-    "Measures prompt and generation tokens/s (median of the repeats).", kFlags};
-
-struct Options {
-  std::string model;
-  int prompt_tokens, gen_tokens, threads, repeat;
-};
-
-Result<Options> read_options(const Args& args) {
-  Options o;
-  GLASSBOX_ASSIGN(o.model, args.required("model"));
-  GLASSBOX_ASSIGN(o.prompt_tokens, args.integer("prompt-tokens", 32, 1, 1 << 20));
-  GLASSBOX_ASSIGN(o.gen_tokens, args.integer("gen-tokens", 224, 0, 1 << 20));
-  GLASSBOX_ASSIGN(o.threads, args.integer("threads", 1, 1, 256));
-  GLASSBOX_ASSIGN(o.repeat, args.integer("repeat", 5, 1, 1000));
-  return o;
+// Rates to 0.1 tokens/s: finer digits are noise from one run to the next.
+double tenths(double rate) {
+  return std::round(rate * 10.0) / 10.0;
 }
 
-Result<void> bench(const Args& args, const Options& o) {
+void print_json(const Options& o, const Stats& prompt, const Stats& generation) {
+  JsonWriter json;
+  json.begin_object();
+  json.key("engine").string(build_description());
+  json.key("threads").integer(o.threads);
+  json.key("prompt_tokens").integer(o.prompt_tokens);
+  json.key("gen_tokens").integer(o.gen_tokens);
+  json.key("prompt_tokens_per_s").number(tenths(prompt.median));
+  json.key("gen_tokens_per_s").number(tenths(generation.median));
+  json.end_object();
+  std::printf("%.*s\n", static_cast<int>(json.text().size()), json.text().data());
+}
+
+Result<void> bench(const Options& o) {
   GLASSBOX_ASSIGN(Model loaded, load_model(o.model));
   auto model = std::make_shared<const Model>(std::move(loaded));
   const int positions = o.prompt_tokens + o.gen_tokens;
   if (positions > model->config.max_seq_len)
-    return error(ErrorCode::BadArgument, positions, " positions do not fit the model's context of ", model->config.max_seq_len);
+    return error(ErrorCode::BadArgument, positions, " positions do not fit the model's context of ",
+                 model->config.max_seq_len);
   GLASSBOX_ASSIGN(Session session,
                   Session::create(model, {.threads = o.threads, .context_length = positions}));
 
@@ -85,11 +88,8 @@ Result<void> bench(const Args& args, const Options& o) {
   }
   const Stats p = stats(prompt_rates);
   const Stats g = gen_rates.empty() ? Stats{0, 0, 0} : stats(gen_rates);
-  if (args.has("json")) {
-    std::printf(
-        "{\"engine\": \"%s\", \"threads\": %d, \"prompt_tokens\": %d, \"gen_tokens\": %d, "
-        "\"prompt_tokens_per_s\": %.1f, \"gen_tokens_per_s\": %.1f}\n",
-        build_description(), o.threads, o.prompt_tokens, o.gen_tokens, p.median, g.median);
+  if (o.json) {
+    print_json(o, p, g);
   } else {
     std::printf("%s, %d thread(s), %d repeats\n", build_description(), o.threads, o.repeat);
     std::printf("prompt     %6d tokens: %10.1f tokens/s (min %.1f, max %.1f)\n", o.prompt_tokens, p.median,
@@ -102,8 +102,28 @@ Result<void> bench(const Args& args, const Options& o) {
 
 }  // namespace
 
-int run_bench(int argc, char** argv) {
-  return run_command<Options>(kSpec, argc, argv, read_options, bench);
+Command add_bench_command(CLI::App& parent) {
+  CLI::App* app =
+      parent.add_subcommand("bench", "Measures prompt and generation tokens/s (median of the repeats)");
+  auto options = std::make_shared<Options>();
+  app->add_option("--model", options->model, "GGUF file or llama2.c checkpoint")
+      ->type_name("FILE")
+      ->required();
+  app->add_option("--prompt-tokens", options->prompt_tokens, "tokens of prompt processing per repeat")
+      ->type_name("N")
+      ->check(CLI::Range(1, 1 << 20))
+      ->capture_default_str();
+  app->add_option("--gen-tokens", options->gen_tokens, "tokens generated per repeat")
+      ->type_name("N")
+      ->check(CLI::Range(0, 1 << 20))
+      ->capture_default_str();
+  add_threads_flag(*app, options->threads);
+  app->add_option("--repeat", options->repeat, "repeats; the median is reported")
+      ->type_name("R")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  app->add_flag("--json", options->json, "print one JSON object instead of text");
+  return {app, [options] { return bench(*options); }};
 }
 
 }  // namespace glassbox::cli

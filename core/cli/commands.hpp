@@ -1,14 +1,30 @@
-// The subcommands of the `glassbox` tool. Each returns the process exit code: 0 on success, 1 when the work
-// failed (a bad model file, say), 2 for wrong arguments (after printing usage).
+// The subcommands of the `glassbox` tool. Each one declares its flags on the parser (CLI11, which also writes
+// the usage text from them) and hands back the work to do once the flags are read; main() runs that work.
 #pragma once
 
-#include "args.hpp"
+#include <functional>
+
+#include "glassbox/result.hpp"
+
+namespace CLI {
+class App;
+}
 
 namespace glassbox::cli {
 
-int run_generate(int argc, char** argv);
-int run_tokenize(int argc, char** argv);
-int run_bench(int argc, char** argv);
-int run_convert(int argc, char** argv);
+// Exit status of the process.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailure = 1;  // the work failed (a bad model file, say)
+inline constexpr int kExitUsage = 2;    // wrong arguments (the message and a pointer to --help)
+
+struct Command {
+  CLI::App* app;                      // the subcommand, owned by the parser it was added to
+  std::function<Result<void>()> run;  // reads the values the parser stored; a failure is exit status 1
+};
+
+Command add_generate_command(CLI::App& parent);
+Command add_tokenize_command(CLI::App& parent);
+Command add_bench_command(CLI::App& parent);
+Command add_convert_command(CLI::App& parent);
 
 }  // namespace glassbox::cli

@@ -1,20 +1,29 @@
-// The flags every command that runs a model shares: which model, which tokenizer, how many threads.
+// The flags the commands that run a model share: which model, which tokenizer, how many threads.
 #pragma once
 
-#include "args.hpp"
+#include <string>
+
 #include "glassbox/formats.hpp"
+#include "glassbox/result.hpp"
+
+namespace CLI {
+class App;
+}
 
 namespace glassbox::cli {
 
-inline constexpr Flag kModelFlag = {
-    "model", "FILE", "model: GGUF file, or llama2.c checkpoint (.bin) with --tokenizer (required)"};
-inline constexpr Flag kTokenizerFlag = {
-    "tokenizer", "FILE", "tokenizer: llama2.c tokenizer.bin, GGUF or tokenizer.json (GGUF: optional)"};
+struct ModelFlags {
+  std::string model;
+  std::string tokenizer;  // empty: none given (a GGUF model's own tokenizer is used)
+};
 
-// Opens --model with --tokenizer (if given).
-inline Result<LoadedModel> open_model_from_flags(const Args& args) {
-  GLASSBOX_ASSIGN(const std::string model_path, args.required("model"));
-  return open_model_files(model_path, args.text("tokenizer"));
-}
+// Adds --model FILE (required) and --tokenizer FILE, storing their values in `flags`.
+void add_model_flags(CLI::App& app, ModelFlags& flags);
+
+// Adds --threads N (1..256), storing it in `threads`, whose value is the default.
+void add_threads_flag(CLI::App& app, int& threads);
+
+// Opens the model with the tokenizer given, if any.
+Result<LoadedModel> open_model_from_flags(const ModelFlags& flags);
 
 }  // namespace glassbox::cli
