@@ -1,8 +1,10 @@
 // The `glassbox` command as a user runs it: help, argument errors, tokenize output, reproducible sampling.
 #include <gtest/gtest.h>
 
-#include "formats/json.hpp"
+#include "glassbox/build.hpp"
 #include "glassbox/formats.hpp"
+#include "glassbox/sampler.hpp"
+#include "test_json.hpp"
 #include "test_support.hpp"
 
 #if !defined(__EMSCRIPTEN__)
@@ -17,42 +19,75 @@ test::ProcessResult glassbox(std::vector<std::string> args) {
 TEST(Cli, HelpForTheToolAndEachCommand) {
   auto top = glassbox({"--help"});
   EXPECT_EQ(top.exit_code, 0);
-  EXPECT_NE(top.out.find("generate"), std::string::npos);
-  EXPECT_NE(top.out.find("tokenize"), std::string::npos);
-  for (const char* command : {"generate", "tokenize"}) {
+  for (const char* command : {"generate", "tokenize", "bench", "convert"}) {
+    EXPECT_NE(top.out.find(command), std::string::npos) << top.out;
     auto help = glassbox({command, "--help"});
     EXPECT_EQ(help.exit_code, 0) << command;
     EXPECT_NE(help.out.find(std::string("Usage: glassbox ") + command), std::string::npos) << help.out;
   }
-  EXPECT_NE(glassbox({"generate", "--help"}).out.find("--top-p P"), std::string::npos);
 }
 
-TEST(Cli, WrongArgumentsPrintUsageAndExitNonZero) {
+TEST(Cli, HelpOfACommandListsItsFlagsWithTheCoresDefaults) {
+  auto help = glassbox({"generate", "--help"});
+  ASSERT_EQ(help.exit_code, 0);
+  for (const char* flag : {"--model FILE", "--tokenizer FILE", "--prompt TEXT", "--steps N",
+                           "--temperature T", "--top-k K", "--top-p P", "--seed S", "--threads N", "--json"})
+    EXPECT_NE(help.out.find(flag), std::string::npos) << flag << " in\n" << help.out;
+  // The defaults shown are SamplerSettings{}'s, not numbers of the CLI's own.
+  const SamplerSettings defaults;
+  EXPECT_NE(help.out.find("--seed S=" + std::to_string(defaults.seed)), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("--top-k K=" + std::to_string(defaults.top_k)), std::string::npos) << help.out;
+  auto tokenize = glassbox({"tokenize", "--help"});
+  for (const char* flag : {"--tokenizer FILE", "--text TEXT", "--json", "--no-bos"})
+    EXPECT_NE(tokenize.out.find(flag), std::string::npos) << flag << " in\n" << tokenize.out;
+}
+
+TEST(Cli, VersionIsTheLibrarysBuildDescription) {
+  auto run = glassbox({"--version"});
+  EXPECT_EQ(run.exit_code, 0);
+  EXPECT_EQ(run.out, std::string(build_description()) + "\n");
+  EXPECT_EQ(run.out.rfind(std::string("glassbox ") + version(), 0), 0u) << run.out;
+}
+
+TEST(Cli, WrongArgumentsNameTheFlagAndExitWithStatus2) {
   struct Case {
     std::vector<std::string> args;
-    std::string message;
+    std::vector<std::string> said;  // each must appear in stderr
+  };
+  const std::vector<std::string> model = {"generate", "--model", "m.bin", "--tokenizer", "t.bin"};
+  auto with = [](std::vector<std::string> args, std::vector<std::string> more) {
+    args.insert(args.end(), more.begin(), more.end());
+    return args;
   };
   const Case cases[] = {
-      {{}, "Usage: glassbox <command>"},
-      {{"frobnicate"}, "unknown command 'frobnicate'"},
-      {{"generate"}, "--model is required"},
-      {{"generate", "--model", "m.bin", "--tokenizer", "t.bin", "--steps", "ten"},
-       "--steps must be a whole number"},
-      {{"generate", "--model", "m.bin", "--tokenizer", "t.bin", "--temperature", "-1"},
-       "--temperature must be in"},
-      {{"generate", "--model", "m.bin", "--tokenizer", "t.bin", "--top-p", "1.5"}, "--top-p must be in"},
-      {{"generate", "--model", "m.bin", "--tokenizer", "t.bin", "--threads", "0"},
-       "--threads must be in 1..256"},
-      {{"generate", "--model", "m.bin", "--tokenizer", "t.bin", "--bogus", "1"}, "unknown flag --bogus"},
-      {{"generate", "--model"}, "--model needs a value (FILE)"},
-      {{"tokenize", "--tokenizer", "t.bin"}, "--text is required"},
-      {{"tokenize", "stray"}, "unexpected argument 'stray'"},
+      {{}, {"Usage: glassbox"}},
+      {{"frobnicate"}, {"unknown command 'frobnicate'"}},
+      {{"--bogus"}, {"unknown flag --bogus"}},
+      {{"generate"}, {"--model is required"}},
+      {with(model, {"--steps", "ten"}), {"--steps:", "ten"}},
+      {with(model, {"--steps=0"}), {"--steps:", "1 to 1048576"}},
+      {with(model, {"--steps", "5", "--steps", "6"}), {"--steps"}},
+      {with(model, {"--temperature", "-1"}), {"--temperature:", "temperature must be"}},
+      {with(model, {"--top-p", "1.5"}), {"--top-p:", "1.5"}},
+      {with(model, {"--top-p=0"}), {"--top-p:", "top-p must be in (0, 1]"}},
+      {with(model, {"--top-k", "-3"}), {"--top-k:", "-3"}},
+      {with(model, {"--seed", "-1"}), {"--seed:", "-1"}},
+      {with(model, {"--seed", "x"}), {"--seed", "x"}},
+      {with(model, {"--threads", "0"}), {"--threads:", "1 to 256"}},
+      {with(model, {"--bogus", "1"}), {"--bogus"}},
+      {with(model, {"--bogus=1"}), {"--bogus=1"}},
+      {{"generate", "--model"}, {"--model", "missing"}},
+      {{"tokenize", "--tokenizer", "t.bin"}, {"--text is required"}},
+      {{"tokenize", "--tokenizer", "t.bin", "--text", "x", "stray"}, {"stray"}},
+      {{"convert", "--model", "m.bin", "--output", "o.gguf", "--type", "q5"}, {"--type:", "q5"}},
+      {{"bench", "--model", "m.bin", "--repeat=0"}, {"--repeat:"}},
   };
   for (const Case& c : cases) {
     auto run = glassbox(c.args);
-    EXPECT_EQ(run.exit_code, 2) << c.message;
-    EXPECT_NE(run.err.find(c.message), std::string::npos) << "stderr: " << run.err;
-    EXPECT_NE(run.err.find("Usage: glassbox"), std::string::npos) << "stderr: " << run.err;
+    EXPECT_EQ(run.exit_code, 2) << c.said.front();
+    for (const std::string& text : c.said)
+      EXPECT_NE(run.err.find(text), std::string::npos) << "stderr: " << run.err;
+    EXPECT_NE(run.err.find("--help"), std::string::npos) << "a pointer to --help; stderr: " << run.err;
   }
 }
 
@@ -111,20 +146,21 @@ TEST(Cli, TokenizeJsonMatchesTheLibrary) {
   const std::string text = "Once upon a time, \"Zoe\" said 🙂\n";
   auto run = glassbox({"tokenize", "--tokenizer", test::model_path("tok512.bin"), "--text", text, "--json"});
   ASSERT_EQ(run.exit_code, 0) << run.err;
-  auto json = parse_json(run.out, "stdout");
-  ASSERT_TRUE(json.ok()) << json.error().message << "\n" << run.out;
+  const json::Document json = test::parse_json(run.out, "stdout");
+  ASSERT_TRUE(json.IsObject()) << run.out;
   auto tokenizer = load_llama2c_tokenizer(test::model_path("tok512.bin"));
   ASSERT_TRUE(tokenizer.ok());
   const std::vector<EncodedToken> expected = tokenizer->encode(text, true);
-  const auto& ids = json->find("ids")->array();
-  const auto& tokens = json->find("tokens")->array();
+  const std::vector<int> ids = test::ints(test::member(json, "ids"));
+  const auto tokens = test::items(test::member(json, "tokens"));
   ASSERT_EQ(ids.size(), expected.size());
-  ASSERT_EQ(tokens.size(), expected.size());
+  ASSERT_EQ(tokens.Size(), expected.size());
   for (std::size_t i = 0; i < expected.size(); ++i) {
-    EXPECT_EQ(static_cast<int>(ids[i].number()), expected[i].id);
-    EXPECT_EQ(tokens[i].find("piece")->string(), tokenizer->piece(expected[i].id));
-    EXPECT_EQ(static_cast<int>(tokens[i].find("bytes")->array()[0].number()), expected[i].byte_begin);
-    EXPECT_EQ(static_cast<int>(tokens[i].find("bytes")->array()[1].number()), expected[i].byte_end);
+    const json::Value& token = tokens[static_cast<rapidjson::SizeType>(i)];
+    EXPECT_EQ(ids[i], expected[i].id);
+    EXPECT_EQ(test::text(test::member(token, "piece")), tokenizer->piece(expected[i].id));
+    EXPECT_EQ(test::ints(test::member(token, "bytes")),
+              (std::vector<int>{expected[i].byte_begin, expected[i].byte_end}));
   }
   auto plain =
       glassbox({"tokenize", "--tokenizer", test::model_path("tok512.bin"), "--text", "Once", "--no-bos"});
@@ -145,6 +181,50 @@ TEST(Cli, SamplingIsReproducibleBySeed) {
   EXPECT_EQ(a.out, b.out);
   EXPECT_NE(a.out, c.out);
   EXPECT_EQ(a.out.rfind("The dog", 0), 0u) << a.out;
+}
+
+TEST(Cli, WithoutASeedSamplingUsesTheCoresDefaultSeed) {
+  GLASSBOX_REQUIRE_FILE(test::model_path("stories260K.bin"));
+  GLASSBOX_REQUIRE_FILE(test::model_path("tok512.bin"));
+  const std::string model = test::model_path("stories260K.bin"), tokenizer = test::model_path("tok512.bin");
+  std::vector<std::string> args = {"generate", "--model", model, "--tokenizer", tokenizer, "--steps", "40"};
+  const auto unseeded = glassbox(args);
+  args.insert(args.end(), {"--seed", std::to_string(SamplerSettings{}.seed)});
+  const auto seeded = glassbox(args);
+  ASSERT_EQ(unseeded.exit_code, 0) << unseeded.err;
+  EXPECT_EQ(unseeded.out, seeded.out);
+}
+
+TEST(Cli, FlagEqualsValueReadsLikeFlagSpaceValue) {
+  GLASSBOX_REQUIRE_FILE(test::model_path("stories260K.bin"));
+  GLASSBOX_REQUIRE_FILE(test::model_path("tok512.bin"));
+  const auto spaced = glassbox({"generate", "--model", test::model_path("stories260K.bin"), "--tokenizer",
+                                test::model_path("tok512.bin"), "--prompt", "Once upon a time",
+                                "--temperature", "0.8", "--seed", "3", "--steps", "30"});
+  const auto joined = glassbox({"generate", "--model=" + test::model_path("stories260K.bin"),
+                                "--tokenizer=" + test::model_path("tok512.bin"), "--prompt=Once upon a time",
+                                "--temperature=0.8", "--seed=3", "--steps=30"});
+  ASSERT_EQ(spaced.exit_code, 0) << spaced.err;
+  ASSERT_EQ(joined.exit_code, 0) << joined.err;
+  EXPECT_EQ(joined.out, spaced.out);
+  EXPECT_EQ(joined.out.rfind("Once upon a time", 0), 0u) << joined.out;
+}
+
+TEST(Cli, GenerateJsonSaysWhyItStopped) {
+  GLASSBOX_REQUIRE_FILE(test::model_path("stories260K.gguf"));
+  auto run = glassbox({"generate", "--model", test::model_path("stories260K.gguf"), "--prompt",
+                       "Once upon a time", "--temperature", "0", "--steps", "12", "--json"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json::Document json = test::parse_json(run.out, "stdout");
+  ASSERT_TRUE(json.IsObject()) << run.out;
+  const std::vector<int> prompt = test::ints(test::member(json, "prompt_ids"));
+  const std::vector<int> generated = test::ints(test::member(json, "generated_ids"));
+  EXPECT_EQ(prompt.size(), 5u);
+  // llama2.c's steps: 12 forward passes; the token sampled at the last one is printed but never fed.
+  EXPECT_EQ(prompt.size() + generated.size(), 12u + 1u);
+  EXPECT_EQ(test::text(test::member(json, "text")).rfind("Once upon a time", 0), 0u) << run.out;
+  EXPECT_EQ(test::text(test::member(json, "stop_reason")), "length");
+  EXPECT_NE(run.err.find("stopped: length"), std::string::npos) << run.err;
 }
 
 }  // namespace

@@ -6,8 +6,8 @@
 #include <cmath>
 #include <sstream>
 
-#include "formats/json.hpp"
 #include "glassbox/glassbox.hpp"
+#include "test_json.hpp"
 #include "test_support.hpp"
 
 namespace glassbox {
@@ -22,30 +22,21 @@ struct GoldenCase {
   std::string decoded_text;
 };
 
-std::vector<int> ints(const Json& array) {
-  std::vector<int> out;
-  for (const Json& v : array.array())
-    out.push_back(static_cast<int>(v.number()));
-  return out;
-}
-
 std::vector<GoldenCase> load_golden(const std::string& path) {
   std::vector<GoldenCase> cases;
   std::istringstream lines(test::read_file(path));
   std::string line;
   while (std::getline(lines, line)) {
     if (line.empty()) continue;
-    auto json = parse_json(line, path);
-    EXPECT_TRUE(json.ok()) << json.error().message;
-    if (!json) continue;
+    const json::Document json = test::parse_json(line, path);
+    if (!json.IsObject()) continue;
     GoldenCase c;
-    c.prompt = json->find("prompt")->string();
-    c.steps = static_cast<int>(json->find("steps")->number());
-    c.prompt_ids = ints(*json->find("prompt_ids"));
-    c.generated_ids = ints(*json->find("generated_ids"));
-    for (const Json& v : json->find("first_generated_logits")->array())
-      c.first_generated_logits.push_back(static_cast<float>(v.number()));
-    c.decoded_text = json->find("decoded_text")->string();
+    c.prompt = test::text(test::member(json, "prompt"));
+    c.steps = static_cast<int>(test::number(test::member(json, "steps")));
+    c.prompt_ids = test::ints(test::member(json, "prompt_ids"));
+    c.generated_ids = test::ints(test::member(json, "generated_ids"));
+    c.first_generated_logits = test::floats(test::member(json, "first_generated_logits"));
+    c.decoded_text = test::text(test::member(json, "decoded_text"));
     cases.push_back(std::move(c));
   }
   return cases;

@@ -9,8 +9,8 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "formats/json.hpp"
 #include "glassbox/glassbox.hpp"
+#include "test_json.hpp"
 #include "test_support.hpp"
 
 namespace glassbox {
@@ -28,21 +28,13 @@ struct Expected {
 
 Expected read_expected(const std::string& path) {
   Expected e;
-  auto json = parse_json(test::read_file(path), path);
-  EXPECT_TRUE(json.ok()) << (json.ok() ? "" : json.error().message);
-  if (!json) return e;
-  for (const Json& t : json->find("tokens")->array())
-    e.tokens.push_back(static_cast<int>(t.number()));
-  if (const Json* text = json->find("text")) e.text = text->string();
-  if (const Json* ids = json->find("text_ids"))
-    for (const Json& t : ids->array())
-      e.text_ids.push_back(static_cast<int>(t.number()));
-  for (const Json& row : json->find("logits")->array()) {
-    std::vector<float> values;
-    for (const Json& v : row.array())
-      values.push_back(static_cast<float>(v.number()));
-    e.logits.push_back(std::move(values));
-  }
+  const json::Document json = test::parse_json(test::read_file(path), path);
+  if (!json.IsObject()) return e;
+  e.tokens = test::ints(test::member(json, "tokens"));
+  if (const json::Value& text = test::member(json, "text"); !text.IsNull()) e.text = test::text(text);
+  if (const json::Value& ids = test::member(json, "text_ids"); !ids.IsNull()) e.text_ids = test::ints(ids);
+  for (const json::Value& row : test::items(test::member(json, "logits")))
+    e.logits.push_back(test::floats(row));
   return e;
 }
 

@@ -134,6 +134,8 @@ TEST(TokenizerJson, ReadsMergesWrittenAsPairs) {
   auto t = read_json(byte_level_json(kGpt2PreTokenizer, "null", R"([["h", "e"], ["l", "l"], ["he", "ll"]])"));
   ASSERT_TRUE(t.ok()) << t.error().message;
   EXPECT_EQ(pieces_of(*t, "hello"), (std::vector<std::string>{"hell", "o"}));
+  // The tokenizer keeps merges as piece ids; its vocabulary() spells them out again.
+  EXPECT_EQ(t->vocabulary().merges, (std::vector<std::string>{"h e", "l l", "he ll"}));
 }
 
 // A SentencePiece-style document (LlamaConverter's layout): "▁" for spaces, byte fallback, <s> by template.
@@ -241,6 +243,24 @@ TEST(TokenizerJson, MalformedDocumentsGiveErrorsNamingTheField) {
   expect_error(with(good, R"(["h e",)", R"([5,)"),
                "tokenizer.json: model.merges[0] must be a string \"left right\" or an array of two strings");
   expect_error(with(good, R"(["h e",)", R"([["h"],)"), "model.merges[0] must be a string \"left right\"");
+  expect_error(with(good, R"(["h e",)", R"([["h", "e", "x"],)"),
+               "model.merges[0] must be a string \"left right\"");
+  expect_error(with(good, R"(["h e",)", R"([{"h": "e"},)"),
+               "model.merges[0] must be a string \"left right\"");
+  expect_error(with(good, R"("l l",)", R"(["l", ["l"]],)"),
+               "model.merges[1] must be a string \"left right\"");
+  expect_error(with(good, R"("h": 0)", R"("h": [0])"),
+               "tokenizer.json: model.vocab[\"h\"] must be a non-negative integer id");
+  expect_error(with(good, R"("h": 0)", R"("h": 4294967296)"),
+               "model.vocab[\"h\"] must be a non-negative integer id");
+  expect_error(with(good, R"("h": 0)", R"("h": null)"),
+               "model.vocab[\"h\"] must be a non-negative integer id");
+  expect_error(with(good, R"("model": {)", R"("model": {}, "model": {)"),
+               "tokenizer.json: model appears twice");
+  expect_error(with(good, R"("vocab": {)", R"("vocab": {}, "vocab": {)"),
+               "tokenizer.json: model.vocab appears twice");
+  expect_error(with(good, R"("merges": [)", R"("merges": [], "merges": [)"),
+               "tokenizer.json: model.merges appears twice");
   expect_error(with(good, R"("l l",)", R"("ll",)"),
                "tokenizer.json: model.merges[1] \"ll\" must be two pieces separated by one space");
   expect_error(with(good, R"("l l",)", R"("l x",)"),

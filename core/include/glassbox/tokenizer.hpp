@@ -6,11 +6,12 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "glassbox/result.hpp"
@@ -33,11 +34,70 @@ enum class TokenizerKind { SentencePiece, ByteLevelBpe };
 // tokenizers).
 enum class PreTokenizer { Gpt2, Llama3, Qwen2 };
 
+namespace detail {
+
+// A hash index of int32 values (token ids, merge ranks) whose keys live elsewhere: a slot holds only the value
+// (4 bytes, where a std::unordered_map<std::string, int> entry costs a node and a copy of the key, about 64),
+// and each lookup brings the key's hash and a test of whether a value's key is the one sought. Linear probing
+// in a power-of-two table at most 3/4 full.
+class IdIndex {
+ public:
+  IdIndex() : IdIndex(0) {}
+  // Room for `count` values.
+  explicit IdIndex(std::size_t count) {
+    int bits = 1;
+    while ((std::size_t{1} << bits) * 3 < count * 4 + 4)
+      ++bits;
+    slots_.assign(std::size_t{1} << bits, -1);
+    shift_ = 64 - bits;
+  }
+
+  // The value whose key `matches` accepts, or -1.
+  template <class Matches>
+  int find(uint64_t hash, const Matches& matches) const {
+    for (std::size_t i = first_slot(hash);; i = (i + 1) & (slots_.size() - 1)) {
+      const int32_t value = slots_[i];
+      if (value < 0 || matches(value)) return value;
+    }
+  }
+
+  // Adds `value` unless a value with the same key is there already (which stays). False when the index is
+  // full (one slot always stays empty, so that find ends).
+  template <class Matches>
+  bool insert(uint64_t hash, int32_t value, const Matches& matches) {
+    for (std::size_t i = first_slot(hash);; i = (i + 1) & (slots_.size() - 1)) {
+      if (slots_[i] >= 0) {
+        if (matches(slots_[i])) return true;
+        continue;
+      }
+      if (size_ + 2 > slots_.size()) return false;
+      slots_[i] = value;
+      ++size_;
+      return true;
+    }
+  }
+
+  static uint64_t hash_text(std::string_view text);
+  static uint64_t hash_pair(int left, int right);
+
+ private:
+  // Fibonacci hashing: the top bits of the product depend on every bit of the hash.
+  std::size_t first_slot(uint64_t hash) const {
+    return static_cast<std::size_t>((hash * 0x9E3779B97F4A7C15ull) >> shift_);
+  }
+
+  std::vector<int32_t> slots_;  // -1: empty
+  int shift_ = 63;
+  std::size_t size_ = 0;
+};
+
+}  // namespace detail
+
 struct Vocabulary {
   TokenizerKind kind = TokenizerKind::SentencePiece;
   std::vector<std::string> pieces;  // SentencePiece's "▁" is stored as a plain space; byte-level pieces keep
                                     // GPT-2's printable byte mapping ("Ġ" for a space)
-  std::vector<float> scores;  // SentencePiece: higher merges first
+  std::vector<float> scores;        // SentencePiece: higher merges first
   std::vector<TokenType> types;
   std::vector<std::string> merges;  // byte-level BPE: "left right", highest priority first
   PreTokenizer pre_tokenizer = PreTokenizer::Gpt2;
@@ -56,6 +116,12 @@ class Tokenizer {
  public:
   // Builds the lookup tables. Checks that the vocabulary is consistent (sizes agree, special ids in range).
   static Result<Tokenizer> create(Vocabulary vocab, const std::string& source);
+  // The same with a byte-level vocabulary's merges given apart (vocab.merges is ignored): `merge(k)` is merge
+  // k, "left right", for k < merge_count. A reader holding its merges packed in one buffer need not make a
+  // std::string of each (tokenizer.json: Qwen2's 151k merges would take 5 MB as strings).
+  static Result<Tokenizer> create(Vocabulary vocab, std::size_t merge_count,
+                                  const std::function<std::string_view(std::size_t)>& merge,
+                                  const std::string& source);
 
   // Encodes UTF-8 text. Any byte sequence is accepted: what the vocabulary lacks falls back to <0xXX> byte
   // tokens (or <unk> if the vocabulary has none).
@@ -83,30 +149,38 @@ class Tokenizer {
   // Whether sampling `id` ends a text: EOS, or BOS (a new text would begin, llama2.c's rule). The one place
   // that says so; Generator stops on it.
   bool ends_text(int id) const { return id >= 0 && (id == vocab_.eos_id || id == vocab_.bos_id); }
-  const Vocabulary& vocabulary() const { return vocab_; }
+  // The vocabulary as create() takes it. A copy: the tokenizer keeps its merges as piece ids, not as text.
+  Vocabulary vocabulary() const;
 
  private:
   std::vector<EncodedToken> encode_sentencepiece(std::string_view text) const;
   std::vector<EncodedToken> encode_byte_level(std::string_view text) const;
   std::string byte_level_text(int id) const;
-  Result<void> build_merge_ranks(const std::string& source);
+  Result<void> build_merge_ranks(std::size_t merge_count,
+                                 const std::function<std::string_view(std::size_t)>& merge,
+                                 const std::string& source);
 
-  // What merging a pair of adjacent byte-level symbols gives: the pair's rank (lower merges first) and the
-  // id of the merged piece.
+  // The id of a piece that takes part in encoding (a Normal or UserDefined one), or -1.
+  int piece_id(std::string_view piece) const;
+
+  // A byte-level merge: two adjacent symbols' pieces and the piece they make.
   struct Merge {
-    int rank;
-    int id;
+    int32_t left;
+    int32_t right;
+    int32_t merged;
   };
-  static uint64_t pair_key(int left, int right) {
-    return (static_cast<uint64_t>(static_cast<uint32_t>(left)) << 32) | static_cast<uint32_t>(right);
-  }
+  // The rank of the merge of two adjacent byte-level symbols (lower merges first), or -1 if they do not merge.
+  int merge_rank(int left, int right) const;
 
+  // The tables hold ids only; the text they are looked up by is the vocabulary's own. vocab_.merges stays
+  // empty: merges_ holds them.
   Vocabulary vocab_;
-  std::unordered_map<std::string, int> piece_to_id_;
-  int byte_token_[256] = {};  // id of <0xXX>, or -1
-  // Byte-level BPE: the merges by pair of piece ids, and the id of each byte's one-character piece (-1 if the
-  // vocabulary lacks it).
-  std::unordered_map<uint64_t, Merge> merges_;
+  detail::IdIndex piece_ids_;  // Normal and UserDefined pieces; the first of duplicates
+  int byte_token_[256] = {};   // id of <0xXX>, or -1
+  // Byte-level BPE: the merges by rank and their ranks by pair of piece ids (the first of duplicates), and
+  // the id of each byte's one-character piece (-1 if the vocabulary lacks it).
+  std::vector<Merge> merges_;
+  detail::IdIndex merge_ranks_;
   std::array<int, 256> byte_piece_{};
 };
 

@@ -9,87 +9,73 @@
 #include <map>
 #include <set>
 
-#include "formats/json.hpp"
+#include "formats/json_fields.hpp"
 #include "formats/model_builder.hpp"
 #include "formats/safetensors.hpp"
+#include "glassbox/error.hpp"
 #include "glassbox/formats.hpp"
 #include "kernels/quantized.hpp"
 #include "model/dtype.hpp"
-#include "glassbox/error.hpp"
 
 namespace glassbox {
 namespace {
 
 namespace fs = std::filesystem;
 
-Result<Json> read_json_file(const std::string& path) {
-  auto bytes = map_file(path);
-  if (!bytes) return bytes.error();
-  return parse_json(std::string_view(reinterpret_cast<const char*>((*bytes)->data()), (*bytes)->size()),
-                    path);
+Result<void> read_json_file(const std::string& path, json::Document& doc) {
+  GLASSBOX_ASSIGN(const std::shared_ptr<const Bytes> bytes, map_file(path));
+  return json::parse(std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()), path,
+                     doc);
 }
 
-// Typed config.json fields; errors name the field.
+// config.json's settings, as the model needs them; errors name the key.
 struct ConfigReader {
-  const Json& json;
-  std::string source;
+  const json::Value& json;
+  json::Fields fields;
 
-  // A size or count: a whole number in 1..INT32_MAX. The range is checked on the double, before any
-  // conversion (converting 1e10 to int is undefined behaviour).
+  // A size or count: a whole number in 1..INT32_MAX.
   Result<int> count(const char* key, std::optional<int64_t> fallback = std::nullopt) const {
-    const Json* v = json.find(key);
-    double value;
-    if (!v || v->is_null()) {
-      if (!fallback) return error(ErrorCode::Malformed, source, ": ", key, " is missing");
-      value = static_cast<double>(*fallback);
-    } else {
-      if (!v->is_number()) return error(ErrorCode::Malformed, source, ": ", key, " must be a number");
-      value = v->number();
-    }
-    if (!(value >= 1.0 && value <= static_cast<double>(INT32_MAX)) || value != std::floor(value))
-      return error(ErrorCode::Malformed, source, ": ", key, " must be a whole number in 1..", INT32_MAX, ", found ", value,
-                   v && !v->is_null() ? "" : " (the default)");
-    return static_cast<int>(value);
+    GLASSBOX_ASSIGN(const int64_t n, fields.whole_number(json, "", key, 1, INT32_MAX, fallback));
+    return static_cast<int>(n);
   }
   // A finite number a float can hold.
   Result<double> number(const char* key, double fallback) const {
-    const Json* v = json.find(key);
-    if (!v || v->is_null()) return fallback;
-    if (!v->is_number()) return error(ErrorCode::Malformed, source, ": ", key, " must be a number");
-    if (!(std::fabs(v->number()) <= FLT_MAX))
-      return error(ErrorCode::Malformed, source, ": ", key, " must be a finite float32 number, found ", v->number());
-    return v->number();
+    GLASSBOX_ASSIGN(const std::optional<double> value, fields.number(json, "", key));
+    if (!value) return fallback;
+    if (!(std::fabs(*value) <= FLT_MAX))
+      return fields.fail(key, " must be a finite float32 number, found ", *value);
+    return *value;
   }
-  Result<bool> boolean(const char* key, bool fallback) const {
-    const Json* v = json.find(key);
-    if (!v || v->is_null()) return fallback;
-    if (!v->is_bool()) return error(ErrorCode::Malformed, source, ": ", key, " must be true or false");
-    return v->boolean();
-  }
+  Result<bool> boolean(const char* key, bool fallback) const { return fields.flag(json, "", key, fallback); }
+  // Names: anything but a string counts as absent.
   std::string string(const char* key, const std::string& fallback) const {
-    const Json* v = json.find(key);
-    return v && v->is_string() ? v->string() : fallback;
+    const json::Value* v = json::find(json, key);
+    return v && v->IsString() ? std::string(json::text_of(*v)) : fallback;
   }
+  const std::string& source() const { return fields.source(); }
 };
 
 Result<std::string> architecture_of(const ConfigReader& r) {
-  const Json* list = r.json.find("architectures");
-  if (list && list->is_array() && !list->array().empty() && list->array()[0].is_string())
-    return list->array()[0].string();
+  const json::Value* list = json::find(r.json, "architectures");
+  if (list && list->IsArray() && !list->Empty() && (*list)[0].IsString())
+    return std::string(json::text_of((*list)[0]));
   const std::string type = r.string("model_type", "");
   if (type == "gpt2") return std::string("GPT2LMHeadModel");
   if (type == "llama") return std::string("LlamaForCausalLM");
   if (type == "qwen2") return std::string("Qwen2ForCausalLM");
-  return error(ErrorCode::Malformed, r.source, ": neither architectures nor a known model_type says what model this is");
+  return error(ErrorCode::Malformed, r.source(),
+               ": neither architectures nor a known model_type says what model this is");
 }
 
 // The head counts must split the width evenly; the error names the config.json keys.
 Result<void> check_heads(const ConfigReader& r, const char* dim_key, int dim, const char* heads_key,
                          int heads, const char* kv_key, int kv_heads) {
   if (dim % heads != 0)
-    return error(ErrorCode::Malformed, r.source, ": ", heads_key, " (", heads, ") must divide ", dim_key, " (", dim, ")");
+    return error(ErrorCode::Malformed, r.source(), ": ", heads_key, " (", heads, ") must divide ", dim_key,
+                 " (", dim, ")");
   if (kv_key && heads % kv_heads != 0)
-    return error(ErrorCode::Malformed, r.source, ": ", kv_key, " (", kv_heads, ") must divide ", heads_key, " (", heads, ")");
+    return error(ErrorCode::Malformed, r.source(), ": ", kv_key, " (", kv_heads, ") must divide ", heads_key,
+                 " (", heads, ")");
   return ok();
 }
 
@@ -106,7 +92,7 @@ Result<ModelConfig> gpt2_config(const ConfigReader& r) {
   GLASSBOX_ASSIGN(const double eps, r.number("layer_norm_epsilon", 1e-5));
   const std::string act = r.string("activation_function", "gelu_new");
   if (act != "gelu_new" && act != "gelu_pytorch_tanh" && act != "gelu_fast")
-    return error(ErrorCode::UnsupportedArchitecture, r.source, ": activation_function \"", act,
+    return error(ErrorCode::UnsupportedArchitecture, r.source(), ": activation_function \"", act,
                  "\" is not supported (glassbox has GELU's tanh form)");
   c.n_kv_heads = c.n_heads;
   c.head_dim = c.dim / c.n_heads;
@@ -135,12 +121,16 @@ Result<ModelConfig> llama_config(const ConfigReader& r, const std::string& arch)
   c.head_dim = c.dim / c.n_heads;
   GLASSBOX_ASSIGN(const int head_dim, r.count("head_dim", c.head_dim));
   if (head_dim != c.head_dim)
-    return error(ErrorCode::UnsupportedArchitecture, r.source, ": head_dim ", head_dim, " differs from hidden_size / num_attention_heads (",
-                 c.head_dim, "), which glassbox does not support");
-  const Json* scaling = r.json.find("rope_scaling");
-  if (scaling && !scaling->is_null()) return error(ErrorCode::UnsupportedArchitecture, r.source, ": rope_scaling is not supported");
+    return error(ErrorCode::UnsupportedArchitecture, r.source(), ": head_dim ", head_dim,
+                 " differs from hidden_size / num_attention_heads (", c.head_dim,
+                 "), which glassbox does not support");
+  const json::Value* scaling = json::find(r.json, "rope_scaling");
+  if (scaling && !scaling->IsNull())
+    return error(ErrorCode::UnsupportedArchitecture, r.source(), ": rope_scaling is not supported");
   const std::string act = r.string("hidden_act", "silu");
-  if (act != "silu") return error(ErrorCode::UnsupportedArchitecture, r.source, ": hidden_act \"", act, "\" is not supported (expected silu)");
+  if (act != "silu")
+    return error(ErrorCode::UnsupportedArchitecture, r.source(), ": hidden_act \"", act,
+                 "\" is not supported (expected silu)");
   c.norm = NormKind::RMSNorm;
   c.norm_eps = static_cast<float>(eps);
   c.position = PositionKind::RoPE;
@@ -161,15 +151,21 @@ Result<std::vector<SafetensorsFile>> read_weights(const fs::path& folder) {
   const fs::path index = folder / "model.safetensors.index.json";
   const bool sharded = fs::exists(index);
   if (sharded) {
-    GLASSBOX_ASSIGN(const Json json, read_json_file(index.string()));
-    const Json* map = json.find("weight_map");
-    if (!map || !map->is_object()) return error(ErrorCode::Malformed, index.string(), ": weight_map must be an object");
+    json::Document doc;
+    GLASSBOX_TRY(read_json_file(index.string(), doc));
+    const json::Value* map = json::find(doc, "weight_map");
+    if (!map || !map->IsObject())
+      return error(ErrorCode::Malformed, index.string(), ": weight_map must be an object");
     std::set<std::string> unique;
-    for (const auto& [tensor, file] : map->members()) {
-      if (!file.is_string() || file.string().find('/') != std::string::npos)
-        return error(ErrorCode::Malformed, index.string(), ": weight_map[\"", tensor, "\"] must name a file in the same folder");
-      shard_of[tensor] = file.string();
-      if (unique.insert(file.string()).second) files.push_back(file.string());
+    for (const auto& member : map->GetObject()) {
+      const std::string tensor(json::text_of(member.name));
+      const json::Value& file = member.value;
+      if (!file.IsString() || json::text_of(file).find('/') != std::string::npos)
+        return error(ErrorCode::Malformed, index.string(), ": weight_map[\"", tensor,
+                     "\"] must name a file in the same folder");
+      const std::string name(json::text_of(file));
+      shard_of[tensor] = name;
+      if (unique.insert(name).second) files.push_back(name);
     }
   } else {
     files.push_back("model.safetensors");
@@ -187,13 +183,13 @@ Result<std::vector<SafetensorsFile>> read_weights(const fs::path& folder) {
           return error(ErrorCode::Malformed, index.string(), ": tensor ", tensor, " is in ", name,
                        " but weight_map does not list it");
         if (listed->second != name)
-          return error(ErrorCode::Malformed, index.string(), ": tensor ", tensor, " is in ", name, " but weight_map places it in ",
-                       listed->second);
+          return error(ErrorCode::Malformed, index.string(), ": tensor ", tensor, " is in ", name,
+                       " but weight_map places it in ", listed->second);
       }
       for (const auto& [tensor, shard] : shard_of)
         if (shard == name && !file->tensors.count(tensor))
-          return error(ErrorCode::Malformed, index.string(), ": weight_map places tensor ", tensor, " in ", name,
-                       ", which does not contain it");
+          return error(ErrorCode::Malformed, index.string(), ": weight_map places tensor ", tensor, " in ",
+                       name, ", which does not contain it");
     }
     out.push_back(std::move(*file));
   }
@@ -205,8 +201,9 @@ Result<std::vector<SafetensorsFile>> read_weights(const fs::path& folder) {
 Result<Model> load_hf_folder(const std::string& folder_path) {
   const fs::path folder(folder_path);
   const std::string config_path = (folder / "config.json").string();
-  GLASSBOX_ASSIGN(const Json json, read_json_file(config_path));
-  const ConfigReader reader{json, config_path};
+  json::Document config_json;
+  GLASSBOX_TRY(read_json_file(config_path, config_json));
+  const ConfigReader reader{config_json, json::Fields(config_path)};
   GLASSBOX_ASSIGN(const std::string arch, architecture_of(reader));
   const bool gpt2 = arch == "GPT2LMHeadModel";
   if (!gpt2 && arch != "LlamaForCausalLM" && arch != "Qwen2ForCausalLM")
@@ -220,7 +217,8 @@ Result<Model> load_hf_folder(const std::string& folder_path) {
     for (const auto& [name, t] : f.tensors) {
       // Hugging Face's GPT-2 names may or may not start with "transformer."; use one spelling.
       std::string key = gpt2 && name.rfind("transformer.", 0) == 0 ? name.substr(12) : name;
-      if (!tensors.emplace(key, &t).second) return error(ErrorCode::Malformed, folder_path, ": tensor ", name, " appears twice");
+      if (!tensors.emplace(key, &t).second)
+        return error(ErrorCode::Malformed, folder_path, ": tensor ", name, " appears twice");
     }
   }
 

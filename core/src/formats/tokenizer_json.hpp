@@ -1,88 +1,55 @@
-// The parts of the tokenizer.json reader: tokenizer_json.cpp reads the model (vocabulary, merges, added
-// tokens) and assembles the Tokenizer; tokenizer_json_pipeline.cpp recognizes the normalizer, pre_tokenizer
-// and post_processor.
+// The parts of the tokenizer.json reader: tokenizer_json_stream.cpp parses the file, streaming the big model
+// tables past the document; tokenizer_json.cpp reads the model (vocabulary, merges, added tokens) and
+// assembles the Tokenizer; tokenizer_json_pipeline.cpp recognizes the normalizer, pre_tokenizer and
+// post_processor.
 #pragma once
 
-#include "tokenizer/sentencepiece_space.hpp"
-
-#include <limits>
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
-#include "formats/json.hpp"
-#include "glassbox/tokenizer.hpp"
+#include "formats/json_fields.hpp"
+#include "formats/packed_strings.hpp"
 #include "glassbox/error.hpp"
+#include "glassbox/tokenizer.hpp"
+#include "tokenizer/sentencepiece_space.hpp"
 
 namespace glassbox::tokenizer_json {
 
+using json::Fields;
+using json::Value;
+
 inline const std::string& kMarker = kSentencePieceSpace;  // "▁", SentencePiece's space
 
-inline std::string join(const std::string& path, std::string_view key) {
-  return path.empty() ? std::string(key) : cat(path, ".", key);
-}
-
-// Typed access to fields, with errors that name the file and the field's path.
-class Fields {
- public:
-  explicit Fields(const std::string& source) : source_(source) {}
-
-  template <class... Parts>
-  Error fail(const Parts&... parts) const {
-    return error(ErrorCode::Malformed, source_, ": ", parts...);
-  }
-
-  // obj[key] when it is an object; nullptr when absent or null.
-  Result<const Json*> object(const Json& obj, const std::string& path, std::string_view key) const {
-    const Json* v = obj.find(key);
-    if (!v || v->is_null()) return static_cast<const Json*>(nullptr);
-    if (!v->is_object()) return fail(join(path, key), " must be an object");
-    return v;
-  }
-  Result<const Json*> array(const Json& obj, const std::string& path, std::string_view key) const {
-    const Json* v = obj.find(key);
-    if (!v || v->is_null()) return static_cast<const Json*>(nullptr);
-    if (!v->is_array()) return fail(join(path, key), " must be an array");
-    return v;
-  }
-  Result<std::string> text(const Json& obj, const std::string& path, std::string_view key,
-                           const std::string& fallback) const {
-    const Json* v = obj.find(key);
-    if (!v || v->is_null()) return fallback;
-    if (!v->is_string()) return fail(join(path, key), " must be a string");
-    return v->string();
-  }
-  Result<bool> flag(const Json& obj, const std::string& path, std::string_view key, bool fallback) const {
-    const Json* v = obj.find(key);
-    if (!v || v->is_null()) return fallback;
-    if (!v->is_bool()) return fail(join(path, key), " must be true or false");
-    return v->boolean();
-  }
-  Result<int> id(const Json& v, const std::string& path) const {
-    if (!v.is_number() || v.number() < 0 || v.number() > std::numeric_limits<int32_t>::max() ||
-        v.number() != static_cast<double>(static_cast<int64_t>(v.number())))
-      return fail(path, " must be a non-negative integer id");
-    return static_cast<int>(v.number());
-  }
-  // The "type" of a pipeline step ("" when absent).
-  Result<std::string> type(const Json& step, const std::string& path) const {
-    return text(step, path, "type", "");
-  }
-
- private:
-  const std::string& source_;
+// model.vocab and model.merges, read straight out of the file. A document of Qwen2's 151k pieces and 151k
+// merges would take about 20 MB in RapidJSON's DOM (and 2x that while it is built); packed, they take about
+// as much as their text.
+struct StreamedModel {
+  bool has_vocab = false;
+  bool has_merges = false;
+  PackedStrings pieces;      // model.vocab's keys, in file order
+  std::vector<int32_t> ids;  // their ids, checked to be in 0..INT32_MAX
+  PackedStrings merges;      // "left right", each checked to hold exactly one space
 };
 
+// Parses tokenizer.json into `doc`, except model.vocab (when it is an object) and model.merges (when it is an
+// array), whose items go to `model`; in `doc` they stay an empty object and an empty array. Errors in the
+// streamed items name the item: model.vocab["abc"], model.merges[7].
+Result<void> parse_streaming(std::string_view text, const Fields& f, json::Document& doc,
+                             StreamedModel& model);
+
 // Whether a pipeline step, or a Sequence of them, includes a step of this type.
-bool mentions(const Json* step, std::string_view type);
+bool mentions(const Value* step, std::string_view type);
 
 // Byte-level: a ByteLevel pre_tokenizer step, after at most one Split with a regex glassbox implements; sets
 // kind, pre_tokenizer and add_space_prefix.
-Result<void> read_byte_level_pipeline(const Json* normalizer, const Json* pre, const Fields& f,
+Result<void> read_byte_level_pipeline(const Value* normalizer, const Value* pre, const Fields& f,
                                       Vocabulary& v);
 
 // SentencePiece-style: spaces become "▁" and "▁" is prepended, by the normalizer or by Metaspace; sets kind
 // and add_space_prefix.
-Result<void> read_sentencepiece_pipeline(const Json* normalizer, const Json* pre, const Fields& f,
+Result<void> read_sentencepiece_pipeline(const Value* normalizer, const Value* pre, const Fields& f,
                                          Vocabulary& v);
 
 struct Specials {
@@ -94,6 +61,6 @@ struct Specials {
 // A TemplateProcessing's "single" template: special tokens before the text are BOS (and added), after it EOS
 // (glassbox never appends EOS; the id is still worth knowing); also RobertaProcessing/BertProcessing
 // (cls ... sep), and the processors of a Sequence.
-Result<void> read_post_processor(const Json* node, const std::string& path, const Fields& f, Specials& s);
+Result<void> read_post_processor(const Value* node, const std::string& path, const Fields& f, Specials& s);
 
 }  // namespace glassbox::tokenizer_json

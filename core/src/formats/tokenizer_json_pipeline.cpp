@@ -20,23 +20,27 @@ constexpr std::pair<const char*, PreTokenizer> kKnownRegexes[] = {
      PreTokenizer::Qwen2},
 };
 
+// The "type" of a pipeline step ("" when absent).
+Result<std::string> type_of(const Value& step, const std::string& path, const Fields& f) {
+  return f.text(step, path, "type", "");
+}
+
 // The steps of a pre_tokenizer or normalizer: the items of a Sequence, or the step itself.
-Result<std::vector<std::pair<const Json*, std::string>>> steps_of(const Json* node, const std::string& path,
-                                                                  const char* list, const Fields& f) {
-  std::vector<std::pair<const Json*, std::string>> steps;
+Result<std::vector<std::pair<const Value*, std::string>>> steps_of(const Value* node, const std::string& path,
+                                                                   const char* list, const Fields& f) {
+  std::vector<std::pair<const Value*, std::string>> steps;
   if (!node) return steps;
-  auto type = f.type(*node, path);
-  if (!type) return type.error();
-  if (*type != "Sequence") {
+  GLASSBOX_ASSIGN(const std::string type, type_of(*node, path, f));
+  if (type != "Sequence") {
     steps.emplace_back(node, path);
     return steps;
   }
-  const Json* items = node->find(list);
-  if (!items || !items->is_array()) return f.fail(path, ".", list, " must be an array");
-  for (std::size_t k = 0; k < items->array().size(); ++k) {
-    const Json& item = items->array()[k];
-    const std::string item_path = cat(path, ".", list, "[", k, "]");
-    if (!item.is_object()) return f.fail(item_path, " must be an object");
+  const Value* items = json::find(*node, list);
+  if (!items || !items->IsArray()) return f.fail(path, ".", list, " must be an array");
+  for (rapidjson::SizeType k = 0; k < items->Size(); ++k) {
+    const Value& item = (*items)[k];
+    const std::string item_path = json::item(json::join(path, list), k);
+    if (!item.IsObject()) return f.fail(item_path, " must be an object");
     steps.emplace_back(&item, item_path);
   }
   return steps;
@@ -44,25 +48,25 @@ Result<std::vector<std::pair<const Json*, std::string>>> steps_of(const Json* no
 
 }  // namespace
 
-bool mentions(const Json* step, std::string_view type) {
-  if (!step || !step->is_object()) return false;
-  const Json* t = step->find("type");
-  if (t && t->is_string() && t->string() == type) return true;
+bool mentions(const Value* step, std::string_view type) {
+  if (!step || !step->IsObject()) return false;
+  const Value* t = json::find(*step, "type");
+  if (t && t->IsString() && json::text_of(*t) == type) return true;
   for (const char* list : {"pretokenizers", "normalizers", "decoders"}) {
-    const Json* items = step->find(list);
-    if (!items || !items->is_array()) continue;
-    for (const Json& item : items->array())
+    const Value* items = json::find(*step, list);
+    if (!items || !items->IsArray()) continue;
+    for (const Value& item : items->GetArray())
       if (mentions(&item, type)) return true;
   }
   return false;
 }
 
-Result<void> read_byte_level_pipeline(const Json* normalizer, const Json* pre, const Fields& f,
+Result<void> read_byte_level_pipeline(const Value* normalizer, const Value* pre, const Fields& f,
                                       Vocabulary& v) {
   auto normalizers = steps_of(normalizer, "normalizer", "normalizers", f);
   if (!normalizers) return normalizers.error();
   for (const auto& [step, path] : *normalizers) {
-    auto type = f.type(*step, path);
+    auto type = type_of(*step, path, f);
     if (!type) return type.error();
     // Qwen2 asks for NFC. Like llama.cpp, glassbox does not normalize: this differs only on text that is not
     // in NFC already.
@@ -74,7 +78,7 @@ Result<void> read_byte_level_pipeline(const Json* normalizer, const Json* pre, c
   bool split = false;
   bool byte_level = false;
   for (const auto& [step, path] : *steps) {
-    auto type = f.type(*step, path);
+    auto type = type_of(*step, path, f);
     if (!type) return type.error();
     if (byte_level) return f.fail(path, ": nothing may follow the ByteLevel step");
     if (*type == "Split") {
@@ -118,13 +122,13 @@ Result<void> read_byte_level_pipeline(const Json* normalizer, const Json* pre, c
   return ok();
 }
 
-Result<void> read_sentencepiece_pipeline(const Json* normalizer, const Json* pre, const Fields& f,
+Result<void> read_sentencepiece_pipeline(const Value* normalizer, const Value* pre, const Fields& f,
                                          Vocabulary& v) {
   bool prepend = false;
   auto normalizers = steps_of(normalizer, "normalizer", "normalizers", f);
   if (!normalizers) return normalizers.error();
   for (const auto& [step, path] : *normalizers) {
-    auto type = f.type(*step, path);
+    auto type = type_of(*step, path, f);
     if (!type) return type.error();
     if (*type == "Prepend") {
       auto text = f.text(*step, path, "prepend", "");
@@ -148,7 +152,7 @@ Result<void> read_sentencepiece_pipeline(const Json* normalizer, const Json* pre
   auto steps = steps_of(pre, "pre_tokenizer", "pretokenizers", f);
   if (!steps) return steps.error();
   for (const auto& [step, path] : *steps) {
-    auto type = f.type(*step, path);
+    auto type = type_of(*step, path, f);
     if (!type) return type.error();
     if (*type != "Metaspace")
       return f.fail(path, ".type \"", *type, "\" is not supported with a SentencePiece-style model");
@@ -175,18 +179,18 @@ Result<void> read_sentencepiece_pipeline(const Json* normalizer, const Json* pre
   return ok();
 }
 
-Result<void> read_post_processor(const Json* node, const std::string& path, const Fields& f, Specials& s) {
+Result<void> read_post_processor(const Value* node, const std::string& path, const Fields& f, Specials& s) {
   if (!node) return ok();
-  auto type = f.type(*node, path);
+  auto type = type_of(*node, path, f);
   if (!type) return type.error();
   if (*type == "Sequence") {
     auto items = f.array(*node, path, "processors");
     if (!items) return items.error();
     if (!*items) return ok();
-    for (std::size_t k = 0; k < (*items)->array().size(); ++k) {
-      const Json& item = (*items)->array()[k];
-      const std::string item_path = cat(path, ".processors[", k, "]");
-      if (!item.is_object()) return f.fail(item_path, " must be an object");
+    for (rapidjson::SizeType k = 0; k < (*items)->Size(); ++k) {
+      const Value& item = (**items)[k];
+      const std::string item_path = json::item(path + ".processors", k);
+      if (!item.IsObject()) return f.fail(item_path, " must be an object");
       GLASSBOX_TRY(read_post_processor(&item, item_path, f, s));
     }
   } else if (*type == "TemplateProcessing") {
@@ -194,15 +198,15 @@ Result<void> read_post_processor(const Json* node, const std::string& path, cons
     if (!single) return single.error();
     if (!*single) return ok();
     bool after_text = false;
-    for (std::size_t k = 0; k < (*single)->array().size(); ++k) {
-      const Json& item = (*single)->array()[k];
-      if (item.find("Sequence")) {
+    for (rapidjson::SizeType k = 0; k < (*single)->Size(); ++k) {
+      const Value& item = (**single)[k];
+      if (json::find(item, "Sequence")) {
         after_text = true;
         continue;
       }
-      const Json* special = item.find("SpecialToken");
+      const Value* special = json::find(item, "SpecialToken");
       if (!special) continue;
-      auto id = f.text(*special, cat(path, ".single[", k, "].SpecialToken"), "id", "");
+      auto id = f.text(*special, json::item(path + ".single", k) + ".SpecialToken", "id", "");
       if (!id) return id.error();
       if (!after_text && s.bos.empty()) {
         s.bos = *id;
@@ -213,10 +217,10 @@ Result<void> read_post_processor(const Json* node, const std::string& path, cons
     }
   } else if (*type == "RobertaProcessing" || *type == "BertProcessing") {
     for (const char* key : {"cls", "sep"}) {
-      const Json* pair = node->find(key);
-      if (!pair || !pair->is_array() || pair->array().empty() || !pair->array()[0].is_string())
+      const Value* pair = json::find(*node, key);
+      if (!pair || !pair->IsArray() || pair->Empty() || !(*pair)[0].IsString())
         return f.fail(path, ".", key, " must be [token, id]");
-      (key[0] == 'c' ? s.bos : s.eos) = pair->array()[0].string();
+      (key[0] == 'c' ? s.bos : s.eos) = json::text_of((*pair)[0]);
     }
     s.add_bos = true;
   }

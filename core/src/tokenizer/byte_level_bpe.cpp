@@ -9,11 +9,11 @@
 // O(n log n). Symbols know their input bytes, so every token's span is exact.
 #include <algorithm>
 
+#include "glassbox/error.hpp"
 #include "glassbox/tokenizer.hpp"
+#include "glassbox/utf8.hpp"
 #include "tokenizer/byte_mapping.hpp"
 #include "tokenizer/pre_tokenizer.hpp"
-#include "glassbox/utf8.hpp"
-#include "glassbox/error.hpp"
 
 namespace glassbox {
 namespace {
@@ -44,37 +44,51 @@ bool comes_later(const Candidate& a, const Candidate& b) {
 
 }  // namespace
 
-Result<void> Tokenizer::build_merge_ranks(const std::string& source) {
+Result<void> Tokenizer::build_merge_ranks(std::size_t merge_count,
+                                          const std::function<std::string_view(std::size_t)>& merge,
+                                          const std::string& source) {
   const ByteMapping& mapping = ByteMapping::get();
-  for (int b = 0; b < 256; ++b) {
-    const auto found = piece_to_id_.find(mapping.spelling(static_cast<uint8_t>(b)));
-    byte_piece_[static_cast<std::size_t>(b)] = found != piece_to_id_.end() ? found->second : -1;
-  }
+  for (int b = 0; b < 256; ++b)
+    byte_piece_[static_cast<std::size_t>(b)] = piece_id(mapping.spelling(static_cast<uint8_t>(b)));
 
-  merges_.reserve(vocab_.merges.size());
-  for (std::size_t rank = 0; rank < vocab_.merges.size(); ++rank) {
-    const std::string& line = vocab_.merges[rank];
+  merges_.clear();
+  merges_.reserve(merge_count);
+  merge_ranks_ = detail::IdIndex(merge_count);
+  std::string merged;
+  for (std::size_t rank = 0; rank < merge_count; ++rank) {
+    const std::string_view line = merge(rank);
     const std::size_t space = line.find(' ');
     if (space == std::string::npos || space == 0 || space + 1 == line.size() ||
         line.find(' ', space + 1) != std::string::npos)
-      return error(ErrorCode::Malformed, source, ": merge ", rank, " \"", line, "\" must be two pieces separated by one space");
-    const std::string left = line.substr(0, space);
-    const std::string right = line.substr(space + 1);
+      return error(ErrorCode::Malformed, source, ": merge ", rank, " \"", line,
+                   "\" must be two pieces separated by one space");
+    const std::string_view left = line.substr(0, space);
+    const std::string_view right = line.substr(space + 1);
+    merged.assign(left).append(right);
     int ids[3];
-    const std::string* pieces[3] = {&left, &right, nullptr};
-    const std::string merged = left + right;
-    pieces[2] = &merged;
+    const std::string_view pieces[3] = {left, right, merged};
     for (int k = 0; k < 3; ++k) {
-      const auto found = piece_to_id_.find(*pieces[k]);
-      if (found == piece_to_id_.end())
-        return error(ErrorCode::Malformed, source, ": merge ", rank, " \"", line, "\" needs the piece \"", *pieces[k],
-                     "\", which is not in the vocabulary");
-      ids[k] = found->second;
+      ids[k] = piece_id(pieces[k]);
+      if (ids[k] < 0)
+        return error(ErrorCode::Malformed, source, ": merge ", rank, " \"", line, "\" needs the piece \"",
+                     pieces[k], "\", which is not in the vocabulary");
     }
-    // emplace keeps the first of duplicated merges: the one with the higher priority.
-    merges_.emplace(pair_key(ids[0], ids[1]), Merge{static_cast<int>(rank), ids[2]});
+    merges_.push_back({ids[0], ids[1], ids[2]});
+    // The first of duplicated merges stays: the one with the higher priority.
+    merge_ranks_.insert(detail::IdIndex::hash_pair(ids[0], ids[1]), static_cast<int32_t>(rank),
+                        [&](int32_t other) {
+                          const Merge& m = merges_[static_cast<std::size_t>(other)];
+                          return m.left == ids[0] && m.right == ids[1];
+                        });
   }
   return ok();
+}
+
+int Tokenizer::merge_rank(int left, int right) const {
+  return merge_ranks_.find(detail::IdIndex::hash_pair(left, right), [&](int32_t rank) {
+    const Merge& m = merges_[static_cast<std::size_t>(rank)];
+    return m.left == left && m.right == right;
+  });
 }
 
 std::vector<EncodedToken> Tokenizer::encode_byte_level(std::string_view text) const {
@@ -99,9 +113,9 @@ std::vector<EncodedToken> Tokenizer::encode_byte_level(std::string_view text) co
     const int left_id = symbols[static_cast<std::size_t>(left)].id;
     const int right_id = symbols[static_cast<std::size_t>(right)].id;
     if (left_id < 0 || right_id < 0) return;
-    const auto found = merges_.find(pair_key(left_id, right_id));
-    if (found == merges_.end()) return;
-    heap.push_back({found->second.rank, left, right, left_id, right_id, found->second.id});
+    const int rank = merge_rank(left_id, right_id);
+    if (rank < 0) return;
+    heap.push_back({rank, left, right, left_id, right_id, merges_[static_cast<std::size_t>(rank)].merged});
     std::push_heap(heap.begin(), heap.end(), comes_later);
   };
 
@@ -114,9 +128,9 @@ std::vector<EncodedToken> Tokenizer::encode_byte_level(std::string_view text) co
       spelled.clear();
       for (std::size_t i = word.begin; i < word.end; ++i)
         spelled += mapping.spelling(static_cast<unsigned char>(text[i]));
-      const auto found = piece_to_id_.find(spelled);
-      if (found != piece_to_id_.end()) {
-        emit(found->second, word.begin, word.end);
+      const int id = piece_id(spelled);
+      if (id >= 0) {
+        emit(id, word.begin, word.end);
         continue;
       }
     }

@@ -3,15 +3,16 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 namespace glassbox {
 
 inline const std::string kSentencePieceSpace = "\xE2\x96\x81";  // "▁"
 
-inline std::string spaces_from_sentencepiece(const std::string& piece) {
+inline std::string spaces_from_sentencepiece(std::string_view piece) {
   std::string out;
   for (std::size_t i = 0; i < piece.size();) {
-    if (piece.compare(i, kSentencePieceSpace.size(), kSentencePieceSpace) == 0) {
+    if (piece.substr(i, kSentencePieceSpace.size()) == kSentencePieceSpace) {
       out += ' ';
       i += kSentencePieceSpace.size();
     } else {

@@ -57,9 +57,9 @@ std::vector<EncodedToken> Tokenizer::encode_sentencepiece(std::string_view text)
   auto consider = [&](int left, int right) {
     if (left < 0 || right < 0) return;
     const std::size_t length = symbols[left].length + symbols[right].length;
-    const auto found = piece_to_id_.find(normalized.substr(symbols[left].start, length));
-    if (found == piece_to_id_.end()) return;
-    queue.push({vocab_.scores[static_cast<std::size_t>(found->second)], left, right, length});
+    const int id = piece_id(std::string_view(normalized).substr(symbols[left].start, length));
+    if (id < 0) return;
+    queue.push({vocab_.scores[static_cast<std::size_t>(id)], left, right, length});
   };
   for (std::size_t i = 1; i < symbols.size(); ++i)
     consider(static_cast<int>(i - 1), static_cast<int>(i));
@@ -82,9 +82,9 @@ std::vector<EncodedToken> Tokenizer::encode_sentencepiece(std::string_view text)
 
   for (int i = 0; i >= 0; i = symbols[i].next) {
     const Symbol& s = symbols[i];
-    const auto found = piece_to_id_.find(normalized.substr(s.start, s.length));
-    if (found != piece_to_id_.end()) {
-      out.push_back({found->second, input_offset(s.start), input_offset(s.start + s.length)});
+    const int id = piece_id(std::string_view(normalized).substr(s.start, s.length));
+    if (id >= 0) {
+      out.push_back({id, input_offset(s.start), input_offset(s.start + s.length)});
       continue;
     }
     for (std::size_t b = s.start; b < s.start + s.length; ++b) {
