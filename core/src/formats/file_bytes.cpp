@@ -73,12 +73,20 @@ Result<std::shared_ptr<const Bytes>> map_file(const std::string& path) {
   // No mmap in the browser: read the file (from Node's file system in tests) into one heap buffer.
   FILE* file = std::fopen(path.c_str(), "rb");
   if (!file) return error(ErrorCode::Io, path, ": cannot open: ", std::strerror(errno));
-  std::vector<std::byte> buffer;
-  std::byte chunk[1 << 16];
-  std::size_t got;
-  while ((got = std::fread(chunk, 1, sizeof chunk, file)) > 0)
-    buffer.insert(buffer.end(), chunk, chunk + got);
+  // Sized once from the file's length: growing by doubling would leave freed copies behind in a heap that
+  // never shrinks.
+  std::fseek(file, 0, SEEK_END);
+  const long length = std::ftell(file);
+  std::fseek(file, 0, SEEK_SET);
+  if (length < 0) {
+    std::fclose(file);
+    return error(ErrorCode::Io, path, ": cannot tell the file's size: ", std::strerror(errno));
+  }
+  std::vector<std::byte> buffer(static_cast<std::size_t>(length));
+  const std::size_t got = std::fread(buffer.data(), 1, buffer.size(), file);
   std::fclose(file);
+  if (got != buffer.size())
+    return error(ErrorCode::Io, path, ": read ", got, " of ", buffer.size(), " bytes");
   return bytes_from_buffer(std::move(buffer), path);
 #else
   const int fd = ::open(path.c_str(), O_RDONLY);
