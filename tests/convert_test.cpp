@@ -12,8 +12,8 @@
 #include <sstream>
 
 #include "formats/gguf.hpp"
-#include "formats/json.hpp"
 #include "glassbox/glassbox.hpp"
+#include "test_json.hpp"
 #include "test_support.hpp"
 
 namespace glassbox {
@@ -30,11 +30,11 @@ std::vector<Case> golden_cases() {
   std::istringstream lines(test::read_file(test::golden_path("stories260K.greedy.jsonl")));
   std::string line;
   while (std::getline(lines, line)) {
-    auto json = parse_json(line, "golden");
-    if (!json) continue;
-    Case c{json->find("prompt")->string(), static_cast<int>(json->find("steps")->number()), {}};
-    for (const Json& v : json->find("generated_ids")->array())
-      c.generated.push_back(static_cast<int>(v.number()));
+    const json::Document json = test::parse_json(line, "golden");
+    if (!json.IsObject()) continue;
+    Case c{test::text(test::member(json, "prompt")),
+           static_cast<int>(test::number(test::member(json, "steps"))),
+           test::ints(test::member(json, "generated_ids"))};
     cases.push_back(std::move(c));
   }
   return cases;
@@ -194,22 +194,24 @@ TEST_P(ConvertReferenceFixture, CliWritesTheReferenceBlocksAndItsLogits) {
   // The converted file reproduces the reference's logits for its dequantized weights.
   auto converted = open_model_files(out.string(), "");
   ASSERT_TRUE(converted.ok()) << converted.error().message;
-  auto json = parse_json(test::read_file(expected_json), expected_json);
-  ASSERT_TRUE(json.ok()) << json.error().message;
-  std::vector<int> tokens;
-  for (const Json& t : json->find("tokens")->array())
-    tokens.push_back(static_cast<int>(t.number()));
+  const json::Document json = test::parse_json(test::read_file(expected_json), expected_json);
+  ASSERT_TRUE(json.IsObject());
+  const std::vector<int> tokens = test::ints(test::member(json, "tokens"));
   auto session = Session::create(converted->model);
   double worst = 0.0;
-  const auto& rows = json->find("logits")->array();
+  const auto rows = test::items(test::member(json, "logits"));
+  ASSERT_GE(rows.Size(), tokens.size());
   for (std::size_t p = 0; p < tokens.size(); ++p) {
     auto logits = session->step(tokens[p]);
     ASSERT_TRUE(logits.ok());
+    const auto row = test::items(rows[static_cast<rapidjson::SizeType>(p)]);
+    ASSERT_EQ(row.Size(), logits->size());
     double scale = 1.0;
-    for (const Json& v : rows[p].array())
-      scale = std::max(scale, std::fabs(v.number()));
+    for (const json::Value& v : row)
+      scale = std::max(scale, std::fabs(test::number(v)));
     for (std::size_t i = 0; i < logits->size(); ++i)
-      worst = std::max(worst, std::fabs((*logits)[i] - rows[p].array()[i].number()) / scale);
+      worst = std::max(
+          worst, std::fabs((*logits)[i] - test::number(row[static_cast<rapidjson::SizeType>(i)])) / scale);
   }
   EXPECT_LE(worst, 1e-5);
 

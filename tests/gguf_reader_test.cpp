@@ -11,6 +11,7 @@
 #include "gguf_test_support.hpp"
 #include "glassbox/formats.hpp"
 #include "glassbox/session.hpp"
+#include "kernels/element_types.hpp"
 #include "test_support.hpp"
 
 namespace glassbox {
@@ -119,6 +120,27 @@ TEST(GgufReader, RejectsTensorTypesItCannotComputeWith) {
   // type check can fail first... build and check the message names the tensor and the type.
   auto model = model_of(tiny.bytes());
   expect_error(model, {"tensor blk.0.attn_q.weight has element type Q5_0", "cannot compute with"});
+}
+
+// Every ggml type of the element table that glassbox cannot compute with is still measured by the reader and
+// named in the error (UnsupportedType), with the list of the types it can compute with.
+TEST(GgufReader, NamesEveryKnownTypeItCannotComputeWith) {
+  int checked = 0;
+  for (const ElementType& type : kElementTypes) {
+    // TinyLlama stores float32 data: the types that fit in it, in rows of 32 values.
+    if (type.dtype || 32 % type.block_values != 0 || type.block_bytes > 4 * type.block_values) continue;
+    TinyLlama tiny;
+    tiny.dim = 32;
+    tiny.q_type = type.ggml_id;
+    auto model = model_of(tiny.bytes());
+    expect_error(model, {std::string("tensor blk.0.attn_q.weight has element type ") + type.name,
+                         "cannot compute with (it reads F32, F16, BF16, Q8_0, Q4_0, Q4_K and Q6_K)"});
+    if (!model.ok()) {
+      EXPECT_EQ(model.error().code, ErrorCode::UnsupportedType) << type.name;
+    }
+    ++checked;
+  }
+  EXPECT_GE(checked, 7);  // Q4_1, Q5_0, Q5_1, Q8_1, I8, I16, I32
 }
 
 TEST(GgufReader, RejectsDataPastTheEnd) {

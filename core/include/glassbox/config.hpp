@@ -46,12 +46,14 @@ struct ModelConfig {
   PositionKind position = PositionKind::RoPE;
   RopePairing rope_pairing = RopePairing::Adjacent;
   float rope_theta = 10000.0f;
-  int rope_dim = 0;  // values of each head that rotate; 0 means all of head_dim
+  int rope_dim = 0;  // values of each head that rotate; 0 (what every reader gives) means all of head_dim
 
   Activation activation = Activation::SiLU;
   bool gated_ffn = true;  // true: down(act(gate x) * up x) (SwiGLU); false: down(act(up x)) (GPT-2)
 
   bool tied_embeddings = true;  // the classifier reuses the token embedding matrix
+
+  bool operator==(const ModelConfig&) const = default;
 
   int kv_dim() const { return n_kv_heads * head_dim; }
   int q_dim() const { return n_heads * head_dim; }
@@ -63,6 +65,8 @@ struct ModelConfig {
 // name) starts each message.
 Result<void> validate(const ModelConfig& config, const std::string& source);
 
+// The one spelling of each choice ("rmsnorm", "pre", "rope", "half", "silu"): also how GGUF files of our own
+// `glassbox` architecture store it.
 const char* to_string(NormKind kind);
 const char* to_string(NormPlacement placement);
 const char* to_string(PositionKind kind);

@@ -7,10 +7,13 @@
 
 namespace glassbox {
 
-// Element encodings. F32 is plain float32; the others (read from GGUF files) are decoded on the fly by the
-// kernels that read them.
+// Element encodings glassbox computes with. F32 is plain float32; the others (read from GGUF and safetensors
+// files) are decoded on the fly by the kernels that read them. Everything else about a type (its name, ggml
+// id, block size, decoder) is its row in the element table, core/src/kernels/element_types.hpp, which lists
+// these in this order.
 enum class DType : uint8_t { F32, F16, BF16, Q8_0, Q4_0, Q4_K, Q6_K };
 
+// ggml's name of the type: "F32", "Q4_K".
 const char* to_string(DType type);
 
 struct Tensor {

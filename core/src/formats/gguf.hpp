@@ -130,23 +130,11 @@ inline GgufValue GgufArray::const_iterator::operator*() const {
 struct GgufTensorInfo {
   std::string name;
   std::vector<uint64_t> dims;  // ne0 (the innermost, contiguous dimension) first
-  uint32_t ggml_type = 0;
+  uint32_t ggml_type = 0;  // a row of the element table (kernels/element_types.hpp)
   uint64_t offset = 0;  // from the start of the tensor data
   uint64_t bytes = 0;
   const std::byte* data = nullptr;
 };
-
-// Element encodings glassbox knows the storage size of (all of llama.cpp's classic and k-quant types).
-struct GgmlTypeInfo {
-  uint32_t id;
-  const char* name;
-  uint32_t block_values;
-  uint32_t block_bytes;
-};
-const GgmlTypeInfo* ggml_type_info(uint32_t id);
-// The DType glassbox computes with for a ggml type id, if it supports it.
-bool dtype_for_ggml_type(uint32_t id, DType* out);
-uint32_t ggml_type_for_dtype(DType type);
 
 class GgufFile {
  public:

@@ -5,35 +5,33 @@
 //   phi3     Llama-like with fused qkv and gate+up matrices, half-split RoPE
 //   gpt2     LayerNorm with biases, learned positions, GELU, fused qkv, biases everywhere
 //   glassbox our own: every ModelConfig choice spelled out in glassbox.* keys (tests/reference/README.md)
+// The names of architectures, keys and tensors, and what each architecture fixes, are in gguf_names.hpp,
+// which the writer (gguf_export.cpp) shares.
 #include <functional>
 #include <optional>
 
 #include "formats/gguf.hpp"
+#include "formats/gguf_names.hpp"
 #include "formats/model_builder.hpp"
-#include "glassbox/formats.hpp"
 #include "glassbox/error.hpp"
+#include "glassbox/formats.hpp"
+#include "kernels/element_types.hpp"
+#include "model/config_names.hpp"
 
 namespace glassbox {
 namespace {
 
-struct Hyper {
-  std::string arch;
-  const GgufFile& file;
-  std::string key(const char* name) const { return arch + "." + name; }
-};
-
-// Parses a string choice; the error lists what is allowed.
+// Parses a choice spelled as in model/config_names.hpp; the error lists what is allowed.
 template <class T>
-Result<T> choice(const GgufFile& file, const std::string& key, const std::string& fallback,
-                 std::initializer_list<std::pair<const char*, T>> options) {
-  auto text = file.string(key, fallback);
+Result<T> choice(const GgufFile& file, const std::string& key, T fallback) {
+  auto text = file.string(key, choice_name(fallback));
   if (!text) return text.error();
+  if (const std::optional<T> value = parse_choice<T>(*text)) return *value;
   std::string allowed;
-  for (const auto& [name, value] : options) {
-    if (*text == name) return value;
-    allowed += allowed.empty() ? name : std::string(", ") + name;
-  }
-  return error(ErrorCode::Malformed, file.source(), ": metadata ", key, " must be one of ", allowed, ", found \"", *text, "\"");
+  for (const ChoiceName<T>& c : choice_names<T>())
+    allowed += allowed.empty() ? c.name : std::string(", ") + c.name;
+  return error(ErrorCode::Malformed, file.source(), ": metadata ", key, " must be one of ", allowed,
+               ", found \"", *text, "\"");
 }
 
 // A size hyper-parameter of any GGUF integer type, range-checked before it becomes an int (the error names
@@ -46,34 +44,36 @@ Result<int> positive(const GgufFile& file, const std::string& key, std::optional
 }
 
 // <arch>.rope.dimension_count: absent means the whole head rotates; present, an even number in 2..head_dim.
+// The whole head is ModelConfig's rope_dim 0 however the file says it, as for the other formats.
 Result<int> rope_dimension(const GgufFile& file, const std::string& key, int head_dim) {
   if (!file.find(key)) return 0;
   auto v = file.integer_in(key, 2, head_dim);
   if (!v) return v.error();
   if (*v % 2 != 0)
-    return error(ErrorCode::Malformed, file.source(), ": metadata ", key, " must be even (RoPE rotates pairs of values), found ",
-                 *v);
-  return static_cast<int>(*v);
+    return error(ErrorCode::Malformed, file.source(), ": metadata ", key,
+                 " must be even (RoPE rotates pairs of values), found ", *v);
+  return *v == head_dim ? 0 : static_cast<int>(*v);
 }
 
 // RoPE scaling (linear, YaRN, LongRoPE, Llama 3's rope_freqs) changes the rotation angles; glassbox does not
 // implement it yet, and running such a file with plain RoPE would silently compute something else.
 Result<void> reject_rope_scaling(const GgufFile& file, const std::string& arch) {
-  const std::string type_key = arch + ".rope.scaling.type";
+  const std::string type_key = gguf::arch_key(arch, gguf::kRopeScalingType);
   auto type = file.string(type_key, "none");
   if (!type) return type.error();
   if (*type != "none")
     return error(ErrorCode::UnsupportedArchitecture, file.source(), ": metadata ", type_key, " is \"", *type,
                  "\": glassbox does not support RoPE scaling yet");
   // llama.cpp reads a factor of 0 as "no scaling", like 1; rope.scale_linear is the older name.
-  for (const std::string& key : {arch + ".rope.scaling.factor", arch + ".rope.scale_linear"}) {
+  for (const std::string& key :
+       {gguf::arch_key(arch, gguf::kRopeScalingFactor), gguf::arch_key(arch, gguf::kRopeScaleLinear)}) {
     auto factor = file.real(key, 1.0);
     if (!factor) return factor.error();
     if (*factor != 1.0 && *factor != 0.0)
       return error(ErrorCode::UnsupportedArchitecture, file.source(), ": metadata ", key, " is ", *factor,
                    ": glassbox does not support RoPE scaling yet (only 1 means no scaling)");
   }
-  for (const char* name : {"rope_freqs.weight", "rope_factors_long.weight", "rope_factors_short.weight"})
+  for (const char* name : gguf::kRopeScalingTensors)
     if (file.tensor(name))
       return error(ErrorCode::UnsupportedArchitecture, file.source(), ": tensor ", name,
                    " scales the RoPE frequencies, which glassbox does not support yet");
@@ -84,102 +84,59 @@ Result<void> reject_rope_scaling(const GgufFile& file, const std::string& arch) 
 // whose block_count is smaller than its layers would otherwise run with layers silently left out.
 Result<void> check_layer_tensors(const GgufFile& file, const std::string& arch, int n_layers) {
   for (const GgufTensorInfo& t : file.tensors) {
-    if (t.name.rfind("blk.", 0) != 0) continue;
+    if (!t.name.starts_with(gguf::kLayerPrefix)) continue;
+    const std::size_t first = gguf::kLayerPrefix.size();
     uint64_t layer = 0;
-    std::size_t i = 4;
+    std::size_t i = first;
     for (; i < t.name.size() && t.name[i] >= '0' && t.name[i] <= '9' && layer <= UINT32_MAX; ++i)
       layer = layer * 10 + static_cast<uint64_t>(t.name[i] - '0');
-    if (i == 4) continue;  // not numbered
+    if (i == first) continue;  // not numbered
     if (layer >= static_cast<uint64_t>(n_layers))
       return error(ErrorCode::Malformed, file.source(), ": tensor ", t.name,
-                   " belongs to a layer the model does not have: metadata ", arch, ".block_count is ",
-                   n_layers);
+                   " belongs to a layer the model does not have: metadata ",
+                   gguf::arch_key(arch, gguf::kBlockCount), " is ", n_layers);
   }
   return ok();
 }
 
-Result<ModelConfig> read_config(const GgufFile& file, const std::string& arch) {
-  const Hyper h{arch, file};
+Result<ModelConfig> read_config(const GgufFile& file, const gguf::Architecture& arch) {
+  const auto key = [&](const char* name) { return gguf::arch_key(arch.name, name); };
   ModelConfig c;
-  c.architecture = arch;
-  auto dim = positive(file, h.key("embedding_length"));
-  if (!dim) return dim.error();
-  auto hidden = positive(file, h.key("feed_forward_length"));
-  if (!hidden) return hidden.error();
-  auto layers = positive(file, h.key("block_count"));
-  if (!layers) return layers.error();
-  auto heads = positive(file, h.key("attention.head_count"));
-  if (!heads) return heads.error();
-  auto kv_heads = positive(file, h.key("attention.head_count_kv"), *heads);
-  if (!kv_heads) return kv_heads.error();
-  auto context = positive(file, h.key("context_length"));
-  if (!context) return context.error();
-  c.dim = *dim;
-  c.hidden_dim = *hidden;
-  c.n_layers = *layers;
-  c.n_heads = *heads;
-  c.n_kv_heads = *kv_heads;
-  c.max_seq_len = *context;
+  c.architecture = arch.name;
+  GLASSBOX_ASSIGN(c.dim, positive(file, key(gguf::kEmbeddingLength)));
+  GLASSBOX_ASSIGN(c.hidden_dim, positive(file, key(gguf::kFeedForwardLength)));
+  GLASSBOX_ASSIGN(c.n_layers, positive(file, key(gguf::kBlockCount)));
+  GLASSBOX_ASSIGN(c.n_heads, positive(file, key(gguf::kHeadCount)));
+  GLASSBOX_ASSIGN(c.n_kv_heads, positive(file, key(gguf::kHeadCountKv), c.n_heads));
+  GLASSBOX_ASSIGN(c.max_seq_len, positive(file, key(gguf::kContextLength)));
   c.head_dim = c.dim / c.n_heads;
 
-  const bool layer_norm_arch = arch == "gpt2";
-  const char* eps_key = layer_norm_arch ? "attention.layer_norm_epsilon" : "attention.layer_norm_rms_epsilon";
-  if (arch == "glassbox") eps_key = "attention.layer_norm_epsilon";
-  auto eps = file.real(h.key(eps_key), 1e-5);
+  auto eps = file.real(key(arch.norm_eps_key), 1e-5);
   if (!eps) return eps.error();
   c.norm_eps = static_cast<float>(*eps);
-  auto theta = file.real(h.key("rope.freq_base"), 10000.0);
+  auto theta = file.real(key(gguf::kRopeFreqBase), 10000.0);
   if (!theta) return theta.error();
   c.rope_theta = static_cast<float>(*theta);
-  auto rope_dim = rope_dimension(file, h.key("rope.dimension_count"), c.head_dim);
-  if (!rope_dim) return rope_dim.error();
-  c.rope_dim = *rope_dim;
-  GLASSBOX_TRY(reject_rope_scaling(file, arch));
+  GLASSBOX_ASSIGN(c.rope_dim, rope_dimension(file, key(gguf::kRopeDimensionCount), c.head_dim));
+  GLASSBOX_TRY(reject_rope_scaling(file, arch.name));
 
-  if (arch == "llama" || arch == "qwen2" || arch == "phi3") {
-    c.norm = NormKind::RMSNorm;
-    c.position = PositionKind::RoPE;
-    // llama.cpp's converter permutes Llama's q/k rows so that "normal" (adjacent-pair) RoPE applies; qwen2
-    // and phi3 are stored as trained, in NeoX's half-split pairing.
-    c.rope_pairing = arch == "llama" ? RopePairing::Adjacent : RopePairing::HalfSplit;
-    c.activation = Activation::SiLU;
-    c.gated_ffn = true;
-  } else if (arch == "gpt2") {
-    c.norm = NormKind::LayerNorm;
-    c.position = PositionKind::Learned;
-    c.activation = Activation::GELU;
-    c.gated_ffn = false;
-  } else {  // glassbox
-    auto norm = choice<NormKind>(file, h.key("norm"), "rmsnorm",
-                                 {{"rmsnorm", NormKind::RMSNorm}, {"layernorm", NormKind::LayerNorm}});
-    if (!norm) return norm.error();
-    auto placement =
-        choice<NormPlacement>(file, h.key("norm_placement"), "pre",
-                              {{"pre", NormPlacement::PreNorm}, {"post", NormPlacement::PostNorm}});
-    if (!placement) return placement.error();
-    auto position = choice<PositionKind>(file, h.key("position"), "rope",
-                                         {{"rope", PositionKind::RoPE},
-                                          {"learned", PositionKind::Learned},
-                                          {"sinusoidal", PositionKind::Sinusoidal},
-                                          {"none", PositionKind::None}});
-    if (!position) return position.error();
-    auto pairing =
-        choice<RopePairing>(file, h.key("rope.pairing"), "adjacent",
-                            {{"adjacent", RopePairing::Adjacent}, {"half", RopePairing::HalfSplit}});
-    if (!pairing) return pairing.error();
-    auto activation = choice<Activation>(
-        file, h.key("activation"), "silu",
-        {{"silu", Activation::SiLU}, {"gelu", Activation::GELU}, {"relu", Activation::ReLU}});
-    if (!activation) return activation.error();
-    auto gated = file.boolean(h.key("ffn_gated"), true);
-    if (!gated) return gated.error();
-    c.norm = *norm;
-    c.norm_placement = *placement;
-    c.position = *position;
-    c.rope_pairing = *pairing;
-    c.activation = *activation;
-    c.gated_ffn = *gated;
+  if (arch.fixed) {
+    const gguf::FixedChoices& f = *arch.fixed;
+    c.norm = f.norm;
+    c.norm_placement = f.placement;
+    c.position = f.position;
+    c.rope_pairing = f.pairing;
+    c.activation = f.activation;
+    c.gated_ffn = f.gated_ffn;
+    return c;
   }
+  // Our own architecture: each choice is a key (absent: the Llama choice).
+  GLASSBOX_ASSIGN(c.norm, choice(file, key(gguf::kNorm), NormKind::RMSNorm));
+  GLASSBOX_ASSIGN(c.norm_placement, choice(file, key(gguf::kNormPlacement), NormPlacement::PreNorm));
+  GLASSBOX_ASSIGN(c.position, choice(file, key(gguf::kPosition), PositionKind::RoPE));
+  GLASSBOX_ASSIGN(c.rope_pairing, choice(file, key(gguf::kRopePairing), RopePairing::Adjacent));
+  GLASSBOX_ASSIGN(c.activation, choice(file, key(gguf::kActivation), Activation::SiLU));
+  GLASSBOX_ASSIGN(c.gated_ffn, file.boolean(key(gguf::kFfnGated), true));
   return c;
 }
 
@@ -192,94 +149,43 @@ Result<Model> read_gguf_model(std::shared_ptr<const Bytes> bytes) {
 }
 
 Result<Model> model_from_gguf(const GgufFile& file) {
-  auto arch = file.string("general.architecture");
-  if (!arch) return arch.error();
-  if (*arch != "llama" && *arch != "qwen2" && *arch != "phi3" && *arch != "gpt2" && *arch != "glassbox")
-    return error(ErrorCode::UnsupportedArchitecture, file.source(), ": architecture \"", *arch,
-                 "\" is not supported (glassbox runs llama, qwen2, phi3, gpt2 and glassbox)");
+  auto arch_name = file.string(gguf::kArchitectureKey);
+  if (!arch_name) return arch_name.error();
+  const gguf::Architecture* arch = gguf::architecture_named(*arch_name);
+  if (!arch)
+    return error(ErrorCode::UnsupportedArchitecture, file.source(), ": architecture \"", *arch_name,
+                 "\" is not supported (glassbox runs ", gguf::architecture_list(), ")");
   if (file.tensors.empty())
     return error(ErrorCode::Malformed, file.source(),
                  ": the file has no tensors (a vocabulary-only GGUF is a tokenizer, not a model)");
   auto config = read_config(file, *arch);
   if (!config) return config.error();
-  GLASSBOX_TRY(check_layer_tensors(file, *arch, config->n_layers));
+  GLASSBOX_TRY(check_layer_tensors(file, arch->name, config->n_layers));
 
-  const GgufTensorInfo* embedding = file.tensor("token_embd.weight");
-  if (!embedding) return error(ErrorCode::Malformed, file.source(), ": tensor token_embd.weight is missing");
+  const GgufTensorInfo* embedding = file.tensor(gguf::kTokenEmbedding);
+  if (!embedding)
+    return error(ErrorCode::Malformed, file.source(), ": tensor ", gguf::kTokenEmbedding, " is missing");
   if (embedding->dims.size() != 2)
-    return error(ErrorCode::Malformed, file.source(), ": tensor token_embd.weight must have 2 dimensions, found ",
-                 embedding->dims.size());
+    return error(ErrorCode::Malformed, file.source(), ": tensor ", gguf::kTokenEmbedding,
+                 " must have 2 dimensions, found ", embedding->dims.size());
   config->vocab_size = static_cast<int>(std::min<uint64_t>(embedding->dims[1], INT32_MAX));
-  config->tied_embeddings = file.tensor("output.weight") == nullptr;
+  config->tied_embeddings = file.tensor(gguf::kOutput) == nullptr;
 
   ModelBuilder builder(std::move(*config), file.source());
   builder.keep(file.bytes);
   const auto lookup = [&](const std::string& name) -> std::optional<TensorSource> {
     const GgufTensorInfo* t = file.tensor(name);
     if (!t) return std::nullopt;
-    DType type;
-    const bool supported = dtype_for_ggml_type(t->ggml_type, &type);
-    const GgmlTypeInfo* info = ggml_type_info(t->ggml_type);
-    return TensorSource{t->data, t->dims, supported ? std::optional<DType>(type) : std::nullopt,
-                        info ? info->name : "?"};
+    const ElementType* type = ggml_element_type(t->ggml_type);  // the reader only keeps known types
+    return TensorSource{t->data, t->dims, type ? type->dtype : std::nullopt, type ? type->name : "?"};
   };
-  const std::string& a = *arch;
-  const bool fused_qkv = a == "gpt2" || a == "phi3";
-  const bool fused_gate_up = a == "phi3";
   return builder.build(lookup,
-                       [&](int layer, LayerRole role) -> std::string {
-                         const std::string blk = "blk." + std::to_string(layer) + ".";
-                         switch (role) {
-                           case LayerRole::AttnNorm:
-                             return blk + "attn_norm.weight";
-                           case LayerRole::AttnNormBias:
-                             return blk + "attn_norm.bias";
-                           case LayerRole::Q:
-                             return fused_qkv ? "" : blk + "attn_q.weight";
-                           case LayerRole::K:
-                             return fused_qkv ? "" : blk + "attn_k.weight";
-                           case LayerRole::V:
-                             return fused_qkv ? "" : blk + "attn_v.weight";
-                           case LayerRole::QBias:
-                             return fused_qkv ? "" : blk + "attn_q.bias";
-                           case LayerRole::KBias:
-                             return fused_qkv ? "" : blk + "attn_k.bias";
-                           case LayerRole::VBias:
-                             return fused_qkv ? "" : blk + "attn_v.bias";
-                           case LayerRole::QKV:
-                             return fused_qkv ? blk + "attn_qkv.weight" : "";
-                           case LayerRole::QKVBias:
-                             return fused_qkv ? blk + "attn_qkv.bias" : "";
-                           case LayerRole::O:
-                             return blk + "attn_output.weight";
-                           case LayerRole::OBias:
-                             return blk + "attn_output.bias";
-                           case LayerRole::FfnNorm:
-                             return blk + "ffn_norm.weight";
-                           case LayerRole::FfnNormBias:
-                             return blk + "ffn_norm.bias";
-                           case LayerRole::Gate:
-                             return fused_gate_up ? "" : blk + "ffn_gate.weight";
-                           case LayerRole::GateBias:
-                             return fused_gate_up ? "" : blk + "ffn_gate.bias";
-                           case LayerRole::Up:
-                             return fused_gate_up ? "" : blk + "ffn_up.weight";
-                           case LayerRole::UpBias:
-                             return fused_gate_up ? "" : blk + "ffn_up.bias";
-                           case LayerRole::GateUp:
-                             return fused_gate_up ? blk + "ffn_up.weight" : "";
-                           case LayerRole::Down:
-                             return blk + "ffn_down.weight";
-                           case LayerRole::DownBias:
-                             return blk + "ffn_down.bias";
-                         }
-                         return "";
-                       },
-                       {.token_embedding = "token_embd.weight",
-                        .position_embedding = "position_embd.weight",
-                        .final_norm = "output_norm.weight",
-                        .final_norm_bias = "output_norm.bias",
-                        .output = "output.weight"});
+                       [&](int layer, LayerRole role) { return gguf::layer_tensor_name(*arch, layer, role); },
+                       {.token_embedding = gguf::kTokenEmbedding,
+                        .position_embedding = gguf::kPositionEmbedding,
+                        .final_norm = gguf::kOutputNorm,
+                        .final_norm_bias = gguf::kOutputNormBias,
+                        .output = gguf::kOutput});
 }
 
 }  // namespace glassbox

@@ -5,6 +5,8 @@
 // linear time and memory.
 #include "formats/byte_reader.hpp"
 #include "formats/gguf.hpp"
+#include "formats/gguf_names.hpp"
+#include "kernels/element_types.hpp"
 
 namespace glassbox {
 namespace {
@@ -52,14 +54,16 @@ class GgufParser {
       default:
         break;
     }
-    return error(ErrorCode::Malformed, source(), ": metadata ", key, ": unknown value type ", static_cast<uint32_t>(type));
+    return error(ErrorCode::Malformed, source(), ": metadata ", key, ": unknown value type ",
+                 static_cast<uint32_t>(type));
   }
 
   Result<GgufType> type(const std::string& what) {
     auto raw = in_.read<uint32_t>(what + " type");
     if (!raw) return raw.error();
     if (*raw > static_cast<uint32_t>(GgufType::Float64))
-      return error(ErrorCode::Malformed, source(), ": ", what, ": unknown value type ", *raw, " at offset ", in_.offset() - 4);
+      return error(ErrorCode::Malformed, source(), ": ", what, ": unknown value type ", *raw, " at offset ",
+                   in_.offset() - 4);
     return static_cast<GgufType>(*raw);
   }
 
@@ -69,7 +73,8 @@ class GgufParser {
  private:
   Result<GgufValue> array(GgufValue& v, const std::string& key, int depth) {
     if (depth >= kMaxArrayDepth)
-      return error(ErrorCode::Malformed, source(), ": metadata ", key, ": arrays nested deeper than ", kMaxArrayDepth);
+      return error(ErrorCode::Malformed, source(), ": metadata ", key, ": arrays nested deeper than ",
+                   kMaxArrayDepth);
     auto element = type("metadata " + key + " element");
     if (!element) return element.error();
     auto count = in_.read<uint64_t>(key + " count");
@@ -80,8 +85,8 @@ class GgufParser {
     const uint64_t min_bytes = fixed ? fixed : (*element == GgufType::String ? 8 : 12);
     // A count beyond the bytes left is corrupt, not big (checked before anything is reserved).
     if (*count > in_.remaining() / min_bytes)
-      return error(ErrorCode::Malformed, source(), ": metadata ", key, ": array of ", *count, " elements cannot fit in the ",
-                   in_.remaining(), " bytes left");
+      return error(ErrorCode::Malformed, source(), ": metadata ", key, ": array of ", *count,
+                   " elements cannot fit in the ", in_.remaining(), " bytes left");
     const auto n = static_cast<std::size_t>(*count);
     if (fixed) {
       const std::size_t at = in_.offset();
@@ -90,8 +95,8 @@ class GgufParser {
       if (*element == GgufType::Bool) {
         for (std::size_t i = 0; i < n; ++i)
           if (static_cast<uint8_t>((*raw)[i]) > 1)
-            return error(ErrorCode::Malformed, source(), ": metadata ", key, "[", i, "]: a bool must be 0 or 1, found ",
-                         int{static_cast<uint8_t>((*raw)[i])});
+            return error(ErrorCode::Malformed, source(), ": metadata ", key, "[", i,
+                         "]: a bool must be 0 or 1, found ", int{static_cast<uint8_t>((*raw)[i])});
       }
       v.items = GgufArray::view(*element, bytes_->data() + at, n, bytes_);
       return v;
@@ -141,11 +146,13 @@ Result<GgufFile> read_gguf(std::shared_ptr<const Bytes> bytes) {
 
   auto magic = in.read_bytes(4, "magic");
   if (!magic) return magic.error();
-  if (*magic != "GGUF") return error(ErrorCode::NotAModel, source, ": not a GGUF file: the magic bytes are not \"GGUF\"");
+  if (*magic != "GGUF")
+    return error(ErrorCode::NotAModel, source, ": not a GGUF file: the magic bytes are not \"GGUF\"");
   auto version = in.read<uint32_t>("version");
   if (!version) return version.error();
   if (*version != 2 && *version != 3)
-    return error(ErrorCode::Malformed, source, ": unsupported GGUF version ", *version, " (glassbox reads versions 2 and 3)");
+    return error(ErrorCode::Malformed, source, ": unsupported GGUF version ", *version,
+                 " (glassbox reads versions 2 and 3)");
   file.version = *version;
   auto tensor_count = in.read<uint64_t>("tensor_count");
   if (!tensor_count) return tensor_count.error();
@@ -153,11 +160,11 @@ Result<GgufFile> read_gguf(std::shared_ptr<const Bytes> bytes) {
   if (!kv_count) return kv_count.error();
   // The smallest key/value is 13 bytes and the smallest tensor info 24: larger counts cannot be real.
   if (*kv_count > in.remaining() / 13)
-    return error(ErrorCode::Malformed, source, ": metadata_kv_count ", *kv_count, " is impossible for a file of ", bytes->size(),
-                 " bytes");
+    return error(ErrorCode::Malformed, source, ": metadata_kv_count ", *kv_count,
+                 " is impossible for a file of ", bytes->size(), " bytes");
   if (*tensor_count > in.remaining() / 24)
-    return error(ErrorCode::Malformed, source, ": tensor_count ", *tensor_count, " is impossible for a file of ", bytes->size(),
-                 " bytes");
+    return error(ErrorCode::Malformed, source, ": tensor_count ", *tensor_count,
+                 " is impossible for a file of ", bytes->size(), " bytes");
 
   for (uint64_t i = 0; i < *kv_count; ++i) {
     auto key = parser.string(cat("metadata key ", i));
@@ -170,12 +177,13 @@ Result<GgufFile> read_gguf(std::shared_ptr<const Bytes> bytes) {
       return error(ErrorCode::Malformed, source, ": metadata key ", *key, " appears twice");
   }
 
-  if (const GgufValue* alignment = file.find("general.alignment")) {
+  if (const GgufValue* alignment = file.find(gguf::kAlignmentKey)) {
     // Any integer type will do, uint64 included (align_up cannot overflow: offsets are below the file size).
     const uint64_t a = alignment->unsigned_integer();
     if (!alignment->is_integer() || a == 0 || (alignment->integer < 0 && !alignment->exceeds_int64()) ||
         (a & (a - 1)) != 0)
-      return error(ErrorCode::Malformed, source, ": general.alignment must be a positive power of two, found ",
+      return error(ErrorCode::Malformed, source, ": ", gguf::kAlignmentKey,
+                   " must be a positive power of two, found ",
                    alignment->is_integer() ? alignment->integer_text() : to_string(alignment->type));
     file.alignment = a;
   }
@@ -188,12 +196,14 @@ Result<GgufFile> read_gguf(std::shared_ptr<const Bytes> bytes) {
     auto n_dims = in.read<uint32_t>("tensor " + t.name + " n_dims");
     if (!n_dims) return n_dims.error();
     if (*n_dims == 0 || *n_dims > kMaxDims)
-      return error(ErrorCode::Malformed, source, ": tensor ", t.name, ": n_dims must be in 1..", kMaxDims, ", found ", *n_dims);
+      return error(ErrorCode::Malformed, source, ": tensor ", t.name, ": n_dims must be in 1..", kMaxDims,
+                   ", found ", *n_dims);
     uint64_t elements = 1;
     for (uint32_t d = 0; d < *n_dims; ++d) {
       auto dim = in.read<uint64_t>("tensor " + t.name + " dims");
       if (!dim) return dim.error();
-      if (*dim == 0) return error(ErrorCode::Malformed, source, ": tensor ", t.name, ": dimension ", d, " is 0");
+      if (*dim == 0)
+        return error(ErrorCode::Malformed, source, ": tensor ", t.name, ": dimension ", d, " is 0");
       if (__builtin_mul_overflow(elements, *dim, &elements) || elements > (uint64_t{1} << 40))
         return error(ErrorCode::Malformed, source, ": tensor ", t.name,
                      ": dimensions overflow (the product exceeds 2^40 elements)");
@@ -201,21 +211,26 @@ Result<GgufFile> read_gguf(std::shared_ptr<const Bytes> bytes) {
     }
     auto ggml_type = in.read<uint32_t>("tensor " + t.name + " type");
     if (!ggml_type) return ggml_type.error();
-    const GgmlTypeInfo* info = ggml_type_info(*ggml_type);
-    if (!info) return error(ErrorCode::UnsupportedType, source, ": tensor ", t.name, ": unknown ggml type ", *ggml_type);
+    // Every type in the element table has a known size, so even one glassbox cannot compute with is read
+    // (and named by the model builder); an id outside the table cannot be measured at all.
+    const ElementType* info = ggml_element_type(*ggml_type);
+    if (!info)
+      return error(ErrorCode::UnsupportedType, source, ": tensor ", t.name, ": unknown ggml type ",
+                   *ggml_type);
     t.ggml_type = *ggml_type;
     if (t.dims[0] % info->block_values != 0)
-      return error(ErrorCode::Malformed, source, ": tensor ", t.name, ": its row length ", t.dims[0], " is not a multiple of the ",
-                   info->name, " block size ", info->block_values);
+      return error(ErrorCode::Malformed, source, ": tensor ", t.name, ": its row length ", t.dims[0],
+                   " is not a multiple of the ", info->name, " block size ", info->block_values);
     t.bytes = elements / info->block_values * info->block_bytes;
     auto offset = in.read<uint64_t>("tensor " + t.name + " offset");
     if (!offset) return offset.error();
     t.offset = *offset;
     if (t.offset % file.alignment != 0)
-      return error(ErrorCode::Malformed, source, ": tensor ", t.name, ": offset ", t.offset, " is not a multiple of the alignment ",
-                   file.alignment);
+      return error(ErrorCode::Malformed, source, ": tensor ", t.name, ": offset ", t.offset,
+                   " is not a multiple of the alignment ", file.alignment);
     const std::string name_copy = t.name;
-    if (!file.add_tensor(std::move(t))) return error(ErrorCode::Malformed, source, ": tensor ", name_copy, " appears twice");
+    if (!file.add_tensor(std::move(t)))
+      return error(ErrorCode::Malformed, source, ": tensor ", name_copy, " appears twice");
   }
 
   file.data_offset = align_up(in.offset(), file.alignment);
@@ -225,8 +240,9 @@ Result<GgufFile> read_gguf(std::shared_ptr<const Bytes> bytes) {
   const uint64_t data_size = file.tensors.empty() ? 0 : bytes->size() - file.data_offset;
   for (GgufTensorInfo& t : file.tensors) {
     if (t.offset > data_size || t.bytes > data_size - t.offset)
-      return error(ErrorCode::Truncated, source, ": tensor ", t.name, ": its data (", t.bytes, " bytes at offset ", t.offset,
-                   ") runs past the end of the file (", data_size, " bytes of tensor data)");
+      return error(ErrorCode::Truncated, source, ": tensor ", t.name, ": its data (", t.bytes,
+                   " bytes at offset ", t.offset, ") runs past the end of the file (", data_size,
+                   " bytes of tensor data)");
     t.data = bytes->data() + file.data_offset + t.offset;
   }
   return file;
@@ -273,10 +289,11 @@ Result<int64_t> GgufFile::integer(std::string_view key) const {
   const GgufValue* v = find(key);
   if (!v) return error(ErrorCode::Malformed, source(), ": metadata ", key, " is missing");
   if (!v->is_integer())
-    return error(ErrorCode::Malformed, source(), ": metadata ", key, " must be an integer, found ", to_string(v->type));
+    return error(ErrorCode::Malformed, source(), ": metadata ", key, " must be an integer, found ",
+                 to_string(v->type));
   if (v->exceeds_int64())
-    return error(ErrorCode::Malformed, source(), ": metadata ", key, " is out of range: uint64 value ", v->integer_text(),
-                 " does not fit in int64");
+    return error(ErrorCode::Malformed, source(), ": metadata ", key, " is out of range: uint64 value ",
+                 v->integer_text(), " does not fit in int64");
   return v->integer;
 }
 
@@ -287,7 +304,8 @@ Result<int64_t> GgufFile::integer(std::string_view key, int64_t fallback) const 
 Result<int64_t> GgufFile::integer_in(std::string_view key, int64_t min, int64_t max) const {
   const GgufValue* v = find(key);
   if (v && v->is_integer() && (v->exceeds_int64() || v->integer < min || v->integer > max))
-    return error(ErrorCode::Malformed, source(), ": metadata ", key, " must be in ", min, "..", max, ", found ", v->integer_text());
+    return error(ErrorCode::Malformed, source(), ": metadata ", key, " must be in ", min, "..", max,
+                 ", found ", v->integer_text());
   return integer(key);
 }
 
@@ -301,14 +319,16 @@ Result<double> GgufFile::real(std::string_view key, double fallback) const {
   if (v->is_real()) return v->real;
   if (v->is_integer())
     return v->exceeds_int64() ? static_cast<double>(v->unsigned_integer()) : static_cast<double>(v->integer);
-  return error(ErrorCode::Malformed, source(), ": metadata ", key, " must be a number, found ", to_string(v->type));
+  return error(ErrorCode::Malformed, source(), ": metadata ", key, " must be a number, found ",
+               to_string(v->type));
 }
 
 Result<std::string> GgufFile::string(std::string_view key) const {
   const GgufValue* v = find(key);
   if (!v) return error(ErrorCode::Malformed, source(), ": metadata ", key, " is missing");
   if (v->type != GgufType::String)
-    return error(ErrorCode::Malformed, source(), ": metadata ", key, " must be a string, found ", to_string(v->type));
+    return error(ErrorCode::Malformed, source(), ": metadata ", key, " must be a string, found ",
+                 to_string(v->type));
   return v->text;
 }
 
@@ -320,7 +340,8 @@ Result<bool> GgufFile::boolean(std::string_view key, bool fallback) const {
   const GgufValue* v = find(key);
   if (!v) return fallback;
   if (v->type != GgufType::Bool)
-    return error(ErrorCode::Malformed, source(), ": metadata ", key, " must be a bool, found ", to_string(v->type));
+    return error(ErrorCode::Malformed, source(), ": metadata ", key, " must be a bool, found ",
+                 to_string(v->type));
   return v->boolean;
 }
 

@@ -1,35 +1,25 @@
 // A Tokenizer from GGUF metadata (tokenizer.ggml.*): the vocabulary a llama.cpp model file carries.
 //   model            "llama": SentencePiece BPE (pieces, scores, "▁" for spaces, <0xXX> byte tokens)
 //                    "gpt2":  byte-level BPE (pieces in GPT-2's byte mapping, merges "a b" by priority)
-//   pre              the byte-level pre-tokenizer: "gpt-2"/"default", "llama-bpe"/"llama3"/"llama-v3",
-//                    "qwen2"
+//   pre              the byte-level pre-tokenizer: "gpt-2", "llama-bpe", "qwen2" (and the aliases in
+//                    gguf_names.hpp)
 //   tokens, scores, token_type, merges, bos/eos/unknown_token_id, add_bos_token, add_space_prefix
+// The key names and the spellings of models, pre-tokenizers and token types are in gguf_names.hpp, which
+// the writer (gguf_export.cpp) shares.
 #include "formats/gguf.hpp"
+#include "formats/gguf_names.hpp"
+#include "glassbox/error.hpp"
 #include "glassbox/formats.hpp"
 #include "tokenizer/sentencepiece_space.hpp"
-#include "glassbox/error.hpp"
 
 namespace glassbox {
 namespace {
 
-// GGUF token types: 1 normal, 2 unknown, 3 control, 4 user defined, 5 unused, 6 byte.
 Result<TokenType> token_type(const GgufFile& file, int64_t code, std::size_t id) {
-  switch (code) {
-    case 1:
-      return TokenType::Normal;
-    case 2:
-      return TokenType::Unknown;
-    case 3:
-      return TokenType::Control;
-    case 4:
-      return TokenType::UserDefined;
-    case 5:
-      return TokenType::Unused;
-    case 6:
-      return TokenType::Byte;
-    default:
-      return error(ErrorCode::Malformed, file.source(), ": tokenizer.ggml.token_type[", id, "] must be in 1..6, found ", code);
-  }
+  for (const gguf::TokenTypeCode& t : gguf::kTokenTypeCodes)
+    if (t.code == code) return t.type;
+  return error(ErrorCode::Malformed, file.source(), ": ", gguf::kTokenTypeKey, "[", id,
+               "] must be in 1..6, found ", code);
 }
 
 Result<const GgufValue*> array_of(const GgufFile& file, const char* key, GgufType element, bool required) {
@@ -41,7 +31,8 @@ Result<const GgufValue*> array_of(const GgufFile& file, const char* key, GgufTyp
   const bool numeric_ok = element == GgufType::Int32 && v->type == GgufType::Array &&
                           (v->items.empty() || v->items.front().is_integer());
   if (v->type != GgufType::Array || (v->element_type != element && !numeric_ok))
-    return error(ErrorCode::Malformed, file.source(), ": metadata ", key, " must be an array of ", to_string(element), ", found ",
+    return error(ErrorCode::Malformed, file.source(), ": metadata ", key, " must be an array of ",
+                 to_string(element), ", found ",
                  v->type == GgufType::Array ? std::string("an array of ") + to_string(v->element_type)
                                             : to_string(v->type));
   return v;
@@ -53,47 +44,44 @@ Result<int> special_id(const GgufFile& file, const char* key, int fallback, std:
   // 4294967295 (uint32 -1) is how files say "no such token".
   if (*v == 4294967295LL || *v < 0) return -1;
   if (*v >= static_cast<int64_t>(n_tokens))
-    return error(ErrorCode::Malformed, file.source(), ": metadata ", key, " is ", *v, ", past the vocabulary of ", n_tokens,
-                 " tokens");
+    return error(ErrorCode::Malformed, file.source(), ": metadata ", key, " is ", *v,
+                 ", past the vocabulary of ", n_tokens, " tokens");
   return static_cast<int>(*v);
 }
 
-// Whether llama.cpp adds BOS when tokenizer.ggml.add_bos_token is absent (llama_vocab::impl::load in
-// src/llama-vocab.cpp): SentencePiece vocabularies do; byte-level BPE ones only for the pre-tokenizers whose
-// branch there sets add_bos (of those glassbox reads: the Llama 3 names, but not smaug-bpe, which shares the
-// Llama 3 pre-tokenizer without BOS).
-bool llama_cpp_adds_bos_by_default(bool sentencepiece, const std::string& pre) {
-  return sentencepiece || pre == "llama-bpe" || pre == "llama3" || pre == "llama-v3";
+const gguf::PreTokenizerName* pre_tokenizer_named(const std::string& name) {
+  for (const gguf::PreTokenizerName& p : gguf::kPreTokenizers)
+    if (name == p.name) return &p;
+  return nullptr;
 }
 
 }  // namespace
 
 Result<Tokenizer> tokenizer_from_gguf(const GgufFile& file) {
-  auto model = file.string("tokenizer.ggml.model");
+  auto model = file.string(gguf::kTokenizerModelKey);
   if (!model) return model.error();
   Vocabulary vocab;
-  if (*model == "llama") {
-    vocab.kind = TokenizerKind::SentencePiece;
-  } else if (*model == "gpt2") {
-    vocab.kind = TokenizerKind::ByteLevelBpe;
-  } else {
-    return error(ErrorCode::UnsupportedArchitecture, file.source(), ": tokenizer.ggml.model \"", *model,
-                 "\" is not supported (glassbox reads \"llama\" and \"gpt2\" vocabularies)");
-  }
+  const gguf::TokenizerModelName* known = nullptr;
+  for (const gguf::TokenizerModelName& m : gguf::kTokenizerModels)
+    if (*model == m.name) known = &m;
+  if (!known)
+    return error(ErrorCode::UnsupportedArchitecture, file.source(), ": ", gguf::kTokenizerModelKey, " \"",
+                 *model, "\" is not supported (glassbox reads \"llama\" and \"gpt2\" vocabularies)");
+  vocab.kind = known->kind;
 
-  auto tokens = array_of(file, "tokenizer.ggml.tokens", GgufType::String, true);
+  auto tokens = array_of(file, gguf::kTokensKey, GgufType::String, true);
   if (!tokens) return tokens.error();
-  auto scores = array_of(file, "tokenizer.ggml.scores", GgufType::Float32, false);
+  auto scores = array_of(file, gguf::kScoresKey, GgufType::Float32, false);
   if (!scores) return scores.error();
-  auto types = array_of(file, "tokenizer.ggml.token_type", GgufType::Int32, false);
+  auto types = array_of(file, gguf::kTokenTypeKey, GgufType::Int32, false);
   if (!types) return types.error();
   const std::size_t n = (*tokens)->items.size();
   if (*scores && (*scores)->items.size() != n)
-    return error(ErrorCode::Malformed, file.source(), ": tokenizer.ggml.scores has ", (*scores)->items.size(), " entries for ", n,
-                 " tokens");
+    return error(ErrorCode::Malformed, file.source(), ": ", gguf::kScoresKey, " has ",
+                 (*scores)->items.size(), " entries for ", n, " tokens");
   if (*types && (*types)->items.size() != n)
-    return error(ErrorCode::Malformed, file.source(), ": tokenizer.ggml.token_type has ", (*types)->items.size(), " entries for ",
-                 n, " tokens");
+    return error(ErrorCode::Malformed, file.source(), ": ", gguf::kTokenTypeKey, " has ",
+                 (*types)->items.size(), " entries for ", n, " tokens");
 
   for (std::size_t id = 0; id < n; ++id) {
     // The array accessors read each element in place (no GgufValue per element: vocabularies reach 150k).
@@ -110,42 +98,38 @@ Result<Tokenizer> tokenizer_from_gguf(const GgufFile& file) {
     }
   }
 
-  std::string pre_name;
+  // Without the key, llama.cpp's default: SentencePiece vocabularies add BOS; byte-level BPE ones only for
+  // the pre-tokenizers whose branch there sets add_bos.
+  bool adds_bos_by_default = vocab.kind == TokenizerKind::SentencePiece;
   if (vocab.kind == TokenizerKind::ByteLevelBpe) {
-    auto merges = array_of(file, "tokenizer.ggml.merges", GgufType::String, true);
+    auto merges = array_of(file, gguf::kMergesKey, GgufType::String, true);
     if (!merges) return merges.error();
     const GgufArray& merge_list = (*merges)->items;
     for (std::size_t i = 0; i < merge_list.size(); ++i)
       vocab.merges.push_back(merge_list.text(i));
-    auto pre = file.string("tokenizer.ggml.pre", "default");
+    auto pre = file.string(gguf::kTokenizerPreKey, "default");
     if (!pre) return pre.error();
-    pre_name = *pre;
-    if (*pre == "default" || *pre == "gpt-2" || *pre == "gpt2") {
-      vocab.pre_tokenizer = PreTokenizer::Gpt2;
-    } else if (*pre == "llama-bpe" || *pre == "llama3" || *pre == "llama-v3" || *pre == "smaug-bpe") {
-      vocab.pre_tokenizer = PreTokenizer::Llama3;
-    } else if (*pre == "qwen2") {
-      vocab.pre_tokenizer = PreTokenizer::Qwen2;
-    } else {
-      return error(ErrorCode::UnsupportedArchitecture, file.source(), ": tokenizer.ggml.pre \"", *pre,
-                   "\" is not supported (glassbox knows gpt-2, llama-bpe and qwen2)");
-    }
+    const gguf::PreTokenizerName* known_pre = pre_tokenizer_named(*pre);
+    if (!known_pre)
+      return error(ErrorCode::UnsupportedArchitecture, file.source(), ": ", gguf::kTokenizerPreKey, " \"",
+                   *pre, "\" is not supported (glassbox knows gpt-2, llama-bpe and qwen2)");
+    vocab.pre_tokenizer = known_pre->pre;
+    adds_bos_by_default = known_pre->adds_bos_by_default;
   }
 
   const bool spm = vocab.kind == TokenizerKind::SentencePiece;
-  auto bos = special_id(file, "tokenizer.ggml.bos_token_id", spm ? 1 : -1, n);
-  auto eos = special_id(file, "tokenizer.ggml.eos_token_id", spm ? 2 : -1, n);
-  auto unk = special_id(file, "tokenizer.ggml.unknown_token_id", spm ? 0 : -1, n);
+  auto bos = special_id(file, gguf::kBosTokenIdKey, spm ? 1 : -1, n);
+  auto eos = special_id(file, gguf::kEosTokenIdKey, spm ? 2 : -1, n);
+  auto unk = special_id(file, gguf::kUnknownTokenIdKey, spm ? 0 : -1, n);
   for (auto* r : {&bos, &eos, &unk})
     if (!*r) return r->error();
   vocab.bos_id = *bos;
   vocab.eos_id = *eos;
   vocab.unk_id = *unk;
-  // Without the keys, llama.cpp's defaults: SentencePiece adds the dummy-prefix space, byte-level BPE does
-  // not.
-  auto add_bos = file.boolean("tokenizer.ggml.add_bos_token", llama_cpp_adds_bos_by_default(spm, pre_name));
+  auto add_bos = file.boolean(gguf::kAddBosTokenKey, adds_bos_by_default);
   if (!add_bos) return add_bos.error();
-  auto add_space = file.boolean("tokenizer.ggml.add_space_prefix", spm);
+  // Without the key, llama.cpp's default: SentencePiece adds the dummy-prefix space, byte-level BPE does not.
+  auto add_space = file.boolean(gguf::kAddSpacePrefixKey, spm);
   if (!add_space) return add_space.error();
   vocab.add_bos = *add_bos;
   vocab.add_space_prefix = *add_space;

@@ -2,6 +2,7 @@
 // token-type arrays, or an arbitrary blob of bytes, stay where they are in the file and are decoded on
 // access.
 #include <cstring>
+#include <iterator>
 
 #include "formats/gguf.hpp"
 
@@ -68,30 +69,52 @@ const std::string& empty_string() {
   return empty;
 }
 
+// The metadata value types, in GgufType order (a type indexes its row): name, and bytes per value (0 for
+// strings and arrays, whose size is in the file).
+struct GgufTypeRow {
+  GgufType type;
+  const char* name;
+  std::size_t size;
+  bool integer;
+};
+constexpr GgufTypeRow kValueTypes[] = {
+    {GgufType::Uint8, "uint8", 1, true},      {GgufType::Int8, "int8", 1, true},
+    {GgufType::Uint16, "uint16", 2, true},    {GgufType::Int16, "int16", 2, true},
+    {GgufType::Uint32, "uint32", 4, true},    {GgufType::Int32, "int32", 4, true},
+    {GgufType::Float32, "float32", 4, false}, {GgufType::Bool, "bool", 1, false},
+    {GgufType::String, "string", 0, false},   {GgufType::Array, "array", 0, false},
+    {GgufType::Uint64, "uint64", 8, true},    {GgufType::Int64, "int64", 8, true},
+    {GgufType::Float64, "float64", 8, false},
+};
+constexpr bool rows_in_type_order() {
+  for (std::size_t i = 0; i < std::size(kValueTypes); ++i)
+    if (static_cast<std::size_t>(kValueTypes[i].type) != i) return false;
+  return true;
+}
+static_assert(rows_in_type_order());
+
+// Null for a number that is no GgufType (the reader checks types before building values; this keeps a
+// stray one harmless).
+const GgufTypeRow* row_of(GgufType type) {
+  const auto i = static_cast<std::size_t>(type);
+  return i < std::size(kValueTypes) ? &kValueTypes[i] : nullptr;
+}
+
 }  // namespace
 
 std::size_t gguf_element_size(GgufType type) {
-  switch (type) {
-    case GgufType::Uint8:
-    case GgufType::Int8:
-    case GgufType::Bool:
-      return 1;
-    case GgufType::Uint16:
-    case GgufType::Int16:
-      return 2;
-    case GgufType::Uint32:
-    case GgufType::Int32:
-    case GgufType::Float32:
-      return 4;
-    case GgufType::Uint64:
-    case GgufType::Int64:
-    case GgufType::Float64:
-      return 8;
-    case GgufType::String:
-    case GgufType::Array:
-      return 0;
-  }
-  return 0;
+  const GgufTypeRow* row = row_of(type);
+  return row ? row->size : 0;
+}
+
+const char* to_string(GgufType type) {
+  const GgufTypeRow* row = row_of(type);
+  return row ? row->name : "unknown";
+}
+
+bool GgufValue::is_integer() const {
+  const GgufTypeRow* row = row_of(type);
+  return row && row->integer;
 }
 
 GgufArray::GgufArray(std::vector<GgufValue> values) : size_(values.size()) {

@@ -1,5 +1,6 @@
 #include "formats/model_builder.hpp"
 
+#include "kernels/element_types.hpp"
 #include "kernels/quantized.hpp"
 #include "model/dtype.hpp"
 #include "glassbox/error.hpp"
@@ -30,7 +31,7 @@ Result<Tensor> ModelBuilder::matrix(const TensorLookup& lookup, const std::strin
                  " (innermost first), found ", shape(t->dims));
   if (!t->type)
     return error(ErrorCode::UnsupportedType, source_, ": tensor ", name, " has element type ", t->type_name,
-                 ", which glassbox cannot compute with (it reads F32, F16, BF16, Q8_0, Q4_0, Q4_K and Q6_K)");
+                 ", which glassbox cannot compute with (it reads ", computable_type_names(), ")");
   if (tensor_bytes(*t->type, rows, cols) < 0)
     return error(ErrorCode::Malformed, source_, ": tensor ", name, ": row length ", cols, " is not a whole number of ",
                  to_string(*t->type), " blocks");

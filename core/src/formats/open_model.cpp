@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "formats/gguf.hpp"
+#include "formats/gguf_names.hpp"
 #include "glassbox/formats.hpp"
 #include "glassbox/error.hpp"
 
@@ -57,7 +58,7 @@ Result<LoadedModel> open_model(std::shared_ptr<const Bytes> model_bytes,
     GLASSBOX_ASSIGN(const GgufFile file, read_gguf(model_bytes));
     GLASSBOX_ASSIGN(model, model_from_gguf(file));
     if (!tokenizer_bytes) {
-      if (!file.find("tokenizer.ggml.model"))
+      if (!file.find(gguf::kTokenizerModelKey))
         return error(ErrorCode::TokenizerNeeded, model_source,
                      ": the GGUF file has no tokenizer (tokenizer.ggml.*); give one separately");
       GLASSBOX_ASSIGN(tokenizer, tokenizer_from_gguf(file));

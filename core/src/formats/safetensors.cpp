@@ -4,6 +4,7 @@
 
 #include "formats/json_fields.hpp"
 #include "glassbox/error.hpp"
+#include "kernels/element_types.hpp"
 
 namespace glassbox {
 namespace {
@@ -16,8 +17,13 @@ struct DtypeInfo {
   std::optional<DType> type;
 };
 
+// The types glassbox computes with share ggml's names and sizes: they come from the element table.
+constexpr DtypeInfo computable(DType type) {
+  return {element_type(type).name, element_type(type).block_bytes, type};
+}
+
 constexpr DtypeInfo kDtypes[] = {
-    {"F32", 4, DType::F32},    {"F16", 2, DType::F16},       {"BF16", 2, DType::BF16},
+    computable(DType::F32),    computable(DType::F16),       computable(DType::BF16),
     {"F64", 8, std::nullopt},  {"I64", 8, std::nullopt},     {"I32", 4, std::nullopt},
     {"I16", 2, std::nullopt},  {"I8", 1, std::nullopt},      {"U8", 1, std::nullopt},
     {"BOOL", 1, std::nullopt}, {"F8_E4M3", 1, std::nullopt}, {"F8_E5M2", 1, std::nullopt},

@@ -4,8 +4,21 @@
 #include <cmath>
 #include <cstring>
 
+#include "kernels/element_types.hpp"
+
 namespace glassbox::kernels {
 namespace {
+
+// Block sizes from the element table; each static_assert ties the table's size to the layout the loops
+// below walk through.
+constexpr ElementType kQ8_0 = element_type(DType::Q8_0);
+constexpr ElementType kQ4_0 = element_type(DType::Q4_0);
+constexpr ElementType kQ4_K = element_type(DType::Q4_K);
+constexpr ElementType kQ6_K = element_type(DType::Q6_K);
+static_assert(kQ8_0.block_values == 32 && kQ8_0.block_bytes == 2 + 32);
+static_assert(kQ4_0.block_values == 32 && kQ4_0.block_bytes == 2 + 16);
+static_assert(kQ4_K.block_values == 256 && kQ4_K.block_bytes == 2 + 2 + 12 + 128);
+static_assert(kQ6_K.block_values == 256 && kQ6_K.block_bytes == 128 + 64 + 16 + 2);
 
 uint16_t load_u16(const std::byte* p) {
   uint16_t v;
@@ -13,8 +26,10 @@ uint16_t load_u16(const std::byte* p) {
   return v;
 }
 
-void dequantize_q8_0(const std::byte* row, float* out, std::size_t n) {
-  for (std::size_t b = 0; b < n / 32; ++b, row += 34) {
+}  // namespace
+
+void dequantize_row_q8_0(const std::byte* row, float* out, std::size_t n) {
+  for (std::size_t b = 0; b < n / kQ8_0.block_values; ++b, row += kQ8_0.block_bytes) {
     const float d = half_to_float(load_u16(row));
     const auto* q = reinterpret_cast<const int8_t*>(row + 2);
     for (int j = 0; j < 32; ++j)
@@ -22,8 +37,8 @@ void dequantize_q8_0(const std::byte* row, float* out, std::size_t n) {
   }
 }
 
-void dequantize_q4_0(const std::byte* row, float* out, std::size_t n) {
-  for (std::size_t b = 0; b < n / 32; ++b, row += 18) {
+void dequantize_row_q4_0(const std::byte* row, float* out, std::size_t n) {
+  for (std::size_t b = 0; b < n / kQ4_0.block_values; ++b, row += kQ4_0.block_bytes) {
     const float d = half_to_float(load_u16(row));
     const auto* q = reinterpret_cast<const uint8_t*>(row + 2);
     for (int j = 0; j < 16; ++j) {
@@ -33,6 +48,8 @@ void dequantize_q4_0(const std::byte* row, float* out, std::size_t n) {
     out += 32;
   }
 }
+
+namespace {
 
 // Scale and min of Q4_K sub-block j: six bits each, packed into 12 bytes for the eight sub-blocks.
 void q4_k_scale_min(int j, const uint8_t* packed, uint8_t* scale, uint8_t* min) {
@@ -45,8 +62,10 @@ void q4_k_scale_min(int j, const uint8_t* packed, uint8_t* scale, uint8_t* min) 
   }
 }
 
-void dequantize_q4_k(const std::byte* row, float* out, std::size_t n) {
-  for (std::size_t b = 0; b < n / 256; ++b, row += 144) {
+}  // namespace
+
+void dequantize_row_q4_k(const std::byte* row, float* out, std::size_t n) {
+  for (std::size_t b = 0; b < n / kQ4_K.block_values; ++b, row += kQ4_K.block_bytes) {
     const float d = half_to_float(load_u16(row));
     const float dmin = half_to_float(load_u16(row + 2));
     const auto* packed = reinterpret_cast<const uint8_t*>(row + 4);
@@ -66,8 +85,8 @@ void dequantize_q4_k(const std::byte* row, float* out, std::size_t n) {
   }
 }
 
-void dequantize_q6_k(const std::byte* row, float* out, std::size_t n) {
-  for (std::size_t b = 0; b < n / 256; ++b, row += 210) {
+void dequantize_row_q6_k(const std::byte* row, float* out, std::size_t n) {
+  for (std::size_t b = 0; b < n / kQ6_K.block_values; ++b, row += kQ6_K.block_bytes) {
     const auto* ql = reinterpret_cast<const uint8_t*>(row);
     const auto* qh = reinterpret_cast<const uint8_t*>(row + 128);
     const auto* scales = reinterpret_cast<const int8_t*>(row + 192);
@@ -87,8 +106,6 @@ void dequantize_q6_k(const std::byte* row, float* out, std::size_t n) {
     }
   }
 }
-
-}  // namespace
 
 float half_to_float(uint16_t h) {
   const uint32_t sign = static_cast<uint32_t>(h & 0x8000) << 16;
@@ -145,36 +162,38 @@ float bfloat16_to_float(uint16_t value) {
   return f;
 }
 
+void decode_f32_row(const std::byte* row, float* out, std::size_t n) {
+  std::memcpy(out, row, n * sizeof(float));
+}
+
+void decode_f16_row(const std::byte* row, float* out, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i)
+    out[i] = half_to_float(load_u16(row + 2 * i));
+}
+
+void decode_bf16_row(const std::byte* row, float* out, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i)
+    out[i] = bfloat16_to_float(load_u16(row + 2 * i));
+}
+
 void dequantize_row(DType type, const std::byte* row, float* out, std::size_t n) {
-  switch (type) {
-    case DType::F32:
-      std::memcpy(out, row, n * sizeof(float));
-      return;
-    case DType::F16:
-      for (std::size_t i = 0; i < n; ++i)
-        out[i] = half_to_float(load_u16(row + 2 * i));
-      return;
-    case DType::BF16:
-      for (std::size_t i = 0; i < n; ++i)
-        out[i] = bfloat16_to_float(load_u16(row + 2 * i));
-      return;
-    case DType::Q8_0:
-      dequantize_q8_0(row, out, n);
-      return;
-    case DType::Q4_0:
-      dequantize_q4_0(row, out, n);
-      return;
-    case DType::Q4_K:
-      dequantize_q4_k(row, out, n);
-      return;
-    case DType::Q6_K:
-      dequantize_q6_k(row, out, n);
-      return;
+  element_type(type).decode(row, out, n);
+}
+
+void encode_f32_row(const float* x, std::byte* out, std::size_t n) {
+  std::memcpy(out, x, n * sizeof(float));
+}
+
+void encode_f16_row(const float* x, std::byte* out, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) {
+    const uint16_t h = float_to_half(x[i]);
+    std::memcpy(out + 2 * i, &h, 2);
   }
 }
 
 void quantize_row_q8_0(const float* x, std::byte* out, std::size_t n) {
-  for (std::size_t b = 0; b < n / 32; ++b, x += 32, out += 34) {
+  for (std::size_t b = 0; b < n / kQ8_0.block_values;
+       ++b, x += kQ8_0.block_values, out += kQ8_0.block_bytes) {
     float amax = 0.0f;
     for (int j = 0; j < 32; ++j)
       amax = std::fmax(amax, std::fabs(x[j]));
@@ -188,7 +207,8 @@ void quantize_row_q8_0(const float* x, std::byte* out, std::size_t n) {
 }
 
 void quantize_row_q4_0(const float* x, std::byte* out, std::size_t n) {
-  for (std::size_t b = 0; b < n / 32; ++b, x += 32, out += 18) {
+  for (std::size_t b = 0; b < n / kQ4_0.block_values;
+       ++b, x += kQ4_0.block_values, out += kQ4_0.block_bytes) {
     float amax = 0.0f, max = 0.0f;  // the value of largest magnitude, with its sign
     for (int j = 0; j < 32; ++j) {
       if (amax < std::fabs(x[j])) {

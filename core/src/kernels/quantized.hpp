@@ -1,13 +1,14 @@
 // Reading (and, for `glassbox convert`, writing) the block-quantized and 16-bit element types of GGUF and
-// safetensors files. Decoding follows ggml's reference dequantizers exactly:
-//   F16 / BF16   one IEEE half / bfloat16 per value
-//   Q8_0         blocks of 32: f16 scale d, 32 int8 q;          x = d * q
-//   Q4_0         blocks of 32: f16 scale d, 16 bytes of nibbles; x = d * (q - 8), low nibbles are values
-//   0..15 Q4_K         super-blocks of 256: f16 d, f16 dmin, 12 bytes of packed 6-bit (scale, min) pairs for
+// safetensors files. Block sizes come from the element table (element_types.hpp). Decoding follows ggml's
+// reference dequantizers exactly:
+//   F16 / BF16  one IEEE half / bfloat16 per value
+//   Q8_0        blocks of 32: f16 scale d, 32 int8 q;           x = d * q
+//   Q4_0        blocks of 32: f16 scale d, 16 bytes of nibbles;  x = d * (q - 8), low nibbles are values
+//   0..15 Q4_K        super-blocks of 256: f16 d, f16 dmin, 12 bytes of packed 6-bit (scale, min) pairs for
 //   eight
-//                sub-blocks of 32, 128 bytes of nibbles;        x = d * scale * q - dmin * min
-//   Q6_K         super-blocks of 256: 128 bytes of low nibbles, 64 bytes of 2-bit highs, 16 int8 scales,
-//                f16 d;                                           x = d * scale * (q - 32)
+//               sub-blocks of 32, 128 bytes of nibbles;          x = d * scale * q - dmin * min
+//   Q6_K        super-blocks of 256: 128 bytes of low nibbles, 64 bytes of 2-bit highs, 16 int8 scales,
+//               f16 d;                                            x = d * scale * (q - 32)
 #pragma once
 
 #include <cstddef>
@@ -21,10 +22,23 @@ float half_to_float(uint16_t half);
 uint16_t float_to_half(float value);  // round to nearest even, as ggml's GGML_FP32_TO_FP16
 float bfloat16_to_float(uint16_t value);
 
-// Decodes n values (a whole number of blocks) starting at `row`.
+// Decodes n values (a whole number of blocks) starting at `row`, with the type's decoder from the element
+// table (element_types.hpp).
 void dequantize_row(DType type, const std::byte* row, float* out, std::size_t n);
 
-// Encodes n values (a multiple of 32) with ggml's reference quantizers (quantize_row_q8_0_ref / q4_0_ref).
+// The row decoders the element table points to: n values, a whole number of blocks.
+void decode_f32_row(const std::byte* row, float* out, std::size_t n);
+void decode_f16_row(const std::byte* row, float* out, std::size_t n);
+void decode_bf16_row(const std::byte* row, float* out, std::size_t n);
+void dequantize_row_q8_0(const std::byte* row, float* out, std::size_t n);
+void dequantize_row_q4_0(const std::byte* row, float* out, std::size_t n);
+void dequantize_row_q4_k(const std::byte* row, float* out, std::size_t n);
+void dequantize_row_q6_k(const std::byte* row, float* out, std::size_t n);
+
+// The row encoders: plain copies and conversions, and ggml's reference quantizers (quantize_row_q8_0_ref /
+// q4_0_ref) for n values, a multiple of the block.
+void encode_f32_row(const float* x, std::byte* out, std::size_t n);
+void encode_f16_row(const float* x, std::byte* out, std::size_t n);
 void quantize_row_q8_0(const float* x, std::byte* out, std::size_t n);
 void quantize_row_q4_0(const float* x, std::byte* out, std::size_t n);
 

@@ -1,6 +1,8 @@
-// Validation of a model config: the single place that decides what shapes the forward pass can run.
+// Validation of a model config: the single place that decides what shapes the forward pass can run. The
+// names of its choices are in model/config_names.hpp.
 #include "glassbox/config.hpp"
 #include "glassbox/error.hpp"
+#include "model/config_names.hpp"
 
 namespace glassbox {
 namespace {
@@ -15,7 +17,8 @@ constexpr int kMaxVocab = 1 << 22;
 constexpr int kMaxSeqLen = 1 << 20;
 
 Result<void> check_range(const std::string& source, const char* field, int value, int max) {
-  if (value <= 0 || value > max) return error(ErrorCode::Malformed, source, ": ", field, " must be in 1..", max, ", found ", value);
+  if (value <= 0 || value > max)
+    return error(ErrorCode::Malformed, source, ": ", field, " must be in 1..", max, ", found ", value);
   return ok();
 }
 
@@ -30,8 +33,8 @@ Result<void> validate(const ModelConfig& c, const std::string& source) {
   GLASSBOX_TRY(check_range(source, "vocab_size", c.vocab_size, kMaxVocab));
   GLASSBOX_TRY(check_range(source, "max_seq_len", c.max_seq_len, kMaxSeqLen));
   if (c.dim % c.n_heads != 0)
-    return error(ErrorCode::Malformed, source, ": n_heads must divide dim: dim ", c.dim, " is not a multiple of n_heads ",
-                 c.n_heads);
+    return error(ErrorCode::Malformed, source, ": n_heads must divide dim: dim ", c.dim,
+                 " is not a multiple of n_heads ", c.n_heads);
   if (c.n_heads % c.n_kv_heads != 0)
     return error(ErrorCode::Malformed, source, ": n_kv_heads must divide n_heads: n_heads ", c.n_heads,
                  " is not a multiple of n_kv_heads ", c.n_kv_heads);
@@ -39,9 +42,10 @@ Result<void> validate(const ModelConfig& c, const std::string& source) {
   if (c.position == PositionKind::RoPE) {
     const int rotary = c.rotary_dim();
     if (rotary % 2 != 0 || rotary > c.head_dim)
-      return error(ErrorCode::Malformed, source, ": rope dimension must be even and at most head_dim ", c.head_dim, ", found ",
-                   rotary);
-    if (!(c.rope_theta > 0.0f)) return error(ErrorCode::Malformed, source, ": rope theta must be positive, found ", c.rope_theta);
+      return error(ErrorCode::Malformed, source, ": rope dimension must be even and at most head_dim ",
+                   c.head_dim, ", found ", rotary);
+    if (!(c.rope_theta > 0.0f))
+      return error(ErrorCode::Malformed, source, ": rope theta must be positive, found ", c.rope_theta);
   }
   if (!(c.norm_eps >= 0.0f && c.norm_eps < 1.0f))
     return error(ErrorCode::Malformed, source, ": norm epsilon must be in [0, 1), found ", c.norm_eps);
@@ -49,39 +53,19 @@ Result<void> validate(const ModelConfig& c, const std::string& source) {
 }
 
 const char* to_string(NormKind kind) {
-  return kind == NormKind::RMSNorm ? "rmsnorm" : "layernorm";
+  return choice_name(kind);
 }
-const char* to_string(NormPlacement p) {
-  return p == NormPlacement::PreNorm ? "pre-norm" : "post-norm";
+const char* to_string(NormPlacement placement) {
+  return choice_name(placement);
 }
-const char* to_string(RopePairing p) {
-  return p == RopePairing::Adjacent ? "adjacent" : "half-split";
-}
-
 const char* to_string(PositionKind kind) {
-  switch (kind) {
-    case PositionKind::RoPE:
-      return "rope";
-    case PositionKind::Learned:
-      return "learned";
-    case PositionKind::Sinusoidal:
-      return "sinusoidal";
-    case PositionKind::None:
-      return "none";
-  }
-  return "?";
+  return choice_name(kind);
 }
-
-const char* to_string(Activation a) {
-  switch (a) {
-    case Activation::SiLU:
-      return "silu";
-    case Activation::GELU:
-      return "gelu";
-    case Activation::ReLU:
-      return "relu";
-  }
-  return "?";
+const char* to_string(RopePairing pairing) {
+  return choice_name(pairing);
+}
+const char* to_string(Activation activation) {
+  return choice_name(activation);
 }
 
 }  // namespace glassbox

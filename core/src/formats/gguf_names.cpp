@@ -1,0 +1,80 @@
+#include "formats/gguf_names.hpp"
+
+namespace glassbox::gguf {
+namespace {
+
+bool has_choices(const ModelConfig& c, const FixedChoices& f) {
+  return c.norm == f.norm && c.norm_placement == f.placement && c.position == f.position &&
+         (c.position != PositionKind::RoPE || c.rope_pairing == f.pairing) && c.activation == f.activation &&
+         c.gated_ffn == f.gated_ffn;
+}
+
+constexpr bool layer_tensors_in_role_order() {
+  for (std::size_t i = 0; i < std::size(kLayerTensors); ++i)
+    if (static_cast<std::size_t>(kLayerTensors[i].role) != i) return false;
+  return true;
+}
+static_assert(layer_tensors_in_role_order());
+
+}  // namespace
+
+const Architecture* architecture_named(std::string_view name) {
+  for (const Architecture& a : kArchitectures)
+    if (name == a.name) return &a;
+  return nullptr;
+}
+
+const Architecture& architecture_for(const ModelConfig& c) {
+  for (const Architecture& a : kArchitectures) {
+    if (!a.written) continue;
+    if (!a.fixed) return a;  // glassbox: any config
+    if (!has_choices(c, *a.fixed)) continue;
+    if (a.writer_needs_whole_head_rope && c.position == PositionKind::RoPE && c.rotary_dim() != c.head_dim)
+      continue;
+    return a;
+  }
+  return kArchitectures[std::size(kArchitectures) - 1];
+}
+
+std::string architecture_list() {
+  std::string list;
+  const std::size_t n = std::size(kArchitectures);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i > 0) list += i + 1 == n ? " and " : ", ";
+    list += kArchitectures[i].name;
+  }
+  return list;
+}
+
+std::string layer_tensor_name(const Architecture& arch, int layer, LayerRole role) {
+  bool present = true;
+  switch (role) {
+    case LayerRole::Q:
+    case LayerRole::K:
+    case LayerRole::V:
+    case LayerRole::QBias:
+    case LayerRole::KBias:
+    case LayerRole::VBias:
+      present = !arch.fused_qkv;
+      break;
+    case LayerRole::QKV:
+    case LayerRole::QKVBias:
+      present = arch.fused_qkv;
+      break;
+    case LayerRole::Gate:
+    case LayerRole::GateBias:
+    case LayerRole::Up:
+    case LayerRole::UpBias:
+      present = !arch.fused_gate_up;
+      break;
+    case LayerRole::GateUp:
+      present = arch.fused_gate_up;
+      break;
+    default:
+      break;
+  }
+  if (!present) return "";
+  return std::string(kLayerPrefix) + std::to_string(layer) + "." + kLayerTensors[static_cast<int>(role)].name;
+}
+
+}  // namespace glassbox::gguf

@@ -1,0 +1,220 @@
+// The names of GGUF as glassbox reads and writes it, in one place for the reader (gguf_reader.cpp,
+// gguf_model.cpp, gguf_tokenizer.cpp) and the writer (gguf_export.cpp): architectures and what each fixes,
+// metadata keys, tensor names, tokenizer models, pre-tokenizers and token types. Spellings are llama.cpp's
+// (gguf-py's constants.py), except for our own `glassbox` architecture, whose choice keys hold the spellings
+// of model/config_names.hpp.
+#pragma once
+
+#include <cstdint>
+#include <iterator>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "formats/model_builder.hpp"
+#include "glassbox/config.hpp"
+#include "glassbox/tokenizer.hpp"
+
+namespace glassbox::gguf {
+
+// --- architectures
+// ------------------------------------------------------------------------------------------
+
+// The choices a llama.cpp architecture implies rather than stores.
+struct FixedChoices {
+  NormKind norm;
+  NormPlacement placement;
+  PositionKind position;
+  RopePairing pairing;  // only meaningful with RoPE
+  Activation activation;
+  bool gated_ffn;
+};
+
+struct Architecture {
+  const char* name;                   // general.architecture
+  std::optional<FixedChoices> fixed;  // nullopt: the choices are metadata keys (`glassbox`)
+  const char* norm_eps_key;           // under <arch>.
+  bool fused_qkv;                     // blk.N.attn_qkv: rows q, then k, then v
+  bool fused_gate_up;                 // blk.N.ffn_up: rows gate, then up (phi3)
+  bool written;                       // export_gguf writes a config with these choices as this architecture
+  bool writer_needs_whole_head_rope;  // llama.cpp refuses a partial rotation (rope.dimension_count < head)
+};
+
+inline constexpr const char* kRmsNormEps = "attention.layer_norm_rms_epsilon";
+inline constexpr const char* kLayerNormEps = "attention.layer_norm_epsilon";
+
+// In the order the writer tries them; `glassbox`, last, takes any config.
+inline constexpr Architecture kArchitectures[] = {
+    // llama.cpp's converter permutes Llama's q/k rows so that adjacent-pair RoPE applies.
+    {.name = "llama",
+     .fixed = FixedChoices{NormKind::RMSNorm, NormPlacement::PreNorm, PositionKind::RoPE,
+                           RopePairing::Adjacent, Activation::SiLU, true},
+     .norm_eps_key = kRmsNormEps,
+     .fused_qkv = false,
+     .fused_gate_up = false,
+     .written = true,
+     .writer_needs_whole_head_rope = true},
+    // qwen2 and phi3 are stored as trained, in NeoX's half-split pairing.
+    {.name = "qwen2",
+     .fixed = FixedChoices{NormKind::RMSNorm, NormPlacement::PreNorm, PositionKind::RoPE,
+                           RopePairing::HalfSplit, Activation::SiLU, true},
+     .norm_eps_key = kRmsNormEps,
+     .fused_qkv = false,
+     .fused_gate_up = false,
+     .written = true,
+     .writer_needs_whole_head_rope = true},
+    // Read only: the writer expresses the same configs as qwen2, unfused.
+    {.name = "phi3",
+     .fixed = FixedChoices{NormKind::RMSNorm, NormPlacement::PreNorm, PositionKind::RoPE,
+                           RopePairing::HalfSplit, Activation::SiLU, true},
+     .norm_eps_key = kRmsNormEps,
+     .fused_qkv = true,
+     .fused_gate_up = true,
+     .written = false,
+     .writer_needs_whole_head_rope = true},
+    {.name = "gpt2",
+     .fixed = FixedChoices{NormKind::LayerNorm, NormPlacement::PreNorm, PositionKind::Learned,
+                           RopePairing::Adjacent, Activation::GELU, false},
+     .norm_eps_key = kLayerNormEps,
+     .fused_qkv = true,
+     .fused_gate_up = false,
+     .written = true,
+     .writer_needs_whole_head_rope = false},
+    {.name = "glassbox",
+     .fixed = std::nullopt,
+     .norm_eps_key = kLayerNormEps,
+     .fused_qkv = false,
+     .fused_gate_up = false,
+     .written = true,
+     .writer_needs_whole_head_rope = false},
+};
+static_assert(!kArchitectures[std::size(kArchitectures) - 1].fixed,
+              "the last architecture is our own, which the writer falls back to");
+
+// Null for an architecture glassbox does not run.
+const Architecture* architecture_named(std::string_view name);
+// The architecture export_gguf writes `config` as: the first written one that fixes exactly its choices,
+// else `glassbox`.
+const Architecture& architecture_for(const ModelConfig& config);
+// "llama, qwen2, phi3, gpt2 and glassbox", for messages.
+std::string architecture_list();
+
+// --- metadata keys
+// ------------------------------------------------------------------------------------------
+
+inline constexpr const char* kArchitectureKey = "general.architecture";
+inline constexpr const char* kNameKey = "general.name";
+inline constexpr const char* kAlignmentKey = "general.alignment";
+
+// Hyper-parameters, under "<arch>.": arch_key(arch, kBlockCount) is "llama.block_count".
+inline constexpr const char* kContextLength = "context_length";
+inline constexpr const char* kEmbeddingLength = "embedding_length";
+inline constexpr const char* kFeedForwardLength = "feed_forward_length";
+inline constexpr const char* kBlockCount = "block_count";
+inline constexpr const char* kHeadCount = "attention.head_count";
+inline constexpr const char* kHeadCountKv = "attention.head_count_kv";
+inline constexpr const char* kRopeDimensionCount = "rope.dimension_count";
+inline constexpr const char* kRopeFreqBase = "rope.freq_base";
+inline constexpr const char* kRopeScalingType = "rope.scaling.type";
+inline constexpr const char* kRopeScalingFactor = "rope.scaling.factor";
+inline constexpr const char* kRopeScaleLinear = "rope.scale_linear";  // the older name of the factor
+// Our `glassbox` architecture's choices; their values are spelled as in model/config_names.hpp.
+inline constexpr const char* kNorm = "norm";
+inline constexpr const char* kNormPlacement = "norm_placement";
+inline constexpr const char* kPosition = "position";
+inline constexpr const char* kRopePairing = "rope.pairing";
+inline constexpr const char* kActivation = "activation";
+inline constexpr const char* kFfnGated = "ffn_gated";
+
+inline std::string arch_key(std::string_view arch, std::string_view name) {
+  return std::string(arch) + "." + std::string(name);
+}
+
+// The tokenizer, tokenizer.ggml.*.
+inline constexpr const char* kTokenizerModelKey = "tokenizer.ggml.model";
+inline constexpr const char* kTokenizerPreKey = "tokenizer.ggml.pre";
+inline constexpr const char* kTokensKey = "tokenizer.ggml.tokens";
+inline constexpr const char* kScoresKey = "tokenizer.ggml.scores";
+inline constexpr const char* kTokenTypeKey = "tokenizer.ggml.token_type";
+inline constexpr const char* kMergesKey = "tokenizer.ggml.merges";
+inline constexpr const char* kBosTokenIdKey = "tokenizer.ggml.bos_token_id";
+inline constexpr const char* kEosTokenIdKey = "tokenizer.ggml.eos_token_id";
+inline constexpr const char* kUnknownTokenIdKey = "tokenizer.ggml.unknown_token_id";
+inline constexpr const char* kAddBosTokenKey = "tokenizer.ggml.add_bos_token";
+inline constexpr const char* kAddSpacePrefixKey = "tokenizer.ggml.add_space_prefix";
+
+// --- tokenizer values
+// ---------------------------------------------------------------------------------------
+
+struct TokenizerModelName {
+  TokenizerKind kind;
+  const char* name;  // tokenizer.ggml.model
+};
+inline constexpr TokenizerModelName kTokenizerModels[] = {
+    {TokenizerKind::SentencePiece, "llama"},
+    {TokenizerKind::ByteLevelBpe, "gpt2"},
+};
+
+// tokenizer.ggml.pre names of the byte-level pre-tokenizers glassbox knows. The writer uses the first name of
+// each; the reader accepts all, since llama.cpp's converters have written each of them.
+struct PreTokenizerName {
+  const char* name;
+  PreTokenizer pre;
+  // Whether llama.cpp adds BOS when tokenizer.ggml.add_bos_token is absent (llama_vocab::impl::load in
+  // src/llama-vocab.cpp): smaug-bpe shares Llama 3's regex but not its BOS.
+  bool adds_bos_by_default;
+};
+inline constexpr PreTokenizerName kPreTokenizers[] = {
+    {"gpt-2", PreTokenizer::Gpt2, false},       {"default", PreTokenizer::Gpt2, false},
+    {"gpt2", PreTokenizer::Gpt2, false},        {"llama-bpe", PreTokenizer::Llama3, true},
+    {"llama3", PreTokenizer::Llama3, true},     {"llama-v3", PreTokenizer::Llama3, true},
+    {"smaug-bpe", PreTokenizer::Llama3, false}, {"qwen2", PreTokenizer::Qwen2, false},
+};
+
+// tokenizer.ggml.token_type codes (llama.cpp's llama_token_type).
+struct TokenTypeCode {
+  TokenType type;
+  int32_t code;
+};
+inline constexpr TokenTypeCode kTokenTypeCodes[] = {
+    {TokenType::Normal, 1},      {TokenType::Unknown, 2}, {TokenType::Control, 3},
+    {TokenType::UserDefined, 4}, {TokenType::Unused, 5},  {TokenType::Byte, 6},
+};
+
+// --- tensors
+// ------------------------------------------------------------------------------------------------
+
+inline constexpr const char* kTokenEmbedding = "token_embd.weight";
+inline constexpr const char* kPositionEmbedding = "position_embd.weight";
+inline constexpr const char* kOutputNorm = "output_norm.weight";
+inline constexpr const char* kOutputNormBias = "output_norm.bias";
+inline constexpr const char* kOutput = "output.weight";  // absent: the classifier is the token embedding
+// Tensors that rescale RoPE's frequencies (Llama 3.1, LongRoPE), which glassbox refuses rather than ignores.
+inline constexpr const char* kRopeScalingTensors[] = {"rope_freqs.weight", "rope_factors_long.weight",
+                                                      "rope_factors_short.weight"};
+
+// A transformer block's tensors are blk.N.<name>.
+inline constexpr std::string_view kLayerPrefix = "blk.";
+struct LayerTensorName {
+  LayerRole role;
+  const char* name;
+};
+// In LayerRole order, which is also the order the writer stores them in.
+inline constexpr LayerTensorName kLayerTensors[] = {
+    {LayerRole::AttnNorm, "attn_norm.weight"}, {LayerRole::AttnNormBias, "attn_norm.bias"},
+    {LayerRole::Q, "attn_q.weight"},           {LayerRole::K, "attn_k.weight"},
+    {LayerRole::V, "attn_v.weight"},           {LayerRole::QBias, "attn_q.bias"},
+    {LayerRole::KBias, "attn_k.bias"},         {LayerRole::VBias, "attn_v.bias"},
+    {LayerRole::QKV, "attn_qkv.weight"},       {LayerRole::QKVBias, "attn_qkv.bias"},
+    {LayerRole::O, "attn_output.weight"},      {LayerRole::OBias, "attn_output.bias"},
+    {LayerRole::FfnNorm, "ffn_norm.weight"},   {LayerRole::FfnNormBias, "ffn_norm.bias"},
+    {LayerRole::Gate, "ffn_gate.weight"},      {LayerRole::GateBias, "ffn_gate.bias"},
+    {LayerRole::Up, "ffn_up.weight"},          {LayerRole::UpBias, "ffn_up.bias"},
+    {LayerRole::GateUp, "ffn_up.weight"},      {LayerRole::Down, "ffn_down.weight"},
+    {LayerRole::DownBias, "ffn_down.bias"},
+};
+
+// "blk.3.attn_q.weight", or "" when the architecture has no such tensor (the separate q of a fused one).
+std::string layer_tensor_name(const Architecture& arch, int layer, LayerRole role);
+
+}  // namespace glassbox::gguf

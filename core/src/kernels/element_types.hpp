@@ -1,0 +1,109 @@
+// Every fact glassbox keeps about an element encoding, in one table: its name, its ggml/GGUF type id, how
+// many values a block packs into how many bytes, and (for the types glassbox computes with) the DType and the
+// functions that decode and encode a row. The GGUF reader and writer, the safetensors reader, the model's
+// tensor sizes and the kernels' block loops all read this table; a new type is one row here, its decoder in
+// quantized.cpp and its DType in glassbox/tensor.hpp.
+//
+// It lives among the kernels, next to the decoders it points to, because the kernels are the lowest layer:
+// formats and model already depend on them, so everyone can read it without the kernels reaching upward. It
+// is constexpr so the decoders' loops take their block sizes from it at no cost.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <iterator>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "glassbox/tensor.hpp"
+#include "kernels/quantized.hpp"
+
+namespace glassbox {
+
+// n values (a whole number of blocks) from the encoded `row`, or into the encoded `out`.
+using RowDecoder = void (*)(const std::byte* row, float* out, std::size_t n);
+using RowEncoder = void (*)(const float* row, std::byte* out, std::size_t n);
+
+struct ElementType {
+  const char* name;       // ggml's spelling ("Q4_K"); also to_string(DType) and safetensors' plain dtypes
+  uint32_t ggml_id;       // the type in a GGUF tensor info (ggml_type)
+  uint32_t block_values;  // values per block; 1 for plain types
+  uint32_t block_bytes;   // bytes per block
+  std::optional<DType> dtype = std::nullopt;  // set for the types glassbox computes with
+  RowDecoder decode = nullptr;                // set with dtype
+  RowEncoder encode = nullptr;                // set for the types `convert` can write
+};
+
+// Block layouts and ids as ggml defines them (ggml-common.h / ggml.h). The types glassbox computes with come
+// first, in DType order, so a DType indexes its row; the rest are known by size only, so the GGUF reader can
+// walk past them and name them in its "unsupported type" error.
+inline constexpr ElementType kElementTypes[] = {
+    {"F32", 0, 1, 4, DType::F32, kernels::decode_f32_row, kernels::encode_f32_row},
+    {"F16", 1, 1, 2, DType::F16, kernels::decode_f16_row, kernels::encode_f16_row},
+    {"BF16", 30, 1, 2, DType::BF16, kernels::decode_bf16_row},
+    // f16 scale + 32 int8
+    {"Q8_0", 8, 32, 34, DType::Q8_0, kernels::dequantize_row_q8_0, kernels::quantize_row_q8_0},
+    // f16 scale + 32 4-bit values
+    {"Q4_0", 2, 32, 18, DType::Q4_0, kernels::dequantize_row_q4_0, kernels::quantize_row_q4_0},
+    // super-block: 2 f16 + 12 bytes of 6-bit scales and mins + 128 bytes of nibbles
+    {"Q4_K", 12, 256, 144, DType::Q4_K, kernels::dequantize_row_q4_k},
+    // 128 bytes of low nibbles + 64 of high bits + 16 int8 scales + f16
+    {"Q6_K", 14, 256, 210, DType::Q6_K, kernels::dequantize_row_q6_k},
+    {"Q4_1", 3, 32, 20},
+    {"Q5_0", 6, 32, 22},
+    {"Q5_1", 7, 32, 24},
+    {"Q8_1", 9, 32, 36},
+    {"Q2_K", 10, 256, 84},
+    {"Q3_K", 11, 256, 110},
+    {"Q5_K", 13, 256, 176},
+    {"Q8_K", 15, 256, 292},
+    {"I8", 24, 1, 1},
+    {"I16", 25, 1, 2},
+    {"I32", 26, 1, 4},
+    {"I64", 27, 1, 8},
+    {"F64", 28, 1, 8},
+};
+
+namespace element_types_detail {
+// Rows 0..k-1 are DType 0..k-1, each with a decoder, and no later row has a DType.
+constexpr bool computable_rows_lead_in_dtype_order() {
+  bool in_prefix = true;
+  std::size_t i = 0;
+  for (const ElementType& e : kElementTypes) {
+    if (e.dtype) {
+      if (!in_prefix || static_cast<std::size_t>(*e.dtype) != i || !e.decode) return false;
+    } else {
+      in_prefix = false;
+    }
+    ++i;
+  }
+  return true;
+}
+constexpr bool ids_and_names_are_unique() {
+  for (std::size_t i = 0; i < std::size(kElementTypes); ++i)
+    for (std::size_t j = i + 1; j < std::size(kElementTypes); ++j)
+      if (kElementTypes[i].ggml_id == kElementTypes[j].ggml_id ||
+          std::string_view(kElementTypes[i].name) == kElementTypes[j].name)
+        return false;
+  return true;
+}
+static_assert(computable_rows_lead_in_dtype_order());
+static_assert(ids_and_names_are_unique());
+}  // namespace element_types_detail
+
+constexpr const ElementType& element_type(DType type) {
+  return kElementTypes[static_cast<std::size_t>(type)];
+}
+
+// The row of a ggml type id; null for an id glassbox does not know.
+constexpr const ElementType* ggml_element_type(uint32_t id) {
+  for (const ElementType& e : kElementTypes)
+    if (e.ggml_id == id) return &e;
+  return nullptr;
+}
+
+// "F32, F16, BF16, Q8_0, Q4_0, Q4_K and Q6_K": the types glassbox computes with, for messages.
+std::string computable_type_names();
+
+}  // namespace glassbox

@@ -1,0 +1,71 @@
+// The element table (kernels/element_types.hpp) against ggml's own definitions, written out here
+// independently: each type's id and block layout as ggml.h / ggml-common.h give them, and the sizes that
+// follow for tensors and names for messages.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "kernels/element_types.hpp"
+#include "model/dtype.hpp"
+
+namespace glassbox {
+namespace {
+
+struct Expected {
+  const char* name;
+  uint32_t id;
+  uint32_t block_values;
+  uint32_t block_bytes;
+};
+
+// ggml_type ids and sizeof(block_*) for QK4_0 = QK8_0 = 32, QK_K = 256.
+constexpr Expected kGgml[] = {
+    {"F32", 0, 1, 4},       {"F16", 1, 1, 2},       {"Q4_0", 2, 32, 18},    {"Q4_1", 3, 32, 20},
+    {"Q5_0", 6, 32, 22},    {"Q5_1", 7, 32, 24},    {"Q8_0", 8, 32, 34},    {"Q8_1", 9, 32, 36},
+    {"Q2_K", 10, 256, 84},  {"Q3_K", 11, 256, 110}, {"Q4_K", 12, 256, 144}, {"Q5_K", 13, 256, 176},
+    {"Q6_K", 14, 256, 210}, {"Q8_K", 15, 256, 292}, {"I8", 24, 1, 1},       {"I16", 25, 1, 2},
+    {"I32", 26, 1, 4},      {"I64", 27, 1, 8},      {"F64", 28, 1, 8},      {"BF16", 30, 1, 2},
+};
+
+TEST(ElementTypes, EveryRowIsGgmlsDefinition) {
+  EXPECT_EQ(std::size(kElementTypes), std::size(kGgml));
+  for (const Expected& want : kGgml) {
+    const ElementType* got = ggml_element_type(want.id);
+    ASSERT_NE(got, nullptr) << want.name;
+    EXPECT_STREQ(got->name, want.name);
+    EXPECT_EQ(got->block_values, want.block_values) << want.name;
+    EXPECT_EQ(got->block_bytes, want.block_bytes) << want.name;
+  }
+  EXPECT_EQ(ggml_element_type(4), nullptr);  // Q4_2, removed from ggml
+  EXPECT_EQ(ggml_element_type(99), nullptr);
+}
+
+TEST(ElementTypes, EveryDTypeHasItsRowWithADecoder) {
+  for (DType type :
+       {DType::F32, DType::F16, DType::BF16, DType::Q8_0, DType::Q4_0, DType::Q4_K, DType::Q6_K}) {
+    const ElementType& row = element_type(type);
+    ASSERT_TRUE(row.dtype.has_value()) << to_string(type);
+    EXPECT_EQ(*row.dtype, type);
+    EXPECT_NE(row.decode, nullptr) << row.name;
+    EXPECT_EQ(ggml_element_type(row.ggml_id), &row) << row.name;
+    EXPECT_STREQ(to_string(type), row.name);
+  }
+  // `convert` writes these.
+  for (DType type : {DType::F32, DType::F16, DType::Q8_0, DType::Q4_0})
+    EXPECT_NE(element_type(type).encode, nullptr) << to_string(type);
+  EXPECT_EQ(computable_type_names(), "F32, F16, BF16, Q8_0, Q4_0, Q4_K and Q6_K");
+}
+
+TEST(ElementTypes, TensorBytesFollowTheBlocks) {
+  EXPECT_EQ(tensor_bytes(DType::F32, 3, 5), 60);
+  EXPECT_EQ(tensor_bytes(DType::BF16, 3, 5), 30);
+  EXPECT_EQ(tensor_bytes(DType::Q8_0, 2, 64), 2 * 2 * 34);
+  EXPECT_EQ(tensor_bytes(DType::Q4_0, 1, 96), 3 * 18);
+  EXPECT_EQ(tensor_bytes(DType::Q4_K, 2, 512), 2 * 2 * 144);
+  EXPECT_EQ(tensor_bytes(DType::Q6_K, 1, 256), 210);
+  EXPECT_EQ(tensor_bytes(DType::Q8_0, 1, 48), -1);  // not a whole number of blocks
+  EXPECT_EQ(tensor_bytes(DType::Q4_K, 1, 128), -1);
+}
+
+}  // namespace
+}  // namespace glassbox

@@ -1,0 +1,480 @@
+// The GGUF writer and reader share one table of names (formats/gguf_names.hpp), so whatever export_gguf
+// writes, model_from_gguf and tokenizer_from_gguf must read back as it was: for every architecture the writer
+// picks (llama, qwen2, gpt2, and our own glassbox for every other combination of choices), a small random
+// model written as float32 comes back with every config field and every weight equal, and its tokenizer
+// with the same vocabulary. phi3 is read but never written: qwen2 expresses the same configs unfused.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <ostream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "formats/gguf.hpp"
+#include "glassbox/formats.hpp"
+#include "kernels/quantized.hpp"
+#include "model/dtype.hpp"
+
+namespace glassbox {
+namespace {
+
+// Which optional tensors the random model has (the config does not say; the tensors do).
+struct Biases {
+  bool norm = false;  // attn_norm, ffn_norm and output_norm biases
+  bool qkv = false;
+  bool out = false;
+  bool ffn = false;
+};
+
+struct Case {
+  const char* label;
+  const char* architecture;  // what the writer must choose
+  ModelConfig config;
+  Biases biases;
+};
+
+// For GoogleTest's messages: the case's label rather than its bytes.
+void PrintTo(const Case& c, std::ostream* out) {
+  *out << c.label;
+}
+
+ModelConfig base_config() {
+  ModelConfig c;
+  c.dim = 16;
+  c.hidden_dim = 24;
+  c.n_layers = 2;
+  c.n_heads = 4;
+  c.n_kv_heads = 2;
+  c.head_dim = 4;
+  c.vocab_size = 11;
+  c.max_seq_len = 12;
+  c.norm_eps = 1e-6f;
+  c.rope_theta = 500.0f;
+  return c;
+}
+
+// Changes to base_config(), as a lambda, so each case says only what it varies.
+template <class F>
+ModelConfig config(F change) {
+  ModelConfig c = base_config();
+  change(c);
+  return c;
+}
+
+// No RoPE: the RoPE fields keep their defaults (the file has no keys for them).
+void no_rope(ModelConfig& c, PositionKind position) {
+  c.position = position;
+  c.rope_pairing = ModelConfig{}.rope_pairing;
+  c.rope_theta = ModelConfig{}.rope_theta;
+  c.rope_dim = 0;
+}
+
+std::vector<Case> cases() {
+  return {
+      {"llama", "llama", base_config(), {}},
+      {"llama-untied-biases",
+       "llama",
+       config([](ModelConfig& c) { c.tied_embeddings = false; }),
+       {.qkv = true, .out = true, .ffn = true}},
+      {"qwen2",
+       "qwen2",
+       config([](ModelConfig& c) {
+         c.rope_pairing = RopePairing::HalfSplit;
+         c.tied_embeddings = false;
+       }),
+       {.qkv = true}},
+      {"gpt2",
+       "gpt2",
+       config([](ModelConfig& c) {
+         c.n_kv_heads = c.n_heads;
+         c.norm = NormKind::LayerNorm;
+         c.activation = Activation::GELU;
+         c.gated_ffn = false;
+         no_rope(c, PositionKind::Learned);
+       }),
+       {.norm = true, .qkv = true, .out = true, .ffn = true}},
+      // Our own architecture: everything llama.cpp's cannot say.
+      {"postln-layernorm-sinusoidal-relu",
+       "glassbox",
+       config([](ModelConfig& c) {
+         c.norm = NormKind::LayerNorm;
+         c.norm_placement = NormPlacement::PostNorm;
+         c.activation = Activation::ReLU;
+         c.gated_ffn = false;
+         no_rope(c, PositionKind::Sinusoidal);
+       }),
+       {.norm = true, .qkv = true, .out = true, .ffn = true}},
+      {"postln-rmsnorm-mqa-geglu-untied",
+       "glassbox",
+       config([](ModelConfig& c) {
+         c.n_kv_heads = 1;
+         c.norm_placement = NormPlacement::PostNorm;
+         c.activation = Activation::GELU;
+         c.tied_embeddings = false;
+       }),
+       {}},
+      {"half-split-partial-rope",
+       "glassbox",
+       config([](ModelConfig& c) {
+         c.rope_pairing = RopePairing::HalfSplit;
+         c.rope_dim = 2;  // qwen2 files rotate whole heads
+       }),
+       {.qkv = true}},
+      {"adjacent-partial-rope",
+       "glassbox",
+       config([](ModelConfig& c) {
+         c.rope_dim = 2;  // llama.cpp refuses a llama file that rotates part of each head
+       }),
+       {}},
+      {"no-positions-reglu",
+       "glassbox",
+       config([](ModelConfig& c) {
+         c.activation = Activation::ReLU;
+         c.tied_embeddings = false;
+         no_rope(c, PositionKind::None);
+       }),
+       {.ffn = true}},
+      {"layernorm-learned-swiglu",
+       "glassbox",
+       config([](ModelConfig& c) {
+         c.norm = NormKind::LayerNorm;
+         no_rope(c, PositionKind::Learned);
+       }),
+       {.norm = true, .out = true}},
+      {"layernorm-rope-gelu-plain",
+       "glassbox",
+       config([](ModelConfig& c) {
+         c.norm = NormKind::LayerNorm;
+         c.rope_pairing = RopePairing::HalfSplit;
+         c.activation = Activation::GELU;
+         c.gated_ffn = false;
+       }),
+       {.norm = true, .qkv = true}},
+      {"gpt2-but-post-norm",
+       "glassbox",
+       config([](ModelConfig& c) {
+         c.n_kv_heads = c.n_heads;
+         c.norm = NormKind::LayerNorm;
+         c.norm_placement = NormPlacement::PostNorm;
+         c.activation = Activation::GELU;
+         c.gated_ffn = false;
+         no_rope(c, PositionKind::Learned);
+       }),
+       {.norm = true, .qkv = true, .out = true, .ffn = true}},
+  };
+}
+
+// A model with random float32 weights of the config's shapes.
+class RandomModel {
+ public:
+  RandomModel(const ModelConfig& c, const Biases& b, uint32_t seed) : rng_(seed) {
+    model_.config = c;
+    ModelWeights& w = model_.weights;
+    const int64_t dim = c.dim, hidden = c.hidden_dim, q = c.q_dim(), kv = c.kv_dim();
+    w.token_embedding = matrix(c.vocab_size, dim);
+    if (c.position == PositionKind::Learned) w.position_embedding = matrix(c.max_seq_len, dim);
+    for (int l = 0; l < c.n_layers; ++l) {
+      LayerWeights L;
+      L.attn_norm = vector(dim, true);
+      L.attn_norm_bias = vector(dim, b.norm);
+      L.wq = matrix(q, dim);
+      L.wk = matrix(kv, dim);
+      L.wv = matrix(kv, dim);
+      L.bq = vector(q, b.qkv);
+      L.bk = vector(kv, b.qkv);
+      L.bv = vector(kv, b.qkv);
+      L.wo = matrix(dim, q);
+      L.bo = vector(dim, b.out);
+      L.ffn_norm = vector(dim, true);
+      L.ffn_norm_bias = vector(dim, b.norm);
+      if (c.gated_ffn) {
+        L.ffn_gate = matrix(hidden, dim);
+        L.ffn_gate_bias = vector(hidden, b.ffn);
+      }
+      L.ffn_up = matrix(hidden, dim);
+      L.ffn_up_bias = vector(hidden, b.ffn);
+      L.ffn_down = matrix(dim, hidden);
+      L.ffn_down_bias = vector(dim, b.ffn);
+      w.layers.push_back(L);
+    }
+    const bool pre_norm = c.norm_placement == NormPlacement::PreNorm;  // Post-LN has no final norm
+    w.final_norm = vector(dim, pre_norm);
+    w.final_norm_bias = vector(dim, pre_norm && b.norm);
+    w.output = c.tied_embeddings ? w.token_embedding : matrix(c.vocab_size, dim);
+  }
+
+  const Model& model() const { return model_; }
+
+ private:
+  Tensor matrix(int64_t rows, int64_t cols) {
+    auto values = std::make_shared<std::vector<float>>(static_cast<std::size_t>(rows * cols));
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    for (float& v : *values)
+      v = normal(rng_);
+    model_.storage.push_back(values);
+    return Tensor{DType::F32, reinterpret_cast<const std::byte*>(values->data()), rows, cols};
+  }
+  Tensor vector(int64_t n, bool present) { return present ? matrix(1, n) : Tensor{}; }
+
+  Model model_;
+  std::mt19937 rng_;
+};
+
+// A SentencePiece vocabulary (pieces with spaces, scores, every token type) or a byte-level one (the 256
+// byte pieces in GPT-2's mapping, merges, a pre-tokenizer).
+Vocabulary sentencepiece_vocabulary() {
+  Vocabulary v;
+  v.pieces = {"<unk>", "<s>", "</s>", "<0x41>", " a", "b", " ab", "<pad>", "<user>"};
+  v.scores = {0, 0, 0, 0, -1, -2, -3, 0, 0};
+  v.types = {TokenType::Unknown, TokenType::Control, TokenType::Control,
+             TokenType::Byte,    TokenType::Normal,  TokenType::Normal,
+             TokenType::Normal,  TokenType::Unused,  TokenType::UserDefined};
+  v.unk_id = 0;
+  v.bos_id = 1;
+  v.eos_id = 2;
+  v.add_space_prefix = false;
+  return v;
+}
+
+Vocabulary byte_level_vocabulary(PreTokenizer pre) {
+  Vocabulary v;
+  v.kind = TokenizerKind::ByteLevelBpe;
+  v.pre_tokenizer = pre;
+  char32_t next =
+      0x100;  // GPT-2's mapping: printable bytes stand for themselves, the rest count up from here
+  for (int b = 0; b < 256; ++b) {
+    const bool printable = (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || b >= 0xAE;
+    const char32_t c = printable ? static_cast<char32_t>(b) : next++;
+    std::string s;
+    if (c < 0x80) {
+      s += static_cast<char>(c);
+    } else {
+      s += static_cast<char>(0xC0 | (c >> 6));
+      s += static_cast<char>(0x80 | (c & 0x3F));
+    }
+    v.pieces.push_back(s);
+  }
+  v.pieces.push_back("ab");
+  v.pieces.push_back("<|endoftext|>");
+  v.merges = {"a b"};
+  v.scores.assign(v.pieces.size(), 0.0f);
+  v.types.assign(v.pieces.size(), TokenType::Normal);
+  v.types.back() = TokenType::Control;
+  v.bos_id = v.eos_id = static_cast<int>(v.pieces.size()) - 1;
+  v.add_bos = pre == PreTokenizer::Llama3;
+  v.add_space_prefix = false;
+  return v;
+}
+
+Tokenizer make_tokenizer(Vocabulary v) {
+  auto t = Tokenizer::create(std::move(v), "hand-made");
+  EXPECT_TRUE(t.ok()) << t.error().message;
+  return std::move(*t);
+}
+
+struct ReadBack {
+  GgufFile file;
+  Result<Model> model = error(ErrorCode::InvalidState, "not read");
+  Result<Tokenizer> tokenizer = error(ErrorCode::InvalidState, "not read");
+};
+
+// export_gguf to a temporary file, then the reader's path: read_gguf, model_from_gguf, tokenizer_from_gguf.
+ReadBack write_and_read(const Model& model, const Tokenizer& tokenizer, const std::string& label,
+                        const std::string& expected_architecture) {
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("glassbox-roundtrip-" + label + "-" +
+                     std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + ".gguf");
+  ReadBack back;
+  auto summary = export_gguf(model, tokenizer, ExportType::F32, label, path.string());
+  EXPECT_TRUE(summary.ok()) << (summary.ok() ? "" : summary.error().message);
+  if (!summary) return back;
+  EXPECT_EQ(summary->architecture, expected_architecture);
+  EXPECT_EQ(summary->f16_fallbacks, 0);
+  auto bytes = map_file(path.string());
+  EXPECT_TRUE(bytes.ok()) << (bytes.ok() ? "" : bytes.error().message);
+  std::filesystem::remove(path);  // the mapping (or the copy) outlives the name
+  if (!bytes) return back;
+  auto file = read_gguf(*bytes);
+  EXPECT_TRUE(file.ok()) << (file.ok() ? "" : file.error().message);
+  if (!file) return back;
+  back.file = std::move(*file);
+  back.model = model_from_gguf(back.file);
+  back.tokenizer = tokenizer_from_gguf(back.file);
+  return back;
+}
+
+void expect_same_config(const ModelConfig& want, const ModelConfig& got) {
+#define GLASSBOX_EXPECT_FIELD(field) EXPECT_EQ(got.field, want.field) << #field
+  GLASSBOX_EXPECT_FIELD(architecture);
+  GLASSBOX_EXPECT_FIELD(dim);
+  GLASSBOX_EXPECT_FIELD(hidden_dim);
+  GLASSBOX_EXPECT_FIELD(n_layers);
+  GLASSBOX_EXPECT_FIELD(n_heads);
+  GLASSBOX_EXPECT_FIELD(n_kv_heads);
+  GLASSBOX_EXPECT_FIELD(head_dim);
+  GLASSBOX_EXPECT_FIELD(vocab_size);
+  GLASSBOX_EXPECT_FIELD(max_seq_len);
+  GLASSBOX_EXPECT_FIELD(norm);
+  GLASSBOX_EXPECT_FIELD(norm_placement);
+  GLASSBOX_EXPECT_FIELD(norm_eps);
+  GLASSBOX_EXPECT_FIELD(position);
+  GLASSBOX_EXPECT_FIELD(rope_pairing);
+  GLASSBOX_EXPECT_FIELD(rope_theta);
+  GLASSBOX_EXPECT_FIELD(rope_dim);
+  GLASSBOX_EXPECT_FIELD(activation);
+  GLASSBOX_EXPECT_FIELD(gated_ffn);
+  GLASSBOX_EXPECT_FIELD(tied_embeddings);
+#undef GLASSBOX_EXPECT_FIELD
+  EXPECT_TRUE(got == want) << "a field not listed above differs";  // ModelConfig's defaulted ==
+}
+
+std::vector<float> decoded(const Tensor& t) {
+  std::vector<float> values(static_cast<std::size_t>(t.elements()));
+  const auto row_bytes = static_cast<std::size_t>(tensor_bytes(t.type, 1, t.cols));
+  for (int64_t r = 0; r < t.rows; ++r)
+    kernels::dequantize_row(t.type, t.data + static_cast<std::size_t>(r) * row_bytes,
+                            values.data() + r * t.cols, static_cast<std::size_t>(t.cols));
+  return values;
+}
+
+void expect_same_tensor(const Tensor& want, const Tensor& got, const std::string& what) {
+  ASSERT_EQ(got.present(), want.present()) << what;
+  if (!want.present()) return;
+  EXPECT_EQ(got.type, DType::F32) << what;
+  ASSERT_EQ(got.rows, want.rows) << what;
+  ASSERT_EQ(got.cols, want.cols) << what;
+  EXPECT_EQ(decoded(got), decoded(want)) << what;
+}
+
+void expect_same_weights(const ModelWeights& want, const ModelWeights& got) {
+  expect_same_tensor(want.token_embedding, got.token_embedding, "token_embedding");
+  expect_same_tensor(want.position_embedding, got.position_embedding, "position_embedding");
+  ASSERT_EQ(got.layers.size(), want.layers.size());
+  for (std::size_t l = 0; l < want.layers.size(); ++l) {
+    const LayerWeights &a = want.layers[l], &b = got.layers[l];
+    const std::string at = "layer " + std::to_string(l) + " ";
+#define GLASSBOX_EXPECT_TENSOR(field) expect_same_tensor(a.field, b.field, at + #field)
+    GLASSBOX_EXPECT_TENSOR(attn_norm);
+    GLASSBOX_EXPECT_TENSOR(attn_norm_bias);
+    GLASSBOX_EXPECT_TENSOR(wq);
+    GLASSBOX_EXPECT_TENSOR(wk);
+    GLASSBOX_EXPECT_TENSOR(wv);
+    GLASSBOX_EXPECT_TENSOR(bq);
+    GLASSBOX_EXPECT_TENSOR(bk);
+    GLASSBOX_EXPECT_TENSOR(bv);
+    GLASSBOX_EXPECT_TENSOR(wo);
+    GLASSBOX_EXPECT_TENSOR(bo);
+    GLASSBOX_EXPECT_TENSOR(ffn_norm);
+    GLASSBOX_EXPECT_TENSOR(ffn_norm_bias);
+    GLASSBOX_EXPECT_TENSOR(ffn_gate);
+    GLASSBOX_EXPECT_TENSOR(ffn_up);
+    GLASSBOX_EXPECT_TENSOR(ffn_down);
+    GLASSBOX_EXPECT_TENSOR(ffn_gate_bias);
+    GLASSBOX_EXPECT_TENSOR(ffn_up_bias);
+    GLASSBOX_EXPECT_TENSOR(ffn_down_bias);
+#undef GLASSBOX_EXPECT_TENSOR
+  }
+  expect_same_tensor(want.final_norm, got.final_norm, "final_norm");
+  expect_same_tensor(want.final_norm_bias, got.final_norm_bias, "final_norm_bias");
+  expect_same_tensor(want.output, got.output, "output");
+}
+
+void expect_same_vocabulary(const Vocabulary& want, const Vocabulary& got) {
+  EXPECT_EQ(got.kind, want.kind);
+  EXPECT_EQ(got.pieces, want.pieces);
+  if (want.kind == TokenizerKind::SentencePiece) {
+    EXPECT_EQ(got.scores, want.scores);
+  }
+  EXPECT_EQ(got.types, want.types);
+  EXPECT_EQ(got.merges, want.merges);
+  if (want.kind == TokenizerKind::ByteLevelBpe) {
+    EXPECT_EQ(got.pre_tokenizer, want.pre_tokenizer);
+  }
+  EXPECT_EQ(got.ignore_merges, want.ignore_merges);
+  EXPECT_EQ(got.bos_id, want.bos_id);
+  EXPECT_EQ(got.eos_id, want.eos_id);
+  EXPECT_EQ(got.unk_id, want.unk_id);
+  EXPECT_EQ(got.add_bos, want.add_bos);
+  EXPECT_EQ(got.add_space_prefix, want.add_space_prefix);
+}
+
+class GgufRoundTrip : public ::testing::TestWithParam<Case> {};
+
+TEST_P(GgufRoundTrip, EveryConfigFieldAndWeightComesBack) {
+  const Case& c = GetParam();
+  ModelConfig want = c.config;
+  want.architecture = c.architecture;
+  ASSERT_TRUE(validate(want, c.label).ok());
+  const RandomModel source(want, c.biases, 7);
+  const Tokenizer tokenizer = make_tokenizer(sentencepiece_vocabulary());
+  ReadBack back = write_and_read(source.model(), tokenizer, c.label, c.architecture);
+  ASSERT_TRUE(back.model.ok()) << back.model.error().message;
+  expect_same_config(want, back.model->config);
+  expect_same_weights(source.model().weights, back.model->weights);
+}
+
+INSTANTIATE_TEST_SUITE_P(Architectures, GgufRoundTrip, ::testing::ValuesIn(cases()),
+                         [](const ::testing::TestParamInfo<Case>& info) {
+                           std::string name = info.param.label;
+                           for (char& ch : name)
+                             if (ch == '-') ch = '_';
+                           return name;
+                         });
+
+TEST(GgufRoundTripTokenizer, EveryVocabularyKindAndPreTokenizerComesBack) {
+  const RandomModel source(base_config(), {}, 3);
+  std::vector<std::pair<std::string, Vocabulary>> vocabularies = {
+      {"sentencepiece", sentencepiece_vocabulary()},
+      {"gpt2", byte_level_vocabulary(PreTokenizer::Gpt2)},
+      {"llama3", byte_level_vocabulary(PreTokenizer::Llama3)},
+      {"qwen2", byte_level_vocabulary(PreTokenizer::Qwen2)},
+  };
+  for (auto& [label, vocabulary] : vocabularies) {
+    SCOPED_TRACE(label);
+    const Tokenizer tokenizer = make_tokenizer(vocabulary);
+    ReadBack back = write_and_read(source.model(), tokenizer, "tokenizer-" + label, "llama");
+    ASSERT_TRUE(back.tokenizer.ok()) << back.tokenizer.error().message;
+    expect_same_vocabulary(tokenizer.vocabulary(), back.tokenizer->vocabulary());
+  }
+}
+
+// The spellings of the config's choices are one table: what to_string prints is what the glassbox
+// architecture stores, and what tests/reference/gguf_export.py writes (configs.py: "pre", "half", ...).
+TEST(GgufRoundTripNames, ToStringIsTheFileSpelling) {
+  EXPECT_STREQ(to_string(NormKind::RMSNorm), "rmsnorm");
+  EXPECT_STREQ(to_string(NormKind::LayerNorm), "layernorm");
+  EXPECT_STREQ(to_string(NormPlacement::PreNorm), "pre");
+  EXPECT_STREQ(to_string(NormPlacement::PostNorm), "post");
+  EXPECT_STREQ(to_string(PositionKind::RoPE), "rope");
+  EXPECT_STREQ(to_string(PositionKind::Learned), "learned");
+  EXPECT_STREQ(to_string(PositionKind::Sinusoidal), "sinusoidal");
+  EXPECT_STREQ(to_string(PositionKind::None), "none");
+  EXPECT_STREQ(to_string(RopePairing::Adjacent), "adjacent");
+  EXPECT_STREQ(to_string(RopePairing::HalfSplit), "half");
+  EXPECT_STREQ(to_string(Activation::SiLU), "silu");
+  EXPECT_STREQ(to_string(Activation::GELU), "gelu");
+  EXPECT_STREQ(to_string(Activation::ReLU), "relu");
+
+  ModelConfig c = base_config();
+  c.norm_placement = NormPlacement::PostNorm;
+  c.rope_pairing = RopePairing::HalfSplit;
+  const RandomModel source(c, {}, 5);
+  const Tokenizer tokenizer = make_tokenizer(sentencepiece_vocabulary());
+  ReadBack back = write_and_read(source.model(), tokenizer, "spellings", "glassbox");
+  ASSERT_TRUE(back.model.ok()) << back.model.error().message;
+  for (const auto& [key, value] : {std::pair<const char*, const char*>{"glassbox.norm", "rmsnorm"},
+                                   {"glassbox.norm_placement", "post"},
+                                   {"glassbox.position", "rope"},
+                                   {"glassbox.rope.pairing", "half"},
+                                   {"glassbox.activation", "silu"}}) {
+    auto text = back.file.string(key);
+    ASSERT_TRUE(text.ok()) << key;
+    EXPECT_EQ(*text, value) << key;
+  }
+}
+
+}  // namespace
+}  // namespace glassbox
