@@ -17,7 +17,8 @@ cmake --build build --parallel
 # Emscripten's optimizer imports Debian's acorn, which lives outside Node's default module path.
 export NODE_PATH="${NODE_PATH:-/usr/share/nodejs}"
 if [ ! -f build-wasm/CMakeCache.txt ]; then
-  emcmake cmake -S . -B build-wasm -G Ninja -DCMAKE_BUILD_TYPE=Release
+  # The WASM test suite reads the reference fixtures the native tests write into build/ (tests/CMakeLists.txt).
+  emcmake cmake -S . -B build-wasm -G Ninja -DCMAKE_BUILD_TYPE=Release -DGLASSBOX_NATIVE_BUILD_DIR="$root/build"
 fi
 cmake --build build-wasm --parallel
 

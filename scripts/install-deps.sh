@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Installs what glassbox builds and tests with, skipping whatever is already there. Safe to run again.
-#   Debian: compilers and CMake, xsimd, GoogleTest, RapidJSON (JSON), CLI11 (the CLI's flags), Emscripten, wabt, Chromium (browser tests), NumPy (the
-#           independent reference)
+#   Debian: compilers and CMake (and g++'s ThreadSanitizer runtime, libtsan2, for scripts/test.sh), xsimd,
+#           GoogleTest, RapidJSON (JSON), CLI11 (the CLI's flags), Emscripten, wabt, Chromium (browser
+#           tests), NumPy (the independent reference)
 #   npm:    the page's build tools and playwright-core (package-lock.json), and llama.cpp's prebuilt Node
 #           binding for the cross-checks (tests/peers/package-lock.json)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-packages=(cmake ninja-build g++ libxsimd-dev libgtest-dev libgmock-dev rapidjson-dev libcli11-dev emscripten wabt chromium python3-numpy
+packages=(cmake ninja-build g++ libtsan2 libxsimd-dev libgtest-dev libgmock-dev rapidjson-dev libcli11-dev emscripten wabt chromium python3-numpy
           ca-certificates curl)
 
 missing=()

