@@ -110,17 +110,22 @@ class Engine {
   // Returns the buffer's address, or an error: bad-argument for a slot other than 0 or 1, not-a-model or
   // not-a-tokenizer for an empty file, out-of-memory when the heap cannot grow that far.
   val allocate_upload(int slot, double size, const std::string& name) {
-    if (slot < 0 || slot > 1) return failure(ErrorCode::BadArgument, name, ": upload slot ", slot, " does not exist (0 or 1)");
+    if (slot < 0 || slot > 1)
+      return failure(ErrorCode::BadArgument, name, ": upload slot ", slot, " does not exist (0 or 1)");
     uploads_[slot] = Upload{};
     if (!(size >= 1))
-      return failure(slot == 0 ? ErrorCode::NotAModel : ErrorCode::NotATokenizer, name, ": the file is empty");
+      return failure(slot == 0 ? ErrorCode::NotAModel : ErrorCode::NotATokenizer, name,
+                     ": the file is empty");
     char mib[32];
     std::snprintf(mib, sizeof mib, "%.1f", size / (1024.0 * 1024.0));
     if (size > 4294967295.0)
-      return failure(ErrorCode::OutOfMemory, name, ": ", mib, " MiB is more than the WebAssembly heap can hold (4 GiB)");
+      return failure(ErrorCode::OutOfMemory, name, ": ", mib,
+                     " MiB is more than the WebAssembly heap can hold (4 GiB)");
     // malloc, not std::vector: when the heap cannot grow it returns null instead of aborting.
     auto* data = static_cast<std::byte*>(std::malloc(static_cast<std::size_t>(size)));
-    if (!data) return failure(ErrorCode::OutOfMemory, name, ": not enough memory for ", mib, " MiB in the WebAssembly heap");
+    if (!data)
+      return failure(ErrorCode::OutOfMemory, name, ": not enough memory for ", mib,
+                     " MiB in the WebAssembly heap");
     uploads_[slot] = Upload{data, static_cast<std::size_t>(size)};
     return val(static_cast<double>(reinterpret_cast<uintptr_t>(data)));
   }
@@ -134,7 +139,8 @@ class Engine {
   // with an empty name the tokenizer comes from the model file itself (GGUF). Takes ownership of the
   // buffers (no copies). On failure the previously loaded model, if any, stays usable.
   val load(const std::string& model_name, const std::string& tokenizer_name) {
-    if (!uploads_[0].data) return failure(ErrorCode::InvalidState, model_name, ": no bytes were uploaded for the model");
+    if (!uploads_[0].data)
+      return failure(ErrorCode::InvalidState, model_name, ": no bytes were uploaded for the model");
     const bool separate_tokenizer = !tokenizer_name.empty();
     if (separate_tokenizer && !uploads_[1].data)
       return failure(ErrorCode::InvalidState, tokenizer_name, ": no bytes were uploaded for the tokenizer");
@@ -226,7 +232,8 @@ class Engine {
   val piece(int id) const {
     if (!tokenizer_) return no_model();
     if (!tokenizer_->valid_id(id))
-      return failure(ErrorCode::BadArgument, "token id ", id, " is outside the vocabulary (0..", tokenizer_->vocab_size() - 1, ")");
+      return failure(ErrorCode::BadArgument, "token id ", id, " is outside the vocabulary (0..",
+                     tokenizer_->vocab_size() - 1, ")");
     return bytes_to_js(tokenizer_->piece(id));
   }
 
@@ -234,9 +241,11 @@ class Engine {
   // Returns them as the core holds them.
   val set_sampler(double temperature, double top_k, double top_p, double seed) {
     if (!whole_number(top_k, 2147483647.0))
-      return failure(ErrorCode::BadArgument, "top-k must be a whole number >= 0 (0 turns it off), found ", top_k);
+      return failure(ErrorCode::BadArgument, "top-k must be a whole number >= 0 (0 turns it off), found ",
+                     top_k);
     if (!whole_number(seed, 9007199254740991.0))  // 2^53 - 1: the largest seed a JS number holds exactly
-      return failure(ErrorCode::BadArgument, "the seed must be a whole number from 0 to 2^53 - 1, found ", seed);
+      return failure(ErrorCode::BadArgument, "the seed must be a whole number from 0 to 2^53 - 1, found ",
+                     seed);
     const SamplerSettings settings{.temperature = static_cast<float>(temperature),
                                    .top_k = static_cast<int>(top_k),
                                    .top_p = static_cast<float>(top_p),
@@ -253,7 +262,8 @@ class Engine {
   val start(const std::string& prompt, double max_new_tokens, double max_steps) {
     if (!generator_) return no_model();
     if (!whole_number(max_new_tokens, 2147483647.0) || !whole_number(max_steps, 2147483647.0))
-      return failure(ErrorCode::BadArgument, "generation limits must be whole numbers >= 0 (0: none), found maxTokens ",
+      return failure(ErrorCode::BadArgument,
+                     "generation limits must be whole numbers >= 0 (0: none), found maxTokens ",
                      max_new_tokens, ", maxSteps ", max_steps);
     sampler_ = Sampler(settings_);  // the same object the generator refers to, with a fresh random sequence
     const GenerationLimits limits{.max_new_tokens = static_cast<int>(max_new_tokens),
@@ -294,8 +304,9 @@ class Engine {
     if (!generator_) return array_to_js(std::vector<int32_t>(), "Int32Array");
     const std::span<const int> tokens = generator_->tokens();
     const std::size_t traced = std::min(tokens.size(), static_cast<std::size_t>(session_->position()));
-    return array_to_js(std::vector<int32_t>(tokens.begin(), tokens.begin() + static_cast<std::ptrdiff_t>(traced)),
-                       "Int32Array");
+    return array_to_js(
+        std::vector<int32_t>(tokens.begin(), tokens.begin() + static_cast<std::ptrdiff_t>(traced)),
+        "Int32Array");
   }
 
   // Attention of one head as a dense row-major [n][n] Float32Array over the positions computed so far
@@ -304,9 +315,11 @@ class Engine {
     if (!session_) return no_model();
     const AttentionTrace& trace = session_->attention_trace();
     if (layer < 0 || layer >= trace.n_layers())
-      return failure(ErrorCode::BadArgument, "layer ", layer, " does not exist (0..", trace.n_layers() - 1, ")");
+      return failure(ErrorCode::BadArgument, "layer ", layer, " does not exist (0..", trace.n_layers() - 1,
+                     ")");
     if (head < -1 || head >= trace.n_heads())
-      return failure(ErrorCode::BadArgument, "head ", head, " does not exist (0..", trace.n_heads() - 1, ", or -1 for all)");
+      return failure(ErrorCode::BadArgument, "head ", head, " does not exist (0..", trace.n_heads() - 1,
+                     ", or -1 for all)");
     const auto n = static_cast<std::size_t>(trace.n_positions());
     const int first = head < 0 ? 0 : head, last = head < 0 ? trace.n_heads() : head + 1;
     matrix_.assign(static_cast<std::size_t>(last - first) * n * n, 0.0f);
@@ -323,7 +336,8 @@ class Engine {
   // temperature 1 over the whole vocabulary.
   val top_tokens(int k) const {
     if (!session_) return no_model();
-    if (session_->position() == 0) return failure(ErrorCode::InvalidState, "nothing has been computed yet: call step() first");
+    if (session_->position() == 0)
+      return failure(ErrorCode::InvalidState, "nothing has been computed yet: call step() first");
     if (k < 0) return failure(ErrorCode::BadArgument, "k must be >= 0, found ", k);
     val result = val::array();
     for (const TokenProbability& t : glassbox::top_tokens(session_->logits(), k)) {
@@ -372,9 +386,10 @@ class Engine {
   std::shared_ptr<const Model> model_;
   std::shared_ptr<const Tokenizer> tokenizer_;
   std::optional<Session> session_;
-  SamplerSettings settings_;               // what the next start() samples with
-  Sampler sampler_{SamplerSettings{}};     // re-seeded from settings_ by each start()
-  std::optional<Generator> generator_;     // over session_, sampler_ and tokenizer_; declared last, so destroyed first
+  SamplerSettings settings_;            // what the next start() samples with
+  Sampler sampler_{SamplerSettings{}};  // re-seeded from settings_ by each start()
+  std::optional<Generator>
+      generator_;  // over session_, sampler_ and tokenizer_; declared last, so destroyed first
   std::vector<float> matrix_;
 };
 

@@ -40,8 +40,8 @@ class ByteReader {
   }
 
   Error truncated(std::string_view field, uint64_t needed) const {
-    return error(ErrorCode::Truncated, source(), ": truncated at offset ", offset_, " reading ", field, ": needs ", needed,
-                 " bytes, ", remaining(), " left");
+    return error(ErrorCode::Truncated, source(), ": truncated at offset ", offset_, " reading ", field,
+                 ": needs ", needed, " bytes, ", remaining(), " left");
   }
 
  private:

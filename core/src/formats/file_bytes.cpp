@@ -104,7 +104,8 @@ Result<std::shared_ptr<const Bytes>> map_file(const std::string& path) {
   void* address = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
   const int mmap_errno = errno;
   ::close(fd);  // the mapping stays valid without the descriptor
-  if (address == MAP_FAILED) return error(ErrorCode::Io, path, ": cannot memory-map: ", std::strerror(mmap_errno));
+  if (address == MAP_FAILED)
+    return error(ErrorCode::Io, path, ": cannot memory-map: ", std::strerror(mmap_errno));
   return std::shared_ptr<const Bytes>(std::make_shared<MappedBytes>(address, size, path));
 #endif
 }

@@ -130,8 +130,8 @@ inline GgufValue GgufArray::const_iterator::operator*() const {
 struct GgufTensorInfo {
   std::string name;
   std::vector<uint64_t> dims;  // ne0 (the innermost, contiguous dimension) first
-  uint32_t ggml_type = 0;  // a row of the element table (kernels/element_types.hpp)
-  uint64_t offset = 0;  // from the start of the tensor data
+  uint32_t ggml_type = 0;      // a row of the element table (kernels/element_types.hpp)
+  uint64_t offset = 0;         // from the start of the tensor data
   uint64_t bytes = 0;
   const std::byte* data = nullptr;
 };

@@ -75,7 +75,8 @@ Result<Model> read_llama2c_checkpoint(std::shared_ptr<const Bytes> bytes) {
   // A negative vocab_size is llama2.c's flag for "the classifier is not shared with the embedding".
   const bool shared_classifier = header[5] > 0;
   if (header[5] == INT32_MIN)  // the one negative int32 without a positive counterpart
-    return error(ErrorCode::Malformed, source, ": vocab_size must be a token count (negative: with a separate classifier), found ",
+    return error(ErrorCode::Malformed, source,
+                 ": vocab_size must be a token count (negative: with a separate classifier), found ",
                  header[5]);
   c.vocab_size = header[5] < 0 ? -header[5] : header[5];
   c.max_seq_len = header[6];
@@ -93,10 +94,10 @@ Result<Model> read_llama2c_checkpoint(std::shared_ptr<const Bytes> bytes) {
   const int64_t expected_bytes = static_cast<int64_t>(kHeaderBytes) +
                                  expected_floats(c, shared_classifier) * static_cast<int64_t>(sizeof(float));
   if (expected_bytes != static_cast<int64_t>(bytes->size()))
-    return error(ErrorCode::Truncated, source, ": file size disagrees with the header: dim ", c.dim, ", hidden_dim ", c.hidden_dim,
-                 ", n_layers ", c.n_layers, ", n_heads ", c.n_heads, ", n_kv_heads ", c.n_kv_heads,
-                 ", vocab_size ", header[5], ", seq_len ", c.max_seq_len, ": they need ", expected_bytes,
-                 " bytes, the file has ", bytes->size(),
+    return error(ErrorCode::Truncated, source, ": file size disagrees with the header: dim ", c.dim,
+                 ", hidden_dim ", c.hidden_dim, ", n_layers ", c.n_layers, ", n_heads ", c.n_heads,
+                 ", n_kv_heads ", c.n_kv_heads, ", vocab_size ", header[5], ", seq_len ", c.max_seq_len,
+                 ": they need ", expected_bytes, " bytes, the file has ", bytes->size(),
                  " (a truncated file, or a header from another model)");
 
   const int64_t dim = c.dim, hidden = c.hidden_dim, kv_dim = c.kv_dim(), L = c.n_layers;

@@ -18,7 +18,8 @@ Result<Tokenizer> read_llama2c_tokenizer(const Bytes& bytes) {
   auto max_length = reader.read<int32_t>("max_token_length");
   if (!max_length) return max_length.error();
   if (*max_length <= 0 || *max_length > kMaxTokenLength)
-    return error(ErrorCode::Malformed, source, ": max_token_length must be in 1..", kMaxTokenLength, ", found ", *max_length);
+    return error(ErrorCode::Malformed, source, ": max_token_length must be in 1..", kMaxTokenLength,
+                 ", found ", *max_length);
 
   Vocabulary vocab;
   while (reader.remaining() > 0) {
@@ -26,12 +27,13 @@ Result<Tokenizer> read_llama2c_tokenizer(const Bytes& bytes) {
     const std::string field = cat("token ", id);
     auto score = reader.read<float>(field + " score");
     if (!score) return score.error();
-    if (!std::isfinite(*score)) return error(ErrorCode::Malformed, source, ": ", field, " score must be finite, found ", *score);
+    if (!std::isfinite(*score))
+      return error(ErrorCode::Malformed, source, ": ", field, " score must be finite, found ", *score);
     auto length = reader.read<int32_t>(field + " length");
     if (!length) return length.error();
     if (*length < 0 || *length > *max_length)
-      return error(ErrorCode::Malformed, source, ": ", field, " length must be in 0..", *max_length, " (max_token_length), found ",
-                   *length);
+      return error(ErrorCode::Malformed, source, ": ", field, " length must be in 0..", *max_length,
+                   " (max_token_length), found ", *length);
     auto piece = reader.read_bytes(static_cast<uint64_t>(*length), field + " bytes");
     if (!piece) return piece.error();
 
@@ -46,7 +48,8 @@ Result<Tokenizer> read_llama2c_tokenizer(const Bytes& bytes) {
                                                  : TokenType::Normal);
   }
   if (vocab.pieces.size() < 3)
-    return error(ErrorCode::Malformed, source, ": a llama2.c tokenizer needs at least 3 tokens (<unk>, BOS, EOS), found ",
+    return error(ErrorCode::Malformed, source,
+                 ": a llama2.c tokenizer needs at least 3 tokens (<unk>, BOS, EOS), found ",
                  vocab.pieces.size());
   vocab.unk_id = 0;
   vocab.bos_id = 1;
@@ -67,8 +70,8 @@ Result<void> check_tokenizer_matches(const Tokenizer& tokenizer, const Model& mo
   const int tokens = tokenizer.vocab_size(), rows = model.config.vocab_size;
   const bool padded_format = model.config.architecture != "llama2.c";
   if (tokens == rows || (padded_format && tokens < rows)) return ok();
-  return error(ErrorCode::VocabMismatch, source, ": the tokenizer has ", tokens, " tokens but the model's vocab_size is ", rows,
-               " (is this the model's own tokenizer?)");
+  return error(ErrorCode::VocabMismatch, source, ": the tokenizer has ", tokens,
+               " tokens but the model's vocab_size is ", rows, " (is this the model's own tokenizer?)");
 }
 
 }  // namespace glassbox

@@ -1,9 +1,9 @@
 #include "formats/model_builder.hpp"
 
+#include "glassbox/error.hpp"
 #include "kernels/element_types.hpp"
 #include "kernels/quantized.hpp"
 #include "model/dtype.hpp"
-#include "glassbox/error.hpp"
 
 namespace glassbox {
 namespace {
@@ -33,8 +33,8 @@ Result<Tensor> ModelBuilder::matrix(const TensorLookup& lookup, const std::strin
     return error(ErrorCode::UnsupportedType, source_, ": tensor ", name, " has element type ", t->type_name,
                  ", which glassbox cannot compute with (it reads ", computable_type_names(), ")");
   if (tensor_bytes(*t->type, rows, cols) < 0)
-    return error(ErrorCode::Malformed, source_, ": tensor ", name, ": row length ", cols, " is not a whole number of ",
-                 to_string(*t->type), " blocks");
+    return error(ErrorCode::Malformed, source_, ": tensor ", name, ": row length ", cols,
+                 " is not a whole number of ", to_string(*t->type), " blocks");
   return Tensor{*t->type, t->data, rows, cols};
 }
 
@@ -47,16 +47,16 @@ Result<Tensor> ModelBuilder::vector(const TensorLookup& lookup, const std::strin
   }
   const std::vector<uint64_t> expected = {static_cast<uint64_t>(n)};
   if (t->dims != expected)
-    return error(ErrorCode::Malformed, source_, ": tensor ", name, " must have shape ", shape(expected), ", found ",
-                 shape(t->dims));
+    return error(ErrorCode::Malformed, source_, ": tensor ", name, " must have shape ", shape(expected),
+                 ", found ", shape(t->dims));
   if (!t->type)
     return error(ErrorCode::UnsupportedType, source_, ": tensor ", name, " has element type ", t->type_name,
                  ", which glassbox cannot read");
   if (*t->type == DType::F32) return Tensor{DType::F32, t->data, 1, n};
   // Norm weights and biases are added and multiplied as float32: decode the few that are stored otherwise.
   if (tensor_bytes(*t->type, 1, n) < 0)
-    return error(ErrorCode::Malformed, source_, ": tensor ", name, ": length ", n, " is not a whole number of ",
-                 to_string(*t->type), " blocks");
+    return error(ErrorCode::Malformed, source_, ": tensor ", name, ": length ", n,
+                 " is not a whole number of ", to_string(*t->type), " blocks");
   auto floats = std::make_shared<std::vector<float>>(static_cast<std::size_t>(n));
   kernels::dequantize_row(*t->type, t->data, floats->data(), static_cast<std::size_t>(n));
   const auto* data = reinterpret_cast<const std::byte*>(floats->data());

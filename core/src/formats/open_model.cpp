@@ -5,8 +5,8 @@
 
 #include "formats/gguf.hpp"
 #include "formats/gguf_names.hpp"
-#include "glassbox/formats.hpp"
 #include "glassbox/error.hpp"
+#include "glassbox/formats.hpp"
 
 namespace glassbox {
 namespace {
@@ -68,15 +68,17 @@ Result<LoadedModel> open_model(std::shared_ptr<const Bytes> model_bytes,
     // and only a real llama2.c checkpoint is told that it needs its tokenizer.
     GLASSBOX_ASSIGN(model, read_model(model_bytes));
     if (!tokenizer_bytes)
-      return error(ErrorCode::TokenizerNeeded, model_source, ": a llama2.c checkpoint needs its tokenizer file (tokenizer.bin)");
+      return error(ErrorCode::TokenizerNeeded, model_source,
+                   ": a llama2.c checkpoint needs its tokenizer file (tokenizer.bin)");
   }
   if (tokenizer_bytes) {
     auto read = read_tokenizer(tokenizer_bytes);
     // Whatever made the bytes unreadable (a model given as the tokenizer, a page, a broken file), the caller
     // learns that this file is no tokenizer; an unsupported tokenizer kind keeps saying so.
     if (!read)
-      return read.error().code == ErrorCode::UnsupportedArchitecture ? read.error()
-                                                                     : recode(read.error(), ErrorCode::NotATokenizer);
+      return read.error().code == ErrorCode::UnsupportedArchitecture
+                 ? read.error()
+                 : recode(read.error(), ErrorCode::NotATokenizer);
     tokenizer = std::move(*read);
   }
   const std::string tokenizer_source = tokenizer_bytes ? tokenizer_bytes->name() : model_source;

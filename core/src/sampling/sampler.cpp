@@ -6,8 +6,8 @@
 #include <cmath>
 #include <numeric>
 
-#include "kernels/kernels.hpp"
 #include "glassbox/error.hpp"
+#include "kernels/kernels.hpp"
 
 namespace glassbox {
 
@@ -25,7 +25,8 @@ float Rng::next_float() {
 Result<void> validate(const SamplerSettings& s) {
   if (!(s.temperature >= 0.0f && std::isfinite(s.temperature)))
     return error(ErrorCode::BadArgument, "temperature must be a finite number >= 0, found ", s.temperature);
-  if (s.top_k < 0) return error(ErrorCode::BadArgument, "top-k must be >= 0 (0 turns it off), found ", s.top_k);
+  if (s.top_k < 0)
+    return error(ErrorCode::BadArgument, "top-k must be >= 0 (0 turns it off), found ", s.top_k);
   if (!(s.top_p > 0.0f && s.top_p <= 1.0f))
     return error(ErrorCode::BadArgument, "top-p must be in (0, 1] (1 turns it off), found ", s.top_p);
   return ok();

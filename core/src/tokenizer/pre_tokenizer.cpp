@@ -4,8 +4,8 @@
 // the alternative each branch implements.
 #include "tokenizer/pre_tokenizer.hpp"
 
-#include "tokenizer/unicode_tables.hpp"
 #include "glassbox/utf8.hpp"
+#include "tokenizer/unicode_tables.hpp"
 
 namespace glassbox {
 namespace {
