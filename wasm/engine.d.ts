@@ -21,7 +21,8 @@ export type ErrorCode =
   | 'context-full' // every position of the session is used
   | 'out-of-memory' // the WebAssembly heap cannot hold what is asked
   | 'bad-argument' // a setting or argument outside its range
-  | 'invalid-state'; // a call out of order (no model loaded, step() before start())
+  | 'invalid-state' // a call out of order (no model loaded, step() before start())
+  | 'not-recorded'; // inspection data the trace did not keep (tracing off, or dropped by its memory budget)
 
 /** Why a generation ended (the core's StopReason names). */
 export type StopReason =

@@ -12,22 +12,23 @@ namespace glassbox {
 
 // One table of every code: the enum value and the stable name that crosses into JS and JSON. Add a code by
 // adding a line here; to_string, error_code_from_string and the list for the bindings follow from it.
-#define GLASSBOX_ERROR_CODES(X)                                                                          \
-  X(Io, "io")                            /* a file could not be opened, mapped or written */             \
-  X(NotAModel, "not-a-model")            /* bytes that are no model format glassbox reads */             \
-  X(NotATokenizer, "not-a-tokenizer")    /* bytes that are no tokenizer format glassbox reads */         \
-  X(Truncated, "truncated")              /* the file ends before what its header announces */            \
-  X(Malformed, "malformed")              /* a field breaks its format's rules or the engine's bounds */  \
-  X(UnsupportedType, "unsupported-type") /* an element (quantization) type the engine cannot compute */  \
-  X(UnsupportedArchitecture, "unsupported-architecture") /* a model family the forward pass lacks */     \
-  X(TokenizerNeeded, "tokenizer-needed") /* a model without its own vocabulary was given no tokenizer */ \
-  X(VocabMismatch, "vocab-mismatch")     /* the tokenizer does not fit the model's embedding rows */     \
-  X(PromptEmpty, "prompt-empty")         /* no token to start from */                                    \
-  X(PromptTooLong, "prompt-too-long")    /* more prompt tokens than the context holds */                 \
-  X(ContextFull, "context-full")         /* every position of the session is used */                     \
-  X(OutOfMemory, "out-of-memory")        /* the allocation a model or session needs cannot be made */    \
-  X(BadArgument, "bad-argument")         /* a setting or argument outside its range */                   \
-  X(InvalidState, "invalid-state")       /* a call out of order (no model loaded, next() before start) */
+#define GLASSBOX_ERROR_CODES(X)                                                                           \
+  X(Io, "io")                            /* a file could not be opened, mapped or written */              \
+  X(NotAModel, "not-a-model")            /* bytes that are no model format glassbox reads */              \
+  X(NotATokenizer, "not-a-tokenizer")    /* bytes that are no tokenizer format glassbox reads */          \
+  X(Truncated, "truncated")              /* the file ends before what its header announces */             \
+  X(Malformed, "malformed")              /* a field breaks its format's rules or the engine's bounds */   \
+  X(UnsupportedType, "unsupported-type") /* an element (quantization) type the engine cannot compute */   \
+  X(UnsupportedArchitecture, "unsupported-architecture") /* a model family the forward pass lacks */      \
+  X(TokenizerNeeded, "tokenizer-needed") /* a model without its own vocabulary was given no tokenizer */  \
+  X(VocabMismatch, "vocab-mismatch")     /* the tokenizer does not fit the model's embedding rows */      \
+  X(PromptEmpty, "prompt-empty")         /* no token to start from */                                     \
+  X(PromptTooLong, "prompt-too-long")    /* more prompt tokens than the context holds */                  \
+  X(ContextFull, "context-full")         /* every position of the session is used */                      \
+  X(OutOfMemory, "out-of-memory")        /* the allocation a model or session needs cannot be made */     \
+  X(BadArgument, "bad-argument")         /* a setting or argument outside its range */                    \
+  X(InvalidState, "invalid-state")       /* a call out of order (no model loaded, next() before start) */ \
+  X(NotRecorded, "not-recorded")         /* inspection data the trace did not keep (off, or over budget) */
 
 enum class ErrorCode : uint8_t {
 #define GLASSBOX_ERROR_ENUM(name, text) name,

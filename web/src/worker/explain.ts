@@ -36,6 +36,10 @@ const EXPLANATIONS: Record<ErrorCode, { title: string; advice?: string }> = {
   'out-of-memory': { title: 'Not enough memory for this model', advice: 'Close other tabs, or choose a smaller model.' },
   'bad-argument': { title: 'A setting is out of range' },
   'invalid-state': { title: 'The engine was asked to do something out of order' },
+  'not-recorded': {
+    title: 'That part of the conversation is no longer kept for inspection',
+    advice: 'The page keeps what its views need for the most recent tokens only, within a fixed memory budget.',
+  },
 };
 
 const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));

@@ -1,0 +1,100 @@
+#include "model/attention_rows.hpp"
+
+#include <algorithm>
+#include <vector>
+
+#include "glassbox/error.hpp"
+#include "model/layer_steps.hpp"
+#include "model/linear.hpp"
+
+namespace glassbox {
+namespace {
+
+Error not_kept(const ResidualTrace& residuals, int position) {
+  if (residuals.n_positions() == 0 || residuals.first_kept() >= residuals.n_positions())
+    return error(
+        ErrorCode::NotRecorded, "position ", position,
+        " was not kept: the residual trace is empty (tracing off, or one position is over its budget of ",
+        residuals.budget_bytes() >> 20, " MiB)");
+  return error(ErrorCode::NotRecorded, "position ", position,
+               " was not kept: the residual trace holds positions ", residuals.first_kept(), "..",
+               residuals.n_positions() - 1,
+               residuals.capacity_positions() >= 0
+                   ? cat(" (", residuals.capacity_positions(), " positions fit its budget of ",
+                         residuals.budget_bytes() >> 20, " MiB)")
+                   : std::string());
+}
+
+// The widest row linear() may decode (the query projection reads dim values).
+DecodeScratch scratch_for(const Model& model, ThreadPool& pool) {
+  return DecodeScratch(pool.size(),
+                       static_cast<std::size_t>(std::max(model.config.dim, model.config.q_dim())));
+}
+
+}  // namespace
+
+Result<void> recompute_attention_rows(const Model& model, const RunState& s, const ResidualTrace& residuals,
+                                      ThreadPool& pool, int layer, int head_begin, int head_end,
+                                      int query_begin, int query_end, const AttentionRowFn& fn) {
+  const ModelConfig& c = model.config;
+  if (layer < 0 || layer >= c.n_layers)
+    return error(ErrorCode::BadArgument, "layer ", layer, " does not exist (0..", c.n_layers - 1, ")");
+  if (head_begin < 0 || head_end > c.n_heads || head_begin >= head_end)
+    return error(ErrorCode::BadArgument, "heads ", head_begin, "..", head_end - 1, " are not a range of 0..",
+                 c.n_heads - 1);
+  if (query_begin < 0 || query_begin > query_end)
+    return error(ErrorCode::BadArgument, "queries ", query_begin, "..", query_end - 1, " are not a range");
+  for (int p : {query_begin, query_end - 1})
+    if (query_begin < query_end && !residuals.kept(p)) return not_kept(residuals, p);
+
+  const LayerWeights& w = model.weights.layers[static_cast<std::size_t>(layer)];
+  const auto head_dim = static_cast<std::size_t>(c.head_dim), kv_dim = static_cast<std::size_t>(c.kv_dim());
+  const int heads_per_kv = c.n_heads / c.n_kv_heads;
+  const float* layer_keys = s.key_cache.data() + static_cast<std::size_t>(layer) * s.context_length * kv_dim;
+  std::vector<float> normed(static_cast<std::size_t>(c.dim)), q(static_cast<std::size_t>(c.q_dim()));
+  std::vector<float> row(static_cast<std::size_t>(query_end));
+  DecodeScratch scratch = scratch_for(model, pool);
+
+  for (int p = query_begin; p < query_end; ++p) {
+    // The attention sub-block's input and the queries of every head, as forward() computes them.
+    const float* attn_in = residuals.row(layer, p).data();
+    if (c.norm_placement == NormPlacement::PreNorm) {
+      normalize(c, normed.data(), attn_in, w.attn_norm, w.attn_norm_bias);
+      attn_in = normed.data();
+    }
+    linear(q.data(), w.wq, w.bq, attn_in, pool, scratch);
+    if (c.position == PositionKind::RoPE) {
+      const std::size_t half = static_cast<std::size_t>(c.rotary_dim()) / 2;
+      rope_heads(c, q.data(), c.n_heads, s.rope_cos.data() + static_cast<std::size_t>(p) * half,
+                 s.rope_sin.data() + static_cast<std::size_t>(p) * half);
+    }
+    const auto keys = static_cast<std::size_t>(p) + 1;
+    for (int h = head_begin; h < head_end; ++h) {
+      const float* kv_head_keys = layer_keys + static_cast<std::size_t>(h / heads_per_kv) * head_dim;
+      attention_probabilities(row.data(), q.data() + static_cast<std::size_t>(h) * head_dim, kv_head_keys,
+                              kv_dim, keys, head_dim);
+      fn(h, p, std::span<const float>(row.data(), keys));
+    }
+  }
+  return {};
+}
+
+Result<void> recompute_layer_logits(const Model& model, const ResidualTrace& residuals, ThreadPool& pool,
+                                    int layer, int position, std::span<float> logits) {
+  const ModelConfig& c = model.config;
+  if (layer < 0 || layer > c.n_layers)
+    return error(ErrorCode::BadArgument, "layer ", layer, " does not exist (0..", c.n_layers, ", where ",
+                 c.n_layers, " is the output of the last layer)");
+  if (logits.size() != static_cast<std::size_t>(c.vocab_size))
+    return error(ErrorCode::BadArgument, "logit lens: room for ", logits.size(),
+                 " logits, the vocabulary has ", c.vocab_size);
+  if (!residuals.kept(position)) return not_kept(residuals, position);
+  const ModelWeights& w = model.weights;
+  std::vector<float> x(residuals.row(layer, position).begin(), residuals.row(layer, position).end());
+  if (w.final_norm.present()) normalize(c, x.data(), x.data(), w.final_norm, w.final_norm_bias);
+  DecodeScratch scratch = scratch_for(model, pool);
+  linear(logits.data(), w.output, Tensor{}, x.data(), pool, scratch);
+  return {};
+}
+
+}  // namespace glassbox

@@ -1,0 +1,45 @@
+// Steps of a layer that the forward pass and the inspection recomputations (attention rows, the logit lens)
+// both take. One definition each, so that a recomputed value goes through the very same kernels in the same
+// order as the forward pass, and comes out as the same bits.
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+
+#include "glassbox/model.hpp"
+#include "kernels/kernels.hpp"
+
+namespace glassbox {
+
+// out = norm(x) with the model's kind of norm (RMSNorm, or LayerNorm with an optional bias).
+inline void normalize(const ModelConfig& c, float* out, const float* x, const Tensor& weight,
+                      const Tensor& bias) {
+  if (c.norm == NormKind::RMSNorm) {
+    kernels::rmsnorm(out, x, weight.f32(), static_cast<std::size_t>(c.dim), c.norm_eps);
+  } else {
+    kernels::layernorm(out, x, weight.f32(), bias.present() ? bias.f32() : nullptr,
+                       static_cast<std::size_t>(c.dim), c.norm_eps);
+  }
+}
+
+// Rotates `heads` consecutive heads of `x` (head_dim values each) by the angles of one position, given as
+// that position's rows of the cos/sin tables (rotary_dim / 2 entries each).
+inline void rope_heads(const ModelConfig& c, float* x, int heads, const float* cos_row,
+                       const float* sin_row) {
+  const auto rotary = static_cast<std::size_t>(c.rotary_dim());
+  for (int h = 0; h < heads; ++h)
+    kernels::rope(x + static_cast<std::size_t>(h) * c.head_dim, cos_row, sin_row, rotary, c.rope_pairing);
+}
+
+// One head's attention probabilities for a query over keys 0..n_keys-1 (rows key_stride floats apart):
+// scores q·k / sqrt(head_dim), then softmax. `probabilities` has room for n_keys floats.
+inline void attention_probabilities(float* probabilities, const float* q, const float* keys,
+                                    std::size_t key_stride, std::size_t n_keys, std::size_t head_dim) {
+  const float scale = std::sqrt(static_cast<float>(head_dim));
+  kernels::dot_strided(probabilities, keys, key_stride, n_keys, q, head_dim);
+  for (std::size_t t = 0; t < n_keys; ++t)
+    probabilities[t] /= scale;
+  kernels::softmax(probabilities, n_keys);
+}
+
+}  // namespace glassbox
