@@ -1,10 +1,11 @@
 // "The forward pass allocates nothing": counted, not assumed. Every global operator new of this test binary
 // goes through the counter below; while a forward pass runs (threads 1 and 3, tracing on, float32 and
-// quantized weights) it must stay at zero. What the forward pass writes is sized before it runs: the
-// session's RunState when it is created, the attention trace's block for a position by
-// AttentionTrace::begin_position just before that position's pass.
+// quantized weights, one token or a chunk of a prompt per pass) it must stay at zero. What the forward pass
+// writes is sized before it runs: the session's RunState when it is created, the attention trace's block for
+// a position by AttentionTrace::begin_position just before that position's pass.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -89,15 +90,22 @@ Model quantized(const Model& model) {
   return std::move(*loaded);
 }
 
-long allocations_in_forward(const Model& model, int threads) {
+// Runs the whole context through the forward pass, `batch` tokens a pass (the last pass takes what is left).
+long allocations_in_forward(const Model& model, int threads, int batch = 1) {
   ThreadPool pool(threads);
-  RunState state(model.config, model.config.max_seq_len, pool.size());
+  RunState state(model.config, model.config.max_seq_len, pool.size(), batch);
   AttentionTrace trace(model.config.n_layers, model.config.n_heads);
+  std::vector<int> tokens(static_cast<std::size_t>(batch));
   long total = 0;
-  for (int position = 0; position < model.config.max_seq_len; ++position) {
-    trace.begin_position(position);
+  for (int position = 0; position < model.config.max_seq_len; position += batch) {
+    const int n = std::min(batch, model.config.max_seq_len - position);
+    for (int t = 0; t < n; ++t) {
+      tokens[static_cast<std::size_t>(t)] = ((position + t) * 7 + 3) % model.config.vocab_size;
+      trace.begin_position(position + t);
+    }
     counting = true;
-    forward(model, state, (position * 7 + 3) % model.config.vocab_size, position, &trace, pool);
+    forward(model, state, std::span<const int>(tokens.data(), static_cast<std::size_t>(n)), position, &trace,
+            pool);
     counting = false;
     total += allocations.exchange(0);
   }
@@ -115,6 +123,18 @@ TEST(ForwardAllocation, NoneWithQuantizedWeights) {
   ASSERT_EQ(model.weights.layers[0].wq.type, DType::Q8_0);
   EXPECT_EQ(allocations_in_forward(model, 1), 0);
   EXPECT_EQ(allocations_in_forward(model, 3), 0);
+}
+
+// Prompts in chunks: 7 tokens a pass (the context of 96 ends with a shorter pass) and 32.
+TEST(ForwardAllocation, NoneInBatchedPasses) {
+  const Model model = random_model();
+  const Model q8 = quantized(model);
+  for (int batch : {7, 32}) {
+    EXPECT_EQ(allocations_in_forward(model, 1, batch), 0);
+    EXPECT_EQ(allocations_in_forward(model, 3, batch), 0);
+    EXPECT_EQ(allocations_in_forward(q8, 1, batch), 0);
+    EXPECT_EQ(allocations_in_forward(q8, 3, batch), 0);
+  }
 }
 
 TEST(ForwardAllocation, TheCounterSeesAllocations) {

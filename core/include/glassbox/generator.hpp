@@ -2,9 +2,9 @@
 // ended. The CLI, the WASM bindings and the page's worker all drive this one class and hold no copy of
 // those rules.
 //
-// The step convention is llama2.c's: the prompt's tokens are fed one forward pass each, and sampling starts
-// at the pass that sees the last prompt token. The caller pulls one new token per next() call, so it can
-// stream text and stop at any moment.
+// The step convention is llama2.c's: every prompt token takes a position (the session reads them in chunks,
+// with the same results as one forward pass each), and sampling starts at the pass that sees the last prompt
+// token. The caller pulls one new token per next() call, so it can stream text and stop at any moment.
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,6 @@
 // A conversation with a model: the KV cache and the current position. step(token) runs the forward pass for
-// one token at the next position and returns the logits for the token after it.
+// one token at the next position and returns the logits for the token after it; prefill(tokens) does the
+// same for many tokens at once (a prompt), faster.
 #pragma once
 
 #include <memory>
@@ -33,6 +34,12 @@ class Session {
   // Runs one token at position(), then advances. Fails (changing nothing) on an id outside the vocabulary or
   // a full context. The returned logits stay valid until the next step.
   Result<std::span<const float>> step(int token);
+  // Runs several tokens at positions position() .. position() + size - 1, then advances past them, and
+  // returns the logits for the token after the last one. The same as step() on each token in turn, bit for
+  // bit (KV cache, trace and logits), but a chunk of tokens shares each read of the weights, so a prompt goes
+  // several times faster. Fails (changing nothing) on no tokens, any id outside the vocabulary, or more
+  // tokens than the context has positions left.
+  Result<std::span<const float>> prefill(std::span<const int> tokens);
 
   int position() const { return position_; }
   int context_length() const { return context_length_; }

@@ -1,29 +1,37 @@
-// The forward pass: one token at one position in, logits for the next token out. One function for every
-// supported architecture; the config decides norm kind and placement, how positions enter, the feed-forward
-// shape, and which optional biases exist.
+// The forward pass: a chunk of consecutive tokens in (one token while generating, up to RunState::batch of a
+// prompt), the logits for the token after the last one out. One function for every supported architecture;
+// the config decides norm kind and placement, how positions enter, the feed-forward shape, and which optional
+// biases exist.
 //
-//   x = embed(token) (+ position embedding)
+//   x[t] = embed(token[t]) (+ position embedding)                 for each token t of the chunk
 //   for each layer:
 //     x = x + attention(norm(x))          Pre-LN      |  x = norm(x + attention(x))     Post-LN
 //     x = x + feed_forward(norm(x))                   |  x = norm(x + feed_forward(x))
-//   logits = classifier(norm(x))          (the final norm only in Pre-LN models)
+//   logits = classifier(norm(x[last]))    (the final norm only in Pre-LN models)
+//
+// x is [T][dim], one row per token. Norms, RoPE and attention go token by token; the matrix products take
+// all T rows at once (linear_batch), which reads each weight once per chunk instead of once per token. Every
+// value is computed by the same kernels in the same order whatever T is, so a prompt read in chunks gives
+// the bits that reading it one token at a time gives.
 #include "model/forward.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "kernels/kernels.hpp"
+#include "model/layer_steps.hpp"
 #include "model/linear.hpp"
+#include "model/linear_batch.hpp"
 
 namespace glassbox {
 namespace {
 
-void normalize(const ModelConfig& c, float* out, const float* x, const Tensor& weight, const Tensor& bias) {
-  if (c.norm == NormKind::RMSNorm) {
-    kernels::rmsnorm(out, x, weight.f32(), static_cast<std::size_t>(c.dim), c.norm_eps);
-  } else {
-    kernels::layernorm(out, x, weight.f32(), bias.present() ? bias.f32() : nullptr,
-                       static_cast<std::size_t>(c.dim), c.norm_eps);
-  }
+// norm() of each of the n rows of x (dim values each) into out.
+void normalize_rows(const ModelConfig& c, float* out, const float* x, std::size_t n, const Tensor& weight,
+                    const Tensor& bias) {
+  const auto dim = static_cast<std::size_t>(c.dim);
+  for (std::size_t t = 0; t < n; ++t)
+    normalize(c, out + t * dim, x + t * dim, weight, bias);
 }
 
 // The fixed sin/cos position code of "Attention Is All You Need": PE(p, 2i) = sin(p / 10000^(2i/d)),
@@ -50,32 +58,35 @@ void activate(Activation activation, float* x, std::size_t n) {
   }
 }
 
-// Multi-head causal self-attention of the query at `position` over the cached keys and values 0..position.
-// Query head h reads kv head h / (n_heads / n_kv_heads): grouped-query attention (MHA and MQA are the two
-// ends of it).
-void attend(const ModelConfig& c, RunState& s, int layer, int position, AttentionTrace* trace,
-            ThreadPool& pool) {
+// Multi-head causal self-attention of the chunk's n queries: the query at first_position + t sees the cached
+// keys and values 0..first_position + t (the chunk's own keys are in the cache already). Query head h reads
+// kv head h / (n_heads / n_kv_heads): grouped-query attention (MHA and MQA are the two ends of it).
+void attend(const ModelConfig& c, RunState& s, int layer, int first_position, std::size_t n,
+            AttentionTrace* trace, ThreadPool& pool) {
   const auto head_dim = static_cast<std::size_t>(c.head_dim), kv_dim = static_cast<std::size_t>(c.kv_dim());
+  const auto q_dim = static_cast<std::size_t>(c.q_dim());
   const auto heads_per_kv = static_cast<std::size_t>(c.n_heads / c.n_kv_heads);
-  const float scale = std::sqrt(static_cast<float>(head_dim));
-  const auto keys = static_cast<std::size_t>(position) + 1;
+  const float* keys = s.keys(layer, 0, kv_dim);
+  const float* values = s.values(layer, 0, kv_dim);
 
   auto heads = [&](std::size_t head_begin, std::size_t head_end, int /*worker*/) {
     for (std::size_t h = head_begin; h < head_end; ++h) {
-      const float* q = s.q.data() + h * head_dim;
       const std::size_t kv_offset = (h / heads_per_kv) * head_dim;
       float* scores = s.scores.data() + h * s.context_length;
-      kernels::dot_strided(scores, s.keys(layer, 0, kv_dim) + kv_offset, kv_dim, keys, q, head_dim);
-      for (std::size_t t = 0; t < keys; ++t)
-        scores[t] /= scale;
-      kernels::softmax(scores, keys);
-      if (trace) std::copy(scores, scores + keys, trace->slot(position, layer, static_cast<int>(h)));
-      kernels::weighted_row_sum(s.attention.data() + h * head_dim, scores,
-                                s.values(layer, 0, kv_dim) + kv_offset, kv_dim, keys, head_dim);
+      for (std::size_t t = 0; t < n; ++t) {
+        const int position = first_position + static_cast<int>(t);
+        const auto n_keys = static_cast<std::size_t>(position) + 1;
+        attention_probabilities(scores, s.q.data() + t * q_dim + h * head_dim, keys + kv_offset, kv_dim,
+                                n_keys, head_dim);
+        if (trace) std::copy(scores, scores + n_keys, trace->slot(position, layer, static_cast<int>(h)));
+        kernels::weighted_row_sum(s.attention.data() + t * q_dim + h * head_dim, scores, values + kv_offset,
+                                  kv_dim, n_keys, head_dim);
+      }
     }
   };
   // Splitting heads across threads pays off only once there are enough keys to read.
-  if (pool.size() > 1 && keys >= 64) {
+  const std::size_t keys_read = n * static_cast<std::size_t>(first_position) + n * (n + 1) / 2;
+  if (pool.size() > 1 && keys_read >= 64) {
     pool.parallel_for(static_cast<std::size_t>(c.n_heads), heads);
   } else {
     heads(0, static_cast<std::size_t>(c.n_heads), 0);
@@ -84,21 +95,26 @@ void attend(const ModelConfig& c, RunState& s, int layer, int position, Attentio
 
 }  // namespace
 
-void forward(const Model& model, RunState& s, int token, int position, AttentionTrace* trace,
-             ThreadPool& pool) {
+void forward(const Model& model, RunState& s, std::span<const int> tokens, int first_position,
+             AttentionTrace* trace, ThreadPool& pool) {
   const ModelConfig& c = model.config;
   const ModelWeights& w = model.weights;
-  const auto dim = static_cast<std::size_t>(c.dim);
-  const auto hidden = static_cast<std::size_t>(c.hidden_dim);
+  const std::size_t n = tokens.size();
+  const auto dim = static_cast<std::size_t>(c.dim), hidden = static_cast<std::size_t>(c.hidden_dim);
+  const auto q_dim = static_cast<std::size_t>(c.q_dim()), kv_dim = static_cast<std::size_t>(c.kv_dim());
   const bool pre_norm = c.norm_placement == NormPlacement::PreNorm;
   float* x = s.x.data();
 
-  embedding_row(x, w.token_embedding, token);
-  if (c.position == PositionKind::Learned) {
-    embedding_row(s.xb.data(), w.position_embedding, position);
-    kernels::add_in_place(x, s.xb.data(), dim);
-  } else if (c.position == PositionKind::Sinusoidal) {
-    add_sinusoidal_position(x, c.dim, position);
+  for (std::size_t t = 0; t < n; ++t) {
+    float* row = x + t * dim;
+    const int position = first_position + static_cast<int>(t);
+    embedding_row(row, w.token_embedding, tokens[t]);
+    if (c.position == PositionKind::Learned) {
+      embedding_row(s.xb.data(), w.position_embedding, position);
+      kernels::add_in_place(row, s.xb.data(), dim);
+    } else if (c.position == PositionKind::Sinusoidal) {
+      add_sinusoidal_position(row, c.dim, position);
+    }
   }
 
   const Tensor none;
@@ -108,56 +124,63 @@ void forward(const Model& model, RunState& s, int token, int position, Attention
     // --- attention sub-block ---
     const float* attn_in = x;
     if (pre_norm) {
-      normalize(c, s.xb.data(), x, layer.attn_norm, layer.attn_norm_bias);
+      normalize_rows(c, s.xb.data(), x, n, layer.attn_norm, layer.attn_norm_bias);
       attn_in = s.xb.data();
     }
-    float* k = s.keys(l, position, c.kv_dim());
-    float* v = s.values(l, position, c.kv_dim());
-    linear(s.q.data(), layer.wq, layer.bq, attn_in, pool, s.decode);
-    linear(k, layer.wk, layer.bk, attn_in, pool, s.decode);
-    linear(v, layer.wv, layer.bv, attn_in, pool, s.decode);
+    // The chunk's keys and values go straight to their rows of the cache (consecutive positions).
+    float* k = s.keys(l, first_position, kv_dim);
+    float* v = s.values(l, first_position, kv_dim);
+    linear_batch(s.q.data(), layer.wq, layer.bq, attn_in, n, pool, s.decode);
+    linear_batch(k, layer.wk, layer.bk, attn_in, n, pool, s.decode);
+    linear_batch(v, layer.wv, layer.bv, attn_in, n, pool, s.decode);
     if (c.position == PositionKind::RoPE) {
-      const std::size_t half = static_cast<std::size_t>(c.rotary_dim()) / 2;
-      const float* cos_table = s.rope_cos.data() + static_cast<std::size_t>(position) * half;
-      const float* sin_table = s.rope_sin.data() + static_cast<std::size_t>(position) * half;
-      for (int h = 0; h < c.n_heads; ++h)
-        kernels::rope(s.q.data() + h * c.head_dim, cos_table, sin_table, 2 * half, c.rope_pairing);
-      for (int h = 0; h < c.n_kv_heads; ++h)
-        kernels::rope(k + h * c.head_dim, cos_table, sin_table, 2 * half, c.rope_pairing);
+      const auto half = static_cast<std::size_t>(c.rotary_dim()) / 2;
+      for (std::size_t t = 0; t < n; ++t) {
+        const std::size_t angles = (static_cast<std::size_t>(first_position) + t) * half;
+        const float *cos_row = s.rope_cos.data() + angles, *sin_row = s.rope_sin.data() + angles;
+        rope_heads(c, s.q.data() + t * q_dim, c.n_heads, cos_row, sin_row);
+        rope_heads(c, k + t * kv_dim, c.n_kv_heads, cos_row, sin_row);
+      }
     }
-    attend(c, s, l, position, trace, pool);
-    linear(s.xb2.data(), layer.wo, layer.bo, s.attention.data(), pool, s.decode);
-    kernels::add_in_place(x, s.xb2.data(), dim);
-    if (!pre_norm) normalize(c, x, x, layer.attn_norm, layer.attn_norm_bias);
+    attend(c, s, l, first_position, n, trace, pool);
+    linear_batch(s.xb2.data(), layer.wo, layer.bo, s.attention.data(), n, pool, s.decode);
+    kernels::add_in_place(x, s.xb2.data(), n * dim);
+    if (!pre_norm) normalize_rows(c, x, x, n, layer.attn_norm, layer.attn_norm_bias);
 
     // --- feed-forward sub-block ---
     const float* ffn_in = x;
     if (pre_norm) {
-      normalize(c, s.xb.data(), x, layer.ffn_norm, layer.ffn_norm_bias);
+      normalize_rows(c, s.xb.data(), x, n, layer.ffn_norm, layer.ffn_norm_bias);
       ffn_in = s.xb.data();
     }
-    float* hidden_out = s.hb.data();  // what the down projection reads
+    float* hb = s.hb.data();  // what the down projection reads
+    float* hb2 = s.hb2.data();
     if (c.gated_ffn) {
-      linear(s.hb.data(), layer.ffn_gate, layer.ffn_gate_bias, ffn_in, pool, s.decode);
-      linear(s.hb2.data(), layer.ffn_up, layer.ffn_up_bias, ffn_in, pool, s.decode);
+      linear_batch(hb, layer.ffn_gate, layer.ffn_gate_bias, ffn_in, n, pool, s.decode);
+      linear_batch(hb2, layer.ffn_up, layer.ffn_up_bias, ffn_in, n, pool, s.decode);
       if (c.activation == Activation::SiLU) {
-        kernels::swiglu(s.hb.data(), s.hb2.data(), hidden);  // silu(gate) * up, fused
+        kernels::swiglu(hb, hb2, n * hidden);  // silu(gate) * up, fused
       } else {
-        activate(c.activation, s.hb.data(), hidden);
-        for (std::size_t i = 0; i < hidden; ++i)
-          s.hb[i] *= s.hb2[i];
+        activate(c.activation, hb, n * hidden);
+        for (std::size_t i = 0; i < n * hidden; ++i)
+          hb[i] *= hb2[i];
       }
     } else {
-      linear(s.hb.data(), layer.ffn_up, layer.ffn_up_bias, ffn_in, pool, s.decode);
-      activate(c.activation, s.hb.data(), hidden);
+      linear_batch(hb, layer.ffn_up, layer.ffn_up_bias, ffn_in, n, pool, s.decode);
+      activate(c.activation, hb, n * hidden);
     }
-    linear(s.xb2.data(), layer.ffn_down, layer.ffn_down_bias, hidden_out, pool, s.decode);
-    kernels::add_in_place(x, s.xb2.data(), dim);
-    if (!pre_norm) normalize(c, x, x, layer.ffn_norm, layer.ffn_norm_bias);
+    linear_batch(s.xb2.data(), layer.ffn_down, layer.ffn_down_bias, hb, n, pool, s.decode);
+    kernels::add_in_place(x, s.xb2.data(), n * dim);
+    if (!pre_norm) normalize_rows(c, x, x, n, layer.ffn_norm, layer.ffn_norm_bias);
   }
 
-  if (w.final_norm.present()) normalize(c, x, x, w.final_norm, w.final_norm_bias);
-  linear(s.logits.data(), w.output, none, x, pool, s.decode);
+  // Only the last token's next-token logits are wanted: the classifier, often the largest matrix, runs once.
+  const float* last = x + (n - 1) * dim;
+  if (w.final_norm.present()) {
+    normalize(c, s.xb.data(), last, w.final_norm, w.final_norm_bias);
+    last = s.xb.data();
+  }
+  linear(s.logits.data(), w.output, none, last, pool, s.decode);
 }
 
 }  // namespace glassbox

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <span>
+
 #include "glassbox/model.hpp"
 #include "glassbox/trace.hpp"
 #include "model/run_state.hpp"
@@ -7,9 +9,17 @@
 
 namespace glassbox {
 
-// Runs `token` at `position` (already checked: a valid id, position < context), writing its keys and values
-// into the cache and the next-token logits into state.logits. With a trace, records every head's attention.
-void forward(const Model& model, RunState& state, int token, int position, AttentionTrace* trace,
-             ThreadPool& pool);
+// Runs `tokens` (already checked: 1..state.batch valid ids) at positions first_position, first_position + 1,
+// ... (all < the context), writing their keys and values into the cache and the logits for the token after
+// the last one into state.logits. With a trace, records every head's attention at every one of those
+// positions (the session called trace->begin_position for each, in order, beforehand).
+void forward(const Model& model, RunState& state, std::span<const int> tokens, int first_position,
+             AttentionTrace* trace, ThreadPool& pool);
+
+// One token at one position: the decode step.
+inline void forward(const Model& model, RunState& state, int token, int position, AttentionTrace* trace,
+                    ThreadPool& pool) {
+  forward(model, state, std::span<const int>(&token, 1), position, trace, pool);
+}
 
 }  // namespace glassbox

@@ -56,10 +56,11 @@ Result<void> Generator::start_text(std::string_view prompt, GenerationLimits lim
 }
 
 Result<void> Generator::feed(std::size_t keep) {
-  while (tokens_.size() - fed_ > keep) {
-    GLASSBOX_ASSIGN(last_logits_, session_.step(tokens_[fed_]));
-    ++fed_;  // only tokens that went in count, so the session and the queue never disagree
-  }
+  if (tokens_.size() - fed_ <= keep) return ok();
+  // All pending tokens in one call: the session reads a prompt in chunks, a sampled token alone.
+  const std::span<const int> pending(tokens_.data() + fed_, tokens_.size() - fed_ - keep);
+  GLASSBOX_ASSIGN(last_logits_, session_.prefill(pending));
+  fed_ += pending.size();  // only after they went in, so the session and the queue never disagree
   return ok();
 }
 

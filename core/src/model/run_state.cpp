@@ -12,17 +12,17 @@ std::size_t widest_row(const ModelConfig& c) {
 }
 }  // namespace
 
-RunState::RunState(const ModelConfig& c, int context, int workers)
-    : context_length(context), decode(workers, widest_row(c)) {
-  const auto ctx = static_cast<std::size_t>(context);
-  x.resize(c.dim);
-  xb.resize(c.dim);
-  xb2.resize(c.dim);
-  q.resize(c.q_dim());
-  attention.resize(c.q_dim());
+RunState::RunState(const ModelConfig& c, int context, int workers, int batch_size)
+    : context_length(context), batch(batch_size), decode(workers, widest_row(c)) {
+  const auto ctx = static_cast<std::size_t>(context), rows = static_cast<std::size_t>(batch_size);
+  x.resize(rows * c.dim);
+  xb.resize(rows * c.dim);
+  xb2.resize(rows * c.dim);
+  q.resize(rows * c.q_dim());
+  attention.resize(rows * c.q_dim());
   scores.resize(static_cast<std::size_t>(c.n_heads) * ctx);
-  hb.resize(c.hidden_dim);
-  hb2.resize(c.hidden_dim);
+  hb.resize(rows * c.hidden_dim);
+  hb2.resize(rows * c.hidden_dim);
   logits.resize(c.vocab_size);
   key_cache.resize(static_cast<std::size_t>(c.n_layers) * ctx * c.kv_dim());
   value_cache.resize(key_cache.size());
@@ -43,10 +43,10 @@ RunState::RunState(const ModelConfig& c, int context, int workers)
   }
 }
 
-int64_t run_state_bytes(const ModelConfig& c, int context, int workers) {
+int64_t run_state_bytes(const ModelConfig& c, int context, int workers, int batch) {
   const int64_t ctx = context;
-  int64_t floats = 3 * int64_t{c.dim} + 2 * int64_t{c.q_dim()} + c.n_heads * ctx + 2 * int64_t{c.hidden_dim} +
-                   c.vocab_size + 2 * int64_t{c.n_layers} * ctx * c.kv_dim();
+  int64_t floats = batch * (3 * int64_t{c.dim} + 2 * int64_t{c.q_dim()} + 2 * int64_t{c.hidden_dim}) +
+                   c.n_heads * ctx + c.vocab_size + 2 * int64_t{c.n_layers} * ctx * c.kv_dim();
   if (c.position == PositionKind::RoPE) floats += ctx * c.rotary_dim();
   floats += int64_t{workers} * static_cast<int64_t>(widest_row(c));
   return floats * static_cast<int64_t>(sizeof(float));

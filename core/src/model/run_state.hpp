@@ -1,6 +1,7 @@
-// The scratch memory of a session: activations of the position being computed, the KV cache, the
-// per-position tables (RoPE angles) and each worker's row for decoding quantized weights. Allocated once when
-// the session starts; the forward pass allocates nothing (tests/forward_allocation_test.cpp counts).
+// The scratch memory of a session: activations of the positions being computed (up to `batch` consecutive
+// positions per forward pass, one row each), the KV cache, the per-position tables (RoPE angles) and each
+// worker's row for decoding quantized weights. Allocated once when the session starts; the forward pass
+// allocates nothing (tests/forward_allocation_test.cpp counts).
 #pragma once
 
 #include <vector>
@@ -11,18 +12,19 @@
 namespace glassbox {
 
 struct RunState {
-  RunState(const ModelConfig& config, int context_length, int workers);
+  RunState(const ModelConfig& config, int context_length, int workers, int batch = 1);
 
   int context_length;
-  std::vector<float> x;            // the residual stream [dim]
-  std::vector<float> xb;           // normalized input of a sub-block [dim]
-  std::vector<float> xb2;          // output of a sub-block [dim]
-  std::vector<float> q;            // queries of all heads [q_dim]
-  std::vector<float> attention;    // attention output of all heads, before wo [q_dim]
+  int batch;                       // the most tokens one forward pass takes
+  std::vector<float> x;            // the residual stream [batch][dim]
+  std::vector<float> xb;           // normalized input of a sub-block [batch][dim]
+  std::vector<float> xb2;          // output of a sub-block [batch][dim]
+  std::vector<float> q;            // queries of all heads [batch][q_dim]
+  std::vector<float> attention;    // attention output of all heads, before wo [batch][q_dim]
   std::vector<float> scores;       // attention scores then probabilities [n_heads][context_length]
-  std::vector<float> hb;           // feed-forward hidden [hidden_dim]
-  std::vector<float> hb2;          // feed-forward up projection [hidden_dim]
-  std::vector<float> logits;       // [vocab_size]
+  std::vector<float> hb;           // feed-forward hidden [batch][hidden_dim]
+  std::vector<float> hb2;          // feed-forward up projection [batch][hidden_dim]
+  std::vector<float> logits;       // of the pass's last token [vocab_size]
   std::vector<float> key_cache;    // [n_layers][context_length][kv_dim]
   std::vector<float> value_cache;  // [n_layers][context_length][kv_dim]
   std::vector<float> rope_cos;     // [context_length][rotary_dim / 2]
@@ -40,6 +42,6 @@ struct RunState {
 
 // Bytes a session with this context would allocate (checked before allocating, so a huge context is an
 // error message, not an out-of-memory abort).
-int64_t run_state_bytes(const ModelConfig& config, int context_length, int workers);
+int64_t run_state_bytes(const ModelConfig& config, int context_length, int workers, int batch = 1);
 
 }  // namespace glassbox

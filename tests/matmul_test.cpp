@@ -1,0 +1,82 @@
+// The batched matrix product (kernels/matmul.hpp): each output must be dot()'s bits for its row and token,
+// and the fixed-order scalar loop's bits, and near the textbook triple loop, at lengths around every
+// remainder of the SIMD width and the 32-lane block, token counts around the kernel's tile, and unaligned
+// pointers. Outputs outside the rows asked for stay untouched.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "kernels/fixed_order_reference.hpp"
+#include "kernels/kernels.hpp"
+#include "kernels/matmul.hpp"
+
+namespace glassbox::kernels {
+namespace {
+
+bool same_bits(float a, float b) {
+  return std::memcmp(&a, &b, sizeof a) == 0;
+}
+
+TEST(KernelsBitExactMatmul, EveryOutputIsDotsBits) {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  const std::size_t lengths[] = {1, 3, 4, 7, 8, 9, 15, 16, 17, 31, 32, 33, 40, 63, 64, 65, 100, 257, 300};
+  for (std::size_t n : lengths) {
+    for (std::size_t rows : {1u, 2u, 5u}) {
+      for (std::size_t tokens : {1u, 2u, 3u, 4u, 5u, 6u, 7u, 12u, 13u, 25u}) {
+        // One float past an aligned start, so neither operand is aligned to anything wider than 4 bytes.
+        std::vector<float> w_storage(rows * n + 1), x_storage(tokens * n + 1);
+        float* w = w_storage.data() + 1;
+        float* x = x_storage.data() + 1;
+        for (std::size_t i = 0; i < rows * n; ++i)
+          w[i] = uniform(rng);
+        for (std::size_t i = 0; i < tokens * n; ++i)
+          x[i] = uniform(rng);
+        // Output rows are wider than the matrix (stride rows + 2): the two extra columns must stay untouched.
+        const std::size_t stride = rows + 2;
+        const float untouched = 12345.0f;
+        std::vector<float> out(tokens * stride, untouched), textbook(tokens * stride, untouched);
+        matmul(out.data(), stride, w, rows, x, tokens, n);
+        reference::matmul(textbook.data(), stride, w, rows, x, tokens, n);
+        for (std::size_t t = 0; t < tokens; ++t) {
+          for (std::size_t r = 0; r < stride; ++r) {
+            const float got = out[t * stride + r];
+            if (r >= rows) {
+              ASSERT_EQ(got, untouched) << "wrote outside its rows";
+              continue;
+            }
+            const float* row = w + r * n;
+            const float* vec = x + t * n;
+            ASSERT_TRUE(same_bits(got, dot(row, vec, n))) << "n " << n << " row " << r << " token " << t;
+            ASSERT_TRUE(same_bits(got, fixed_order::dot(row, vec, n))) << "n " << n;
+            ASSERT_NEAR(got, textbook[t * stride + r], 1e-5f * static_cast<float>(n));
+          }
+        }
+      }
+    }
+  }
+}
+
+// Rows computed in pieces (as threads split them) give the same bits as all at once.
+TEST(KernelsBitExactMatmul, SplittingRowsChangesNothing) {
+  std::mt19937 rng(6);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  const std::size_t rows = 37, tokens = 11, n = 77;
+  std::vector<float> w(rows * n), x(tokens * n), whole(tokens * rows), pieces(tokens * rows);
+  for (float& v : w)
+    v = uniform(rng);
+  for (float& v : x)
+    v = uniform(rng);
+  matmul(whole.data(), rows, w.data(), rows, x.data(), tokens, n);
+  for (std::size_t begin = 0; begin < rows; begin += 5) {
+    const std::size_t count = std::min<std::size_t>(5, rows - begin);
+    matmul(pieces.data() + begin, rows, w.data() + begin * n, count, x.data(), tokens, n);
+  }
+  EXPECT_EQ(std::memcmp(whole.data(), pieces.data(), whole.size() * sizeof(float)), 0);
+}
+
+}  // namespace
+}  // namespace glassbox::kernels
