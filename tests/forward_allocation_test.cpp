@@ -95,6 +95,9 @@ long allocations_in_forward(const Model& model, int threads, int batch = 1) {
   ThreadPool pool(threads);
   RunState state(model.config, model.config.max_seq_len, pool.size(), batch);
   AttentionTrace trace(model.config.n_layers, model.config.n_heads);
+  // A budget of 5 positions, so the residual ring wraps around during the run.
+  ResidualTrace residuals(model.config.n_layers, model.config.dim,
+                          5 * (model.config.n_layers + 1) * model.config.dim * 4);
   std::vector<int> tokens(static_cast<std::size_t>(batch));
   long total = 0;
   for (int position = 0; position < model.config.max_seq_len; position += batch) {
@@ -102,10 +105,11 @@ long allocations_in_forward(const Model& model, int threads, int batch = 1) {
     for (int t = 0; t < n; ++t) {
       tokens[static_cast<std::size_t>(t)] = ((position + t) * 7 + 3) % model.config.vocab_size;
       trace.begin_position(position + t);
+      residuals.begin_position(position + t);
     }
     counting = true;
     forward(model, state, std::span<const int>(tokens.data(), static_cast<std::size_t>(n)), position, &trace,
-            pool);
+            &residuals, pool);
     counting = false;
     total += allocations.exchange(0);
   }

@@ -17,211 +17,13 @@
 #include "glassbox/formats.hpp"
 #include "kernels/quantized.hpp"
 #include "model/dtype.hpp"
+#include "random_models.hpp"
 
 namespace glassbox {
 namespace {
 
-// Which optional tensors the random model has (the config does not say; the tensors do).
-struct Biases {
-  bool norm = false;  // attn_norm, ffn_norm and output_norm biases
-  bool qkv = false;
-  bool out = false;
-  bool ffn = false;
-};
-
-struct Case {
-  const char* label;
-  const char* architecture;  // what the writer must choose
-  ModelConfig config;
-  Biases biases;
-};
-
-// For GoogleTest's messages: the case's label rather than its bytes.
-void PrintTo(const Case& c, std::ostream* out) {
-  *out << c.label;
-}
-
-ModelConfig base_config() {
-  ModelConfig c;
-  c.dim = 16;
-  c.hidden_dim = 24;
-  c.n_layers = 2;
-  c.n_heads = 4;
-  c.n_kv_heads = 2;
-  c.head_dim = 4;
-  c.vocab_size = 11;
-  c.max_seq_len = 12;
-  c.norm_eps = 1e-6f;
-  c.rope_theta = 500.0f;
-  return c;
-}
-
-// Changes to base_config(), as a lambda, so each case says only what it varies.
-template <class F>
-ModelConfig config(F change) {
-  ModelConfig c = base_config();
-  change(c);
-  return c;
-}
-
-// No RoPE: the RoPE fields keep their defaults (the file has no keys for them).
-void no_rope(ModelConfig& c, PositionKind position) {
-  c.position = position;
-  c.rope_pairing = ModelConfig{}.rope_pairing;
-  c.rope_theta = ModelConfig{}.rope_theta;
-  c.rope_dim = 0;
-}
-
-std::vector<Case> cases() {
-  return {
-      {"llama", "llama", base_config(), {}},
-      {"llama-untied-biases",
-       "llama",
-       config([](ModelConfig& c) { c.tied_embeddings = false; }),
-       {.qkv = true, .out = true, .ffn = true}},
-      {"qwen2",
-       "qwen2",
-       config([](ModelConfig& c) {
-         c.rope_pairing = RopePairing::HalfSplit;
-         c.tied_embeddings = false;
-       }),
-       {.qkv = true}},
-      {"gpt2",
-       "gpt2",
-       config([](ModelConfig& c) {
-         c.n_kv_heads = c.n_heads;
-         c.norm = NormKind::LayerNorm;
-         c.activation = Activation::GELU;
-         c.gated_ffn = false;
-         no_rope(c, PositionKind::Learned);
-       }),
-       {.norm = true, .qkv = true, .out = true, .ffn = true}},
-      // Our own architecture: everything llama.cpp's cannot say.
-      {"postln-layernorm-sinusoidal-relu",
-       "glassbox",
-       config([](ModelConfig& c) {
-         c.norm = NormKind::LayerNorm;
-         c.norm_placement = NormPlacement::PostNorm;
-         c.activation = Activation::ReLU;
-         c.gated_ffn = false;
-         no_rope(c, PositionKind::Sinusoidal);
-       }),
-       {.norm = true, .qkv = true, .out = true, .ffn = true}},
-      {"postln-rmsnorm-mqa-geglu-untied",
-       "glassbox",
-       config([](ModelConfig& c) {
-         c.n_kv_heads = 1;
-         c.norm_placement = NormPlacement::PostNorm;
-         c.activation = Activation::GELU;
-         c.tied_embeddings = false;
-       }),
-       {}},
-      {"half-split-partial-rope",
-       "glassbox",
-       config([](ModelConfig& c) {
-         c.rope_pairing = RopePairing::HalfSplit;
-         c.rope_dim = 2;  // qwen2 files rotate whole heads
-       }),
-       {.qkv = true}},
-      {"adjacent-partial-rope",
-       "glassbox",
-       config([](ModelConfig& c) {
-         c.rope_dim = 2;  // llama.cpp refuses a llama file that rotates part of each head
-       }),
-       {}},
-      {"no-positions-reglu",
-       "glassbox",
-       config([](ModelConfig& c) {
-         c.activation = Activation::ReLU;
-         c.tied_embeddings = false;
-         no_rope(c, PositionKind::None);
-       }),
-       {.ffn = true}},
-      {"layernorm-learned-swiglu",
-       "glassbox",
-       config([](ModelConfig& c) {
-         c.norm = NormKind::LayerNorm;
-         no_rope(c, PositionKind::Learned);
-       }),
-       {.norm = true, .out = true}},
-      {"layernorm-rope-gelu-plain",
-       "glassbox",
-       config([](ModelConfig& c) {
-         c.norm = NormKind::LayerNorm;
-         c.rope_pairing = RopePairing::HalfSplit;
-         c.activation = Activation::GELU;
-         c.gated_ffn = false;
-       }),
-       {.norm = true, .qkv = true}},
-      {"gpt2-but-post-norm",
-       "glassbox",
-       config([](ModelConfig& c) {
-         c.n_kv_heads = c.n_heads;
-         c.norm = NormKind::LayerNorm;
-         c.norm_placement = NormPlacement::PostNorm;
-         c.activation = Activation::GELU;
-         c.gated_ffn = false;
-         no_rope(c, PositionKind::Learned);
-       }),
-       {.norm = true, .qkv = true, .out = true, .ffn = true}},
-  };
-}
-
-// A model with random float32 weights of the config's shapes.
-class RandomModel {
- public:
-  RandomModel(const ModelConfig& c, const Biases& b, uint32_t seed) : rng_(seed) {
-    model_.config = c;
-    ModelWeights& w = model_.weights;
-    const int64_t dim = c.dim, hidden = c.hidden_dim, q = c.q_dim(), kv = c.kv_dim();
-    w.token_embedding = matrix(c.vocab_size, dim);
-    if (c.position == PositionKind::Learned) w.position_embedding = matrix(c.max_seq_len, dim);
-    for (int l = 0; l < c.n_layers; ++l) {
-      LayerWeights L;
-      L.attn_norm = vector(dim, true);
-      L.attn_norm_bias = vector(dim, b.norm);
-      L.wq = matrix(q, dim);
-      L.wk = matrix(kv, dim);
-      L.wv = matrix(kv, dim);
-      L.bq = vector(q, b.qkv);
-      L.bk = vector(kv, b.qkv);
-      L.bv = vector(kv, b.qkv);
-      L.wo = matrix(dim, q);
-      L.bo = vector(dim, b.out);
-      L.ffn_norm = vector(dim, true);
-      L.ffn_norm_bias = vector(dim, b.norm);
-      if (c.gated_ffn) {
-        L.ffn_gate = matrix(hidden, dim);
-        L.ffn_gate_bias = vector(hidden, b.ffn);
-      }
-      L.ffn_up = matrix(hidden, dim);
-      L.ffn_up_bias = vector(hidden, b.ffn);
-      L.ffn_down = matrix(dim, hidden);
-      L.ffn_down_bias = vector(dim, b.ffn);
-      w.layers.push_back(L);
-    }
-    const bool pre_norm = c.norm_placement == NormPlacement::PreNorm;  // Post-LN has no final norm
-    w.final_norm = vector(dim, pre_norm);
-    w.final_norm_bias = vector(dim, pre_norm && b.norm);
-    w.output = c.tied_embeddings ? w.token_embedding : matrix(c.vocab_size, dim);
-  }
-
-  const Model& model() const { return model_; }
-
- private:
-  Tensor matrix(int64_t rows, int64_t cols) {
-    auto values = std::make_shared<std::vector<float>>(static_cast<std::size_t>(rows * cols));
-    std::normal_distribution<float> normal(0.0f, 1.0f);
-    for (float& v : *values)
-      v = normal(rng_);
-    model_.storage.push_back(values);
-    return Tensor{DType::F32, reinterpret_cast<const std::byte*>(values->data()), rows, cols};
-  }
-  Tensor vector(int64_t n, bool present) { return present ? matrix(1, n) : Tensor{}; }
-
-  Model model_;
-  std::mt19937 rng_;
-};
+using test::Case;
+using test::RandomModel;
 
 // A SentencePiece vocabulary (pieces with spaces, scores, every token type) or a byte-level one (the 256
 // byte pieces in GPT-2's mapping, merges, a pre-tokenizer).
@@ -416,7 +218,7 @@ TEST_P(GgufRoundTrip, EveryConfigFieldAndWeightComesBack) {
   expect_same_weights(source.model().weights, back.model->weights);
 }
 
-INSTANTIATE_TEST_SUITE_P(Architectures, GgufRoundTrip, ::testing::ValuesIn(cases()),
+INSTANTIATE_TEST_SUITE_P(Architectures, GgufRoundTrip, ::testing::ValuesIn(test::architecture_cases()),
                          [](const ::testing::TestParamInfo<Case>& info) {
                            std::string name = info.param.label;
                            for (char& ch : name)
@@ -425,7 +227,7 @@ INSTANTIATE_TEST_SUITE_P(Architectures, GgufRoundTrip, ::testing::ValuesIn(cases
                          });
 
 TEST(GgufRoundTripTokenizer, EveryVocabularyKindAndPreTokenizerComesBack) {
-  const RandomModel source(base_config(), {}, 3);
+  const RandomModel source(test::base_config(), {}, 3);
   std::vector<std::pair<std::string, Vocabulary>> vocabularies = {
       {"sentencepiece", sentencepiece_vocabulary()},
       {"gpt2", byte_level_vocabulary(PreTokenizer::Gpt2)},
@@ -458,7 +260,7 @@ TEST(GgufRoundTripNames, ToStringIsTheFileSpelling) {
   EXPECT_STREQ(to_string(Activation::GELU), "gelu");
   EXPECT_STREQ(to_string(Activation::ReLU), "relu");
 
-  ModelConfig c = base_config();
+  ModelConfig c = test::base_config();
   c.norm_placement = NormPlacement::PostNorm;
   c.rope_pairing = RopePairing::HalfSplit;
   const RandomModel source(c, {}, 5);

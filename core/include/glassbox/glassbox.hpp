@@ -8,6 +8,7 @@
 #include "glassbox/generator.hpp"
 #include "glassbox/inspect.hpp"
 #include "glassbox/model.hpp"
+#include "glassbox/residual_trace.hpp"
 #include "glassbox/result.hpp"
 #include "glassbox/sampler.hpp"
 #include "glassbox/session.hpp"

@@ -16,4 +16,26 @@ struct TokenProbability {
 // The k most likely tokens, most likely first (ties: lower id first).
 std::vector<TokenProbability> top_tokens(std::span<const float> logits, int k);
 
+// Pattern statistics of one head, averaged over the query rows given to add(), one row at a time (so a head
+// of any length is summarized in constant memory from recomputed rows). A row is a query's probabilities
+// over keys 0..query.
+//   entropy_bits: mean over rows of -sum p log2 p (0: all on one key; log2(n): uniform over n keys)
+//   sink:         mean weight on the first token
+//   previous:     mean weight on the token just before the query (over rows with query >= 1)
+struct HeadStats {
+  double entropy_bits = 0;
+  double sink = 0;
+  double previous = 0;
+};
+
+class HeadStatsAccumulator {
+ public:
+  void add(std::span<const float> row);
+  HeadStats mean() const;
+
+ private:
+  double entropy_ = 0, sink_ = 0, previous_ = 0;
+  long rows_ = 0, rows_with_previous_ = 0;
+};
+
 }  // namespace glassbox

@@ -12,10 +12,14 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <vector>
 
 namespace glassbox {
+
+// Receives one recomputed attention row: head, query position, the probabilities over keys 0..query.
+using AttentionRowFn = std::function<void(int head, int query, std::span<const float> probabilities)>;
 
 class ResidualTrace {
  public:

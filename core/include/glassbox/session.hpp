@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "glassbox/model.hpp"
+#include "glassbox/residual_trace.hpp"
 #include "glassbox/result.hpp"
 #include "glassbox/trace.hpp"
 
@@ -19,7 +20,14 @@ struct RunState;
 struct SessionOptions {
   int threads = 1;         // worker threads for the matrix products (1: run on the caller's thread)
   int context_length = 0;  // positions the KV cache holds; 0: the model's max_seq_len, capped at 4096
+  // The full attention record: every probability of every head, layers x heads x n(n+1)/2 floats. Only for
+  // short sequences asked for explicitly; views recompute the rows they show from the residual trace instead.
   bool trace_attention = false;
+  // The residual stream entering each layer, per position ((n_layers + 1) x dim floats): attention rows and
+  // the logit lens are recomputed from it on demand, bit for bit as the forward pass computed them.
+  bool trace_residuals = false;
+  // The most bytes the residual trace may hold; past it the oldest positions are dropped. 0: no cap.
+  int64_t residual_budget_bytes = 0;
 };
 
 class Session {
@@ -50,6 +58,20 @@ class Session {
   bool attention_trace_enabled() const { return trace_enabled_; }
   const AttentionTrace& attention_trace() const { return trace_; }
 
+  // The residual trace, the same way: recording starts at the next step; off keeps what was recorded.
+  void set_residual_trace(bool enabled) { residuals_enabled_ = enabled; }
+  bool residual_trace_enabled() const { return residuals_enabled_; }
+  const ResidualTrace& residual_trace() const { return residuals_; }
+
+  // Recomputes attention rows from the residual trace: fn(head, query, probabilities over keys 0..query) for
+  // heads [head_begin, head_end) of `layer` and queries [query_begin, query_end), one row in memory at a
+  // time. NotRecorded when a query's residual was not kept. Call between steps, not during one.
+  Result<void> attention_rows(int layer, int head_begin, int head_end, int query_begin, int query_end,
+                              const AttentionRowFn& fn) const;
+  // The logit lens: what the residual entering `layer` at `position` predicts for position + 1 (final norm
+  // and unembedding applied to it); layer n_layers gives the model's own logits for that position.
+  Result<void> layer_logits(int layer, int position, std::span<float> logits) const;
+
   const Model& model() const { return *model_; }
   std::span<const float> logits() const;
 
@@ -60,6 +82,8 @@ class Session {
   std::unique_ptr<ThreadPool> pool_;
   AttentionTrace trace_;
   bool trace_enabled_ = false;
+  ResidualTrace residuals_;
+  bool residuals_enabled_ = false;
   int position_ = 0;
   int context_length_ = 0;
 };

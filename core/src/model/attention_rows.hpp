@@ -5,7 +5,6 @@
 // used. Memory: one query vector and one row at a time, whatever the sequence length.
 #pragma once
 
-#include <functional>
 #include <span>
 
 #include "glassbox/model.hpp"
@@ -15,9 +14,6 @@
 #include "util/thread_pool.hpp"
 
 namespace glassbox {
-
-// Receives one row: head, query position, and the query's probabilities over keys 0..query.
-using AttentionRowFn = std::function<void(int head, int query, std::span<const float> probabilities)>;
 
 // Calls `fn` for every head in [head_begin, head_end) of `layer`, query by query over [query_begin,
 // query_end) (all heads of one query before the next query). Fails with BadArgument on a layer or head out of

@@ -58,6 +58,16 @@ void activate(Activation activation, float* x, std::size_t n) {
   }
 }
 
+// The residual trace's copy of the chunk's n rows of x, as they enter layer `layer` (n_layers: as they leave
+// the last one).
+void record_residuals(ResidualTrace* residuals, int first_position, int layer, const float* x, std::size_t n,
+                      std::size_t dim) {
+  if (!residuals) return;
+  for (std::size_t t = 0; t < n; ++t)
+    if (float* row = residuals->slot(first_position + static_cast<int>(t), layer))
+      std::copy(x + t * dim, x + (t + 1) * dim, row);
+}
+
 // Multi-head causal self-attention of the chunk's n queries: the query at first_position + t sees the cached
 // keys and values 0..first_position + t (the chunk's own keys are in the cache already). Query head h reads
 // kv head h / (n_heads / n_kv_heads): grouped-query attention (MHA and MQA are the two ends of it).
@@ -96,7 +106,7 @@ void attend(const ModelConfig& c, RunState& s, int layer, int first_position, st
 }  // namespace
 
 void forward(const Model& model, RunState& s, std::span<const int> tokens, int first_position,
-             AttentionTrace* trace, ThreadPool& pool) {
+             AttentionTrace* trace, ResidualTrace* residuals, ThreadPool& pool) {
   const ModelConfig& c = model.config;
   const ModelWeights& w = model.weights;
   const std::size_t n = tokens.size();
@@ -120,6 +130,7 @@ void forward(const Model& model, RunState& s, std::span<const int> tokens, int f
   const Tensor none;
   for (int l = 0; l < c.n_layers; ++l) {
     const LayerWeights& layer = w.layers[static_cast<std::size_t>(l)];
+    record_residuals(residuals, first_position, l, x, n, dim);
 
     // --- attention sub-block ---
     const float* attn_in = x;
@@ -173,6 +184,8 @@ void forward(const Model& model, RunState& s, std::span<const int> tokens, int f
     kernels::add_in_place(x, s.xb2.data(), n * dim);
     if (!pre_norm) normalize_rows(c, x, x, n, layer.ffn_norm, layer.ffn_norm_bias);
   }
+
+  record_residuals(residuals, first_position, c.n_layers, x, n, dim);
 
   // Only the last token's next-token logits are wanted: the classifier, often the largest matrix, runs once.
   const float* last = x + (n - 1) * dim;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "glassbox/error.hpp"
+#include "model/attention_rows.hpp"
 #include "model/forward.hpp"
 #include "model/linear.hpp"
 #include "model/run_state.hpp"
@@ -43,6 +44,8 @@ Result<Session> Session::create(std::shared_ptr<const Model> model, SessionOptio
   session.state_ = std::make_unique<RunState>(c, context, session.pool_->size(), batch);
   session.trace_ = AttentionTrace(c.n_layers, c.n_heads);
   session.trace_enabled_ = options.trace_attention;
+  session.residuals_ = ResidualTrace(c.n_layers, c.dim, options.residual_budget_bytes);
+  session.residuals_enabled_ = options.trace_residuals;
   return session;
 }
 
@@ -71,10 +74,13 @@ Result<std::span<const float>> Session::prefill(std::span<const int> tokens) {
 
   while (!tokens.empty()) {
     const auto chunk = tokens.first(std::min(tokens.size(), static_cast<std::size_t>(state_->batch)));
-    if (trace_enabled_)  // sized here, so the forward pass allocates nothing
-      for (int p = position_; p < position_ + static_cast<int>(chunk.size()); ++p)
-        trace_.begin_position(p);
-    forward(*model_, *state_, chunk, position_, trace_enabled_ ? &trace_ : nullptr, *pool_);
+    // Traces are sized here, so the forward pass allocates nothing.
+    for (int p = position_; p < position_ + static_cast<int>(chunk.size()); ++p) {
+      if (trace_enabled_) trace_.begin_position(p);
+      if (residuals_enabled_) residuals_.begin_position(p);
+    }
+    forward(*model_, *state_, chunk, position_, trace_enabled_ ? &trace_ : nullptr,
+            residuals_enabled_ ? &residuals_ : nullptr, *pool_);
     position_ += static_cast<int>(chunk.size());
     tokens = tokens.subspan(chunk.size());
   }
@@ -88,6 +94,23 @@ std::span<const float> Session::logits() const {
 void Session::reset() {
   position_ = 0;
   trace_.clear();
+  residuals_.clear();
+}
+
+Result<void> Session::attention_rows(int layer, int head_begin, int head_end, int query_begin, int query_end,
+                                     const AttentionRowFn& fn) const {
+  if (query_end > position_)
+    return error(ErrorCode::BadArgument, "query ", query_end - 1, " has not been computed (positions 0..",
+                 position_ - 1, ")");
+  return recompute_attention_rows(*model_, *state_, residuals_, *pool_, layer, head_begin, head_end,
+                                  query_begin, query_end, fn);
+}
+
+Result<void> Session::layer_logits(int layer, int position, std::span<float> logits) const {
+  if (position < 0 || position >= position_)
+    return error(ErrorCode::BadArgument, "position ", position, " has not been computed (0..", position_ - 1,
+                 ")");
+  return recompute_layer_logits(*model_, residuals_, *pool_, layer, position, logits);
 }
 
 }  // namespace glassbox
