@@ -4,6 +4,7 @@
 // core's message and the stable name of its ErrorCode) instead of throwing, and engine.js turns that into a
 // GlassboxError: a C++ exception or a JS throw from inside WASM would skip destructors and leak.
 #include <emscripten/bind.h>
+#include <emscripten/heap.h>
 #include <emscripten/val.h>
 
 #include <cmath>
@@ -103,6 +104,23 @@ val error_codes() {
   return list;
 }
 
+// The page's memory budget for inspection traces. The views recompute attention rows and the logit lens
+// from the residual stream (ResidualTrace), which costs (layers + 1) x dim floats per position: 1.5 KiB for
+// stories260K, 39 KiB for a Llama-110M shape, 88 KiB for a 0.5B shape. 64 MiB keeps every position of the
+// first two at their full contexts, and the newest ~750 positions of the 0.5B shape; older ones are dropped
+// and the page says so. The full probability record would need n(n+1)/2 x layers x heads floats instead
+// (2.8 GB for the 0.5B shape at 2,048 positions).
+constexpr int64_t kTraceBudgetBytes = int64_t{64} << 20;
+
+double trace_budget_bytes() {
+  return static_cast<double>(kTraceBudgetBytes);
+}
+
+// The WebAssembly memory's current size: it grows on demand (to 4 GiB) and never shrinks.
+double memory_bytes() {
+  return static_cast<double>(emscripten_get_heap_size());
+}
+
 // One model, its tokenizer, one session and one generator over them. The worker owns exactly one Engine.
 class Engine {
  public:
@@ -150,7 +168,8 @@ class Engine {
     uploads_[1] = Upload{};
     auto loaded = open_model(std::move(model_bytes), std::move(tokenizer_bytes));
     if (!loaded) return failure(loaded.error());
-    auto session = Session::create(loaded->model, {.threads = 1, .trace_attention = true});
+    auto session = Session::create(
+        loaded->model, {.threads = 1, .trace_residuals = true, .residual_budget_bytes = kTraceBudgetBytes});
     if (!session) return failure(session.error());
 
     // The generator refers to the session, the sampler and the tokenizer: it goes first, and comes back last.
@@ -309,26 +328,56 @@ class Engine {
         "Int32Array");
   }
 
-  // Attention of one head as a dense row-major [n][n] Float32Array over the positions computed so far
-  // (zero above the diagonal); head -1 gives all heads of the layer, [heads][n][n].
-  val attention(int layer, int head) {
+  // Attention over a window of positions [begin, end), recomputed from the residual trace: a row-major
+  // [heads][size][size] Float32Array (size = end - begin; keys outside the window are left out, entries above
+  // the diagonal are zero), head -1 for all heads of the layer. `stats` holds, per head, the mean entropy in
+  // bits, sink and previous-token weight over the window's query rows, each computed over the row's full
+  // keys 0..query. Memory: the window, whatever the sequence length.
+  val attention(int layer, int head, int begin, int end) {
     if (!session_) return no_model();
-    const AttentionTrace& trace = session_->attention_trace();
-    if (layer < 0 || layer >= trace.n_layers())
-      return failure(ErrorCode::BadArgument, "layer ", layer, " does not exist (0..", trace.n_layers() - 1,
-                     ")");
-    if (head < -1 || head >= trace.n_heads())
-      return failure(ErrorCode::BadArgument, "head ", head, " does not exist (0..", trace.n_heads() - 1,
+    const ModelConfig& c = session_->model().config;
+    if (head < -1 || head >= c.n_heads)
+      return failure(ErrorCode::BadArgument, "head ", head, " does not exist (0..", c.n_heads - 1,
                      ", or -1 for all)");
-    const auto n = static_cast<std::size_t>(trace.n_positions());
-    const int first = head < 0 ? 0 : head, last = head < 0 ? trace.n_heads() : head + 1;
-    matrix_.assign(static_cast<std::size_t>(last - first) * n * n, 0.0f);
-    for (int h = first; h < last; ++h)
-      trace.copy_matrix(layer, h, matrix_.data() + static_cast<std::size_t>(h - first) * n * n);
+    const int first = head < 0 ? 0 : head, last = head < 0 ? c.n_heads : head + 1;
+    const auto size = static_cast<std::size_t>(std::max(end - begin, 0));
+    matrix_.assign(static_cast<std::size_t>(last - first) * size * size, 0.0f);
+    std::vector<HeadStatsAccumulator> stats(static_cast<std::size_t>(last - first));
+    const auto rows = session_->attention_rows(
+        layer, first, last, begin, end, [&](int h, int query, std::span<const float> row) {
+          const auto at = static_cast<std::size_t>(h - first);
+          stats[at].add(row);
+          float* out = matrix_.data() + at * size * size + static_cast<std::size_t>(query - begin) * size;
+          std::copy(row.begin() + begin, row.end(), out);
+        });
+    if (!rows) return failure(rows.error());
+    std::vector<float> numbers;
+    for (const HeadStatsAccumulator& acc : stats) {
+      const HeadStats s = acc.mean();
+      numbers.insert(numbers.end(), {static_cast<float>(s.entropy_bits), static_cast<float>(s.sink),
+                                     static_cast<float>(s.previous)});
+    }
     val result = val::object();
-    result.set("size", static_cast<int>(n));
+    result.set("begin", begin);
+    result.set("size", static_cast<int>(size));
     result.set("matrix",
                val(emscripten::typed_memory_view(matrix_.size(), matrix_.data())));  // the glue copies it
+    result.set("stats", array_to_js(numbers, "Float32Array"));
+    return result;
+  }
+
+  // What the inspection trace holds and may hold: positions computed, the first one still kept, and its
+  // memory (per position, now, and the budget).
+  val trace_info() const {
+    if (!session_) return no_model();
+    const ResidualTrace& r = session_->residual_trace();
+    val result = val::object();
+    result.set("positions", session_->position());
+    result.set("firstKept", std::min(r.first_kept(), session_->position()));
+    result.set("bytesPerPosition", static_cast<double>(r.bytes_per_position()));
+    result.set("bytesHeld", static_cast<double>(r.bytes_held()));
+    result.set("budgetBytes", static_cast<double>(r.budget_bytes()));
+    result.set("capacityPositions", static_cast<double>(r.capacity_positions()));
     return result;
   }
 
@@ -398,6 +447,8 @@ EMSCRIPTEN_BINDINGS(glassbox) {
   emscripten::function("buildDescription", &module_build_description);
   emscripten::function("samplerDefaults", &sampler_defaults);
   emscripten::function("errorCodes", &error_codes);
+  emscripten::function("memoryBytes", &memory_bytes);
+  emscripten::function("traceBudgetBytes", &trace_budget_bytes);
   emscripten::class_<Engine>("Engine")
       .constructor<>()
       .function("allocateUpload", &Engine::allocate_upload)
@@ -414,6 +465,7 @@ EMSCRIPTEN_BINDINGS(glassbox) {
       .function("stop", &Engine::stop)
       .function("sequence", &Engine::sequence)
       .function("attention", &Engine::attention)
+      .function("traceInfo", &Engine::trace_info)
       .function("topTokens", &Engine::top_tokens)
       .function("reset", &Engine::reset);
 }

@@ -104,8 +104,21 @@ export interface TopToken {
 }
 
 export interface AttentionMatrix {
-  size: number; // n: the positions computed so far
-  matrix: Float32Array; // row-major [query][key] (n × n), or [head][query][key] for head -1; zero above the diagonal
+  begin: number; // the window's first position
+  size: number; // positions in the window: begin .. begin + size - 1
+  matrix: Float32Array; // row-major [query][key] (size × size), or [head][query][key] for head -1; zero above the diagonal
+  /** Per head (in the order of `matrix`): mean entropy in bits, sink weight, previous-token weight, over the window's rows (each row's full keys 0..query). */
+  stats: Float32Array;
+}
+
+/** What the inspection trace (the residual stream per layer and position) holds and may hold. */
+export interface TraceInfo {
+  positions: number; // positions computed
+  firstKept: number; // the oldest position whose attention can still be recomputed
+  bytesPerPosition: number;
+  bytesHeld: number;
+  budgetBytes: number; // 0: no cap
+  capacityPositions: number; // how many positions fit the budget; -1: no cap
 }
 
 export interface Upload {
@@ -202,8 +215,18 @@ export class GlassboxEngine {
 
   /** The ids whose attention is traced: the prompt and the generated tokens fed back so far. */
   sequence(): Int32Array;
-  /** One head's attention (head -1: every head of the layer), a copy. Errors: `invalid-state`, `bad-argument`. */
-  attention(layer: number, head: number): AttentionMatrix;
+  /**
+   * One head's attention (head -1: every head of the layer) over the positions [begin, end) (by default every
+   * kept position), recomputed from the residual trace; a copy. Errors: `invalid-state`, `bad-argument`,
+   * `not-recorded` (a position older than the trace keeps).
+   */
+  attention(layer: number, head: number, begin?: number, end?: number): AttentionMatrix;
+  /** What the inspection trace holds, and its memory budget. */
+  traceInfo(): TraceInfo;
+  /** The WebAssembly memory's size in bytes (it grows on demand and never shrinks). */
+  memoryBytes(): number;
+  /** The memory the engine lets its inspection trace take. */
+  traceBudgetBytes(): number;
   /** The k most likely next tokens after the last step. Errors: `invalid-state` (nothing computed yet), `bad-argument`. */
   topTokens(k: number): TopToken[];
   /** Frees the engine (the module stays). */

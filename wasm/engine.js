@@ -139,9 +139,25 @@ export class GlassboxEngine {
     return this.engine.sequence();
   }
 
-  attention(layer, head) {
-    const r = unwrap(this.engine.attention(layer, head));
-    return { size: r.size, matrix: new Float32Array(r.matrix) }; // a copy: the view points into the heap
+  attention(layer, head, begin, end) {
+    const trace = this.traceInfo();
+    const last = end ?? trace.positions;
+    const first = begin ?? trace.firstKept;
+    const r = unwrap(this.engine.attention(layer, head, first, last));
+    // A copy of the matrix: the view points into the heap.
+    return { begin: r.begin, size: r.size, matrix: new Float32Array(r.matrix), stats: r.stats };
+  }
+
+  traceInfo() {
+    return unwrap(this.engine.traceInfo());
+  }
+
+  memoryBytes() {
+    return this.module.memoryBytes();
+  }
+
+  traceBudgetBytes() {
+    return this.module.traceBudgetBytes();
   }
 
   topTokens(k) {

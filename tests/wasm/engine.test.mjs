@@ -76,7 +76,31 @@ test('the attention trace is causal and each row sums to 1', async (t) => {
       assert.ok(Math.abs(sum - 1) < 1e-5, `head ${h} row ${q} sums to ${sum}`);
     }
   }
+  // The engine's head statistics are those of the rows it returned.
+  for (let h = 0; h < 8; h++) {
+    let entropy = 0;
+    for (let q = 0; q < n; q++)
+      for (let k = 0; k <= q; k++) {
+        const p = all.matrix[(h * n + q) * n + k];
+        if (p > 0) entropy -= p * Math.log2(p);
+      }
+    assert.ok(Math.abs(all.stats[3 * h] - entropy / n) < 1e-4, `head ${h} entropy ${all.stats[3 * h]} vs ${entropy / n}`);
+  }
+  // A window [begin, end) is the same numbers as the whole, cut to it.
+  const begin = n - 7;
+  const window = engine.attention(2, 3, begin, n);
+  assert.equal(window.begin, begin);
+  assert.equal(window.size, 7);
+  for (let q = 0; q < 7; q++)
+    for (let k = 0; k < 7; k++) assert.equal(window.matrix[q * 7 + k], all.matrix[(3 * n + begin + q) * n + begin + k]);
   assert.throws(() => engine.attention(5, 0), /layer 5 does not exist \(0..4\)/);
+  assert.throws(() => engine.attention(0, 0, 0, n + 1), { code: 'bad-argument' });
+  const trace = engine.traceInfo();
+  assert.equal(trace.positions, n);
+  assert.equal(trace.firstKept, 0);
+  assert.equal(trace.bytesPerPosition, (5 + 1) * 64 * 4);
+  assert.ok(trace.bytesHeld >= n * trace.bytesPerPosition && trace.bytesHeld <= trace.budgetBytes);
+  assert.ok(engine.memoryBytes() >= trace.bytesHeld);
   engine.dispose();
 });
 

@@ -8,6 +8,7 @@ import type {
   ErrorReport,
   FromWorker,
   LoadResult,
+  MemoryReport,
   ModelSource,
   SamplerSettings,
   TokenSpan,
@@ -124,6 +125,10 @@ export class EngineClient {
 
   attention(layer: number, head: number): Promise<AttentionTrace> {
     return this.request<AttentionTrace>({ type: 'attention', layer, head });
+  }
+
+  memory(): Promise<MemoryReport> {
+    return this.request<MemoryReport>({ type: 'memory' });
   }
 
   generate(prompt: string, sampler: SamplerSettings, maxTokens: number, topK: number, handlers: GenerationHandlers): GenerationHandle {

@@ -22,7 +22,11 @@ const tokens = new TokensView(byId('tokens'), byId('token-summary'));
 const output = new OutputView(byId('output'), byId('output-meta'), byId('stats'), byId<HTMLInputElement>('show-boundaries'));
 const nextToken = new NextTokenView(byId('next-token'));
 const attention = new AttentionView(byId('attention'), byId('attention-controls'), (layer, head) => client.attention(layer, head));
-const hook = createTestHook((layer, head) => client.attention(layer, head), () => attention.drawn);
+const hook = createTestHook(
+  (layer, head) => client.attention(layer, head),
+  () => attention.drawn,
+  () => client.memory(),
+);
 
 const prompt = byId<HTMLTextAreaElement>('prompt');
 const generateButton = byId<HTMLButtonElement>('generate');

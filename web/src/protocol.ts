@@ -17,14 +17,25 @@ export interface TopToken extends EngineTopToken {
   piece: Uint8Array;
 }
 
+/**
+ * A window of the attention: positions begin .. begin + size - 1 of the `total` computed so far, recomputed
+ * by the engine from its residual-stream trace. Indices into `matrix`, `ids` and `pieces` are relative to
+ * `begin`.
+ */
 export interface AttentionTrace {
   layer: number;
   head: number; // -1: all heads, matrix is [heads][size][size]
   heads: number; // how many matrices `matrix` holds
+  begin: number;
   size: number;
-  matrix: Float32Array; // row-major [query][key], zero above the diagonal
-  ids: number[]; // the traced sequence's token ids (length >= size)
+  total: number;
+  matrix: Float32Array; // row-major [query][key], zero above the diagonal; keys before `begin` left out
+  stats: Float32Array; // per head: mean entropy (bits), sink, previous-token weight over the window's full rows
+  ids: number[]; // the window's token ids
   pieces: Uint8Array[];
+  firstKept: number; // the oldest position the trace still keeps
+  bytesPerPosition: number; // the trace's memory per position
+  budgetBytes: number; // what the trace may take in all
   readMs: number; // how long the worker took to read it out of the engine
 }
 
@@ -37,6 +48,13 @@ export interface ErrorReport {
   detail?: string;
   advice?: string;
   code?: ErrorCode; // the engine's code, when the engine raised it
+}
+
+/** The engine's memory: the whole WebAssembly memory, and what its inspection trace holds and may hold. */
+export interface MemoryReport {
+  wasmBytes: number;
+  traceBytes: number;
+  traceBudgetBytes: number;
 }
 
 /** Why a generation ended: the core's stop reason, or an error. */
@@ -54,6 +72,7 @@ export type ToWorker =
   | { type: 'load'; req: number; source: ModelSource }
   | { type: 'tokenize'; req: number; text: string }
   | { type: 'attention'; req: number; layer: number; head: number }
+  | { type: 'memory'; req: number }
   | { type: 'generate'; gen: number; prompt: string; sampler: SamplerSettings; maxTokens: number; topK: number }
   | { type: 'ack'; gen: number; index: number }
   | { type: 'stop'; gen: number };

@@ -1,6 +1,6 @@
 // window.__glassbox: a small window into the page's state for the browser tests (and for curious people
 // at the console). It reads what the page shows; it never drives the engine around the page.
-import type { AttentionTrace, DoneReason, ErrorReport, ModelInfo, SamplerSettings } from './protocol';
+import type { AttentionTrace, DoneReason, ErrorReport, MemoryReport, ModelInfo, SamplerSettings } from './protocol';
 
 export interface GenerationRecord {
   prompt: string;
@@ -27,12 +27,17 @@ export interface TestHook {
   whenLoaded(count?: number): Promise<ModelInfo>;
   whenIdle(): Promise<GenerationRecord | null>;
   whenAttentionDrawn(): Promise<void>;
-  attention(layer: number, head: number): Promise<{ size: number; heads: number; matrix: number[] }>;
+  attention(layer: number, head: number): Promise<{ begin: number; size: number; total: number; heads: number; matrix: number[]; stats: number[]; firstKept: number }>;
+  memory(): Promise<MemoryReport>;
 }
 
 type Waiter = () => boolean;
 
-export function createTestHook(readAttention: (layer: number, head: number) => Promise<AttentionTrace>, attentionDrawn: () => Promise<void>) {
+export function createTestHook(
+  readAttention: (layer: number, head: number) => Promise<AttentionTrace>,
+  attentionDrawn: () => Promise<void>,
+  readMemory: () => Promise<MemoryReport>,
+) {
   const waiters: { test: Waiter; resolve: () => void }[] = [];
   const hook: TestHook & { changed(): void } = {
     formats: [],
@@ -59,9 +64,18 @@ export function createTestHook(readAttention: (layer: number, head: number) => P
       return until(() => !hook.last?.running).then(() => hook.last);
     },
     whenAttentionDrawn: () => attentionDrawn(),
+    memory: () => readMemory(),
     async attention(layer, head) {
       const trace = await readAttention(layer, head);
-      return { size: trace.size, heads: trace.heads, matrix: Array.from(trace.matrix) };
+      return {
+        begin: trace.begin,
+        size: trace.size,
+        total: trace.total,
+        heads: trace.heads,
+        matrix: Array.from(trace.matrix),
+        stats: Array.from(trace.stats),
+        firstKept: trace.firstKept,
+      };
     },
   };
   function until(test: Waiter): Promise<void> {

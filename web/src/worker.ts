@@ -172,20 +172,35 @@ function step(e: GlassboxEngine) {
 
 // --- inspection -------------------------------------------------------------------------------------------
 
+/**
+ * The views show at most this many of the newest positions: a heatmap cell stays visible and tappable, and
+ * reading a window costs the same at position 100 or 10,000.
+ */
+const ATTENTION_WINDOW = 256;
+
 function attention(e: GlassboxEngine, layer: number, head: number): AttentionTrace {
   const started = performance.now();
   const info = e.info();
-  const { size, matrix } = e.attention(layer, head);
-  const ids = Array.from(e.sequence());
+  const trace = e.traceInfo();
+  const total = trace.positions;
+  const begin = Math.max(trace.firstKept, total - ATTENTION_WINDOW);
+  const { size, matrix, stats } = e.attention(layer, head, begin, total);
+  const ids = Array.from(e.sequence()).slice(begin, begin + size);
   const pieces = e.pieces(ids);
   return {
     layer,
     head,
     heads: head < 0 ? info.heads : 1,
+    begin,
     size,
+    total,
     matrix,
+    stats,
     ids,
     pieces,
+    firstKept: trace.firstKept,
+    bytesPerPosition: trace.bytesPerPosition,
+    budgetBytes: trace.budgetBytes,
     readMs: performance.now() - started,
   };
 }
@@ -217,6 +232,13 @@ scope.onmessage = (event) => {
         () => attention(engine!, message.layer, message.head),
         'Could not read the attention trace',
         (value) => [(value as AttentionTrace).matrix.buffer],
+      );
+      break;
+    case 'memory':
+      reply(
+        message.req,
+        () => ({ wasmBytes: engine!.memoryBytes(), traceBytes: engine!.traceInfo().bytesHeld, traceBudgetBytes: engine!.traceBudgetBytes() }),
+        'Could not read the memory use',
       );
       break;
     case 'generate':

@@ -1,6 +1,7 @@
-// The attention view: pick a layer and head; the heatmap shows that head's attention over the whole
-// sequence, the overview shows every head of the layer, and the strip below shows, for the token under the
-// pointer (or the last one), how much it attends to every earlier token. During a generation the page
+// The attention view: pick a layer and head; the heatmap shows that head's attention over the newest tokens
+// (a window of the sequence, recomputed by the engine), the overview shows every head of the layer, and the
+// strip below shows, for the token under the pointer (or the last one), how much it attends to every earlier
+// token of the window. During a generation the page
 // refreshes it every so often ("live"); on a touch screen a tap shows the cell's numbers and pins the row.
 import type { AttentionTrace } from '../protocol';
 import { cssColor, inkOn, legend, type Scale } from '../ui/colors';
@@ -155,15 +156,18 @@ export class AttentionView {
     const n = trace.size;
     this.drawnWidth = this.left.clientWidth;
     const width = Math.min(640, Math.max(240, this.drawnWidth));
+    const span = n === trace.total ? `${n} tokens` : `tokens ${trace.begin}–${trace.begin + n - 1} of ${trace.total}`;
     this.caption.replaceChildren(
       el('strong', '', `Layer ${this.layer} · head ${this.head}`),
-      el('span', 'muted', ` · ${n} tokens · rows look at columns`),
+      el('span', 'muted', ` · ${span} · rows look at columns`),
     );
     if (this.live) this.caption.append(el('span', 'live-badge', 'updating while generating'));
+    const note = windowNote(trace);
+    if (note) this.caption.append(el('p', 'window-note', note));
     this.heatmap.draw({ size: n, matrix: trace.matrix, offset: this.head * n * n, labels: this.labels }, this.scale, width);
     this.legendSlot.replaceChildren(legend(this.scale));
     this.gridTitle.textContent = `All ${this.heads} heads of layer ${this.layer}`;
-    this.grid.draw(trace.matrix, trace.heads, n, this.head, this.scale, this.kvGroup);
+    this.grid.draw(trace.matrix, trace.stats, trace.heads, n, this.head, this.scale, this.kvGroup);
     if (this.focusChips.childElementCount !== n) this.buildFocusChips();
     this.showFocus(this.pinned ?? this.lastQuery());
   }
@@ -213,9 +217,10 @@ export class AttentionView {
     const q = this.labels[cell.query];
     const k = this.labels[cell.key];
     const masked = cell.key > cell.query;
+    const begin = this.trace!.begin;
     showTip(event.clientX, event.clientY, `${q} → ${k}`, [
-      ['query', `token ${cell.query} ${q}`, true],
-      ['key', `token ${cell.key} ${k}`, true],
+      ['query', `token ${begin + cell.query} ${q}`, true],
+      ['key', `token ${begin + cell.key} ${k}`, true],
       ['weight', masked ? 'masked: the future is not visible' : this.weight(cell.query, cell.key).toFixed(4), !masked],
     ]);
   }
@@ -242,10 +247,11 @@ export class AttentionView {
   private showFocus(query: number) {
     if (!this.trace) return;
     const pinned = this.pinned === query ? ' · pinned (click again to release)' : '';
+    const begin = this.trace.begin;
     this.focusTitle.replaceChildren(
       document.createTextNode('Where '),
       el('span', 'focus-token', this.labels[query]),
-      document.createTextNode(` (token ${query}) looks, in head ${this.head} of layer ${this.layer}${pinned}`),
+      document.createTextNode(` (token ${begin + query}) looks, in head ${this.head} of layer ${this.layer}${pinned}`),
     );
     this.focusChips.querySelectorAll<HTMLElement>('.focus-chip').forEach((chip, k) => {
       chip.classList.toggle('future', k > query);
@@ -254,15 +260,36 @@ export class AttentionView {
       if (k > query) {
         chip.style.background = '';
         chip.style.color = '';
-        chip.title = `token ${k}: in the future of token ${query}, masked`;
+        chip.title = `token ${begin + k}: in the future of token ${begin + query}, masked`;
       } else {
         const w = this.weight(query, k);
         chip.style.background = cssColor(w, this.scale);
         chip.style.color = inkOn(w, this.scale);
-        chip.title = `token ${k}: ${(w * 100).toFixed(1)}% of token ${query}'s attention`;
+        chip.title = `token ${begin + k}: ${(w * 100).toFixed(1)}% of token ${begin + query}'s attention`;
       }
     });
   }
+}
+
+const MiB = (bytes: number) => `${Math.round(bytes / 2 ** 20)} MiB`;
+
+/**
+ * Says what the window leaves out, and why: the views show the newest tokens only, and the engine keeps the
+ * residual stream (from which it recomputes attention) for as many positions as its memory budget holds.
+ */
+export function windowNote(trace: AttentionTrace): string {
+  const parts: string[] = [];
+  if (trace.begin > 0)
+    parts.push(`Showing the newest ${trace.size} of ${trace.total} tokens; attention to earlier tokens is left out of the picture, but counted in the head numbers.`);
+  if (trace.firstKept > 0) {
+    const perToken = trace.bytesPerPosition / 1024;
+    parts.push(
+      `Attention is recomputed from what the model keeps per token (${perToken.toFixed(perToken < 10 ? 1 : 0)} KiB); ` +
+        `within the page's ${MiB(trace.budgetBytes)} budget that is the newest ${trace.total - trace.firstKept} tokens, ` +
+        `so tokens before ${trace.firstKept} can no longer be inspected.`,
+    );
+  }
+  return parts.join(' ');
 }
 
 /** Scrolls `list` (and only it, never the page) so that `item` is in view. */

@@ -1,33 +1,18 @@
 // The "all heads" overview of one layer: a thumbnail heatmap per head with three numbers that name common
 // attention patterns — mean entropy (how spread out), sink (weight on the first token) and previous-token
-// (weight on the token just before). Clicking a thumbnail selects that head.
+// (weight on the token just before), computed by the engine. Clicking a thumbnail selects that head.
 import { LUT, MASKED, level, type Scale } from '../ui/colors';
 import { el } from '../ui/text';
 
+/** The engine's statistics of one head (core/src/inspect/head_stats.cpp), over the window's query rows. */
 export interface HeadStats {
   entropyBits: number;
   sink: number;
   previous: number;
 }
 
-/** Pattern statistics of one [n][n] attention matrix starting at `offset`. */
-export function headStats(matrix: Float32Array, offset: number, n: number): HeadStats {
-  let entropy = 0;
-  let sink = 0;
-  let previous = 0;
-  for (let q = 0; q < n; q++) {
-    const row = offset + q * n;
-    let h = 0;
-    for (let k = 0; k <= q; k++) {
-      const p = matrix[row + k];
-      if (p > 0) h -= p * Math.log2(p);
-    }
-    entropy += h;
-    sink += matrix[row];
-    if (q > 0) previous += matrix[row + q - 1];
-  }
-  return { entropyBits: entropy / n, sink: sink / n, previous: n > 1 ? previous / (n - 1) : 0 };
-}
+/** Head `h`'s numbers in the engine's flat [heads][3] array. */
+export const statsOf = (stats: Float32Array, h: number): HeadStats => ({ entropyBits: stats[3 * h], sink: stats[3 * h + 1], previous: stats[3 * h + 2] });
 
 /** Even rows: 8 heads as 4 × 2, 6 as 3 × 2, 12 as 4 × 3, 32 as 8 × 4. */
 const columnsFor = (heads: number) => (heads > 16 ? 8 : heads <= 4 ? heads : heads % 4 === 0 ? 4 : heads % 3 === 0 ? 3 : 4);
@@ -72,7 +57,7 @@ export class HeadGrid {
   readonly element = el('div', 'head-grid');
   onPick: (head: number) => void = () => {};
 
-  draw(matrix: Float32Array, heads: number, n: number, selected: number, scale: Scale, kvGroup: number) {
+  draw(matrix: Float32Array, allStats: Float32Array, heads: number, n: number, selected: number, scale: Scale, kvGroup: number) {
     const tiles: HTMLElement[] = [];
     for (let h = 0; h < heads; h++) {
       const offset = h * n * n;
@@ -80,7 +65,7 @@ export class HeadGrid {
       tile.type = 'button';
       tile.dataset.head = String(h);
       const canvas = thumbnail(matrix, offset, n, scale);
-      const stats = headStats(matrix, offset, n);
+      const stats = statsOf(allStats, h);
       const name = el('span', 'head-name', `head ${h}`);
       const nameRow = el('span', 'head-name-row');
       nameRow.append(name);
