@@ -49,21 +49,6 @@ void dequantize_row_q4_0(const std::byte* row, float* out, std::size_t n) {
   }
 }
 
-namespace {
-
-// Scale and min of Q4_K sub-block j: six bits each, packed into 12 bytes for the eight sub-blocks.
-void q4_k_scale_min(int j, const uint8_t* packed, uint8_t* scale, uint8_t* min) {
-  if (j < 4) {
-    *scale = packed[j] & 63;
-    *min = packed[j + 4] & 63;
-  } else {
-    *scale = (packed[j + 4] & 0x0F) | ((packed[j - 4] >> 6) << 4);
-    *min = (packed[j + 4] >> 4) | ((packed[j] >> 6) << 4);
-  }
-}
-
-}  // namespace
-
 void dequantize_row_q4_k(const std::byte* row, float* out, std::size_t n) {
   for (std::size_t b = 0; b < n / kQ4_K.block_values; ++b, row += kQ4_K.block_bytes) {
     const float d = half_to_float(load_u16(row));

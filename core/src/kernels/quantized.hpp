@@ -42,4 +42,16 @@ void encode_f16_row(const float* x, std::byte* out, std::size_t n);
 void quantize_row_q8_0(const float* x, std::byte* out, std::size_t n);
 void quantize_row_q4_0(const float* x, std::byte* out, std::size_t n);
 
+// Scale and min of Q4_K sub-block j (0..7): six bits each, packed into 12 bytes for the eight sub-blocks.
+// Shared by dequantize_row_q4_k and the fused dot (quantized_dot_rows.hpp).
+inline void q4_k_scale_min(int j, const uint8_t* packed, uint8_t* scale, uint8_t* min) {
+  if (j < 4) {
+    *scale = packed[j] & 63;
+    *min = packed[j + 4] & 63;
+  } else {
+    *scale = (packed[j + 4] & 0x0F) | ((packed[j - 4] >> 6) << 4);
+    *min = (packed[j + 4] >> 4) | ((packed[j] >> 6) << 4);
+  }
+}
+
 }  // namespace glassbox::kernels

@@ -1,12 +1,15 @@
 // Weight-type dispatch: float32 weights go straight to the SIMD matvec; 16-bit and block-quantized weights
-// are decoded one row at a time into a small buffer and then take the same canonical dot product, so every
-// weight type shares one reduction order (and the decoding is exactly ggml's).
+// take the fused decode-and-dot kernels (kernels/quantized_dot.hpp), which decode in registers and give
+// the same bits as decoding each row into a buffer and taking the canonical dot product. So every weight
+// type shares one reduction order (and the decoding is exactly ggml's). The decode-then-dot path remains for
+// a type without a fused kernel (none today: every decodable type has one).
 #include "model/linear.hpp"
 
 #include <vector>
 
 #include "kernels/kernels.hpp"
 #include "kernels/quantized.hpp"
+#include "kernels/quantized_dot.hpp"
 #include "model/dtype.hpp"
 
 namespace glassbox {
@@ -33,6 +36,9 @@ void linear(float* out, const Tensor& w, const Tensor& bias, const float* x, Thr
   auto run = [&](std::size_t begin, std::size_t end, int worker) {
     if (w.type == DType::F32) {
       kernels::matvec(out, w.f32(), x, cols, begin, end);
+    } else if (kernels::has_fused_dot(w.type)) {
+      const auto row_bytes = static_cast<std::size_t>(tensor_bytes(w.type, 1, w.cols));
+      kernels::fused_matvec(out, w.type, w.data, row_bytes, cols, x, begin, end);
     } else {
       decoded_matvec(out, w, x, begin, end, scratch.row(worker));
     }

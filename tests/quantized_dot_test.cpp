@@ -1,0 +1,273 @@
+// The fused decode-and-dot kernels (kernels/quantized_dot.hpp) against their reference, decoding the row
+// with dequantize_row and taking the canonical dot(): the results must be the same bits, for every type, on
+// random blocks with ordinary and extreme scales, odd lengths, misaligned weights and x, and several rows
+// at once. A checksum of fixed results ties the native and WebAssembly builds together.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/element_types.hpp"
+#include "kernels/kernels.hpp"
+#include "kernels/quantized.hpp"
+#include "kernels/quantized_dot.hpp"
+
+namespace glassbox::kernels {
+namespace {
+
+uint32_t bits(float f) {
+  uint32_t b;
+  std::memcpy(&b, &f, 4);
+  return b;
+}
+
+// Inputs from std::mt19937's raw output, which the standard fixes bit for bit (its distributions are not),
+// so the WebAssembly suite sees the same numbers for the checksum.
+class Inputs {
+ public:
+  explicit Inputs(uint32_t seed) : rng_(seed) {}
+  uint32_t next() { return static_cast<uint32_t>(rng_()); }
+  float uniform(float lo, float hi) { return lo + (hi - lo) * (static_cast<float>(next() >> 8) * 0x1p-24f); }
+  // Block scales: mostly ordinary, sometimes zero, subnormal, the largest half, or negative.
+  uint16_t scale() {
+    switch (next() % 8) {
+      case 0:
+        return 0x0000;  // zero
+      case 1:
+        return static_cast<uint16_t>(1 + next() % 0x3FF);  // subnormal
+      case 2:
+        return 0x7BFF;  // 65504, the largest finite half
+      case 3:
+        return 0x8400 | static_cast<uint16_t>(next() % 0x400);  // negative, smallest normal exponent
+      default:
+        return float_to_half(uniform(-0.05f, 0.05f));
+    }
+  }
+
+ private:
+  std::mt19937 rng_;
+};
+
+// Offsets of the f16 scales within a block of each type (the rest of a block is random bytes).
+std::vector<std::size_t> scale_offsets(DType type) {
+  switch (type) {
+    case DType::Q8_0:
+    case DType::Q4_0:
+      return {0};
+    case DType::Q4_K:
+      return {0, 2};  // d, dmin
+    case DType::Q6_K:
+      return {208};
+    default:
+      return {};
+  }
+}
+
+// `rows` encoded rows of `n` values, starting `offset` bytes into the returned buffer.
+std::vector<std::byte> random_rows(DType type, std::size_t rows, std::size_t n, std::size_t offset,
+                                   Inputs& in) {
+  const ElementType& e = element_type(type);
+  const std::size_t blocks = n / e.block_values, row_bytes = blocks * e.block_bytes;
+  std::vector<std::byte> out(offset + rows * row_bytes);
+  for (std::size_t i = offset; i < out.size(); ++i)
+    out[i] = static_cast<std::byte>(in.next());
+  for (std::size_t b = 0; b < rows * blocks; ++b)
+    for (std::size_t at : scale_offsets(type)) {
+      const uint16_t s = in.scale();
+      std::memcpy(out.data() + offset + b * e.block_bytes + at, &s, 2);
+    }
+  if (type == DType::F16) {  // random finite halves (no inf / nan exponent)
+    for (std::size_t i = 0; i < rows * n; ++i) {
+      uint16_t h;
+      std::memcpy(&h, out.data() + offset + 2 * i, 2);
+      if ((h & 0x7C00) == 0x7C00) h &= 0xBFFF;
+      std::memcpy(out.data() + offset + 2 * i, &h, 2);
+    }
+  }
+  if (type == DType::BF16) {  // finite, and of moderate size so sums do not overflow
+    for (std::size_t i = 0; i < rows * n; ++i) {
+      const uint16_t h = static_cast<uint16_t>(bits(in.uniform(-2.0f, 2.0f)) >> 16);
+      std::memcpy(out.data() + offset + 2 * i, &h, 2);
+    }
+  }
+  return out;
+}
+
+// The reference: decode each row, then dot().
+std::vector<float> decode_then_dot(DType type, const std::byte* w, std::size_t rows, std::size_t n,
+                                   const float* x) {
+  const std::size_t row_bytes = n / element_type(type).block_values * element_type(type).block_bytes;
+  std::vector<float> row(n), out(rows);
+  for (std::size_t r = 0; r < rows; ++r) {
+    dequantize_row(type, w + r * row_bytes, row.data(), n);
+    out[r] = dot(row.data(), x, n);
+  }
+  return out;
+}
+
+void expect_same_bits(const std::vector<float>& got, const std::vector<float>& want,
+                      const std::string& what) {
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t i = 0; i < got.size(); ++i)
+    ASSERT_EQ(bits(got[i]), bits(want[i]))
+        << what << " row " << i << ": fused " << got[i] << ", decode+dot " << want[i];
+}
+
+const DType kFusedTypes[] = {DType::F16, DType::BF16, DType::Q8_0, DType::Q4_0, DType::Q4_K, DType::Q6_K};
+
+// Lengths in values: 1, 2, 3, 7 and 33 blocks, and for the 16-bit types also lengths that end inside a
+// reduction pass and inside a SIMD batch.
+std::vector<std::size_t> lengths(DType type) {
+  const std::size_t block = element_type(type).block_values;
+  std::vector<std::size_t> out;
+  for (std::size_t blocks : {1, 2, 3, 7, 33})
+    out.push_back(blocks * block);
+  if (block == 1)
+    for (std::size_t n : {1, 5, 17, 31, 32, 33, 63, 100, 257})
+      out.push_back(n);
+  return out;
+}
+
+void check_type(DType type, uint32_t seed) {
+  Inputs in(seed);
+  const std::size_t row_counts[] = {1, 2, 3, 5, 9};
+  std::size_t round = 0;
+  for (std::size_t n : lengths(type)) {
+    for (std::size_t rows : row_counts) {
+      const std::size_t w_offset = 1 + round % 3, x_offset = 1 + (round / 3) % 3;  // 1..3 bytes / floats
+      ++round;
+      const auto w = random_rows(type, rows, n, w_offset, in);
+      std::vector<float> x_storage(n + x_offset);
+      float* x = x_storage.data() + x_offset;
+      for (std::size_t i = 0; i < n; ++i)
+        x[i] = in.uniform(-1.0f, 1.0f);
+      const std::byte* w0 = w.data() + w_offset;
+      const std::size_t row_bytes = (w.size() - w_offset) / rows;
+      const auto want = decode_then_dot(type, w0, rows, n, x);
+      const std::string what =
+          std::string(element_type(type).name) + " n=" + std::to_string(n) + " rows=" + std::to_string(rows);
+
+      std::vector<float> got(rows, -1.0f);
+      fused_matvec(got.data(), type, w0, row_bytes, n, x, 0, rows);
+      expect_same_bits(got, want, what + " matvec");
+
+      std::vector<float> one(rows);
+      for (std::size_t r = 0; r < rows; ++r)
+        one[r] = fused_dot(type, w0 + r * row_bytes, x, n);
+      expect_same_bits(one, want, what + " dot");
+
+      // A sub-range writes only its rows.
+      if (rows >= 3) {
+        std::vector<float> part(rows, 42.0f);
+        fused_matvec(part.data(), type, w0, row_bytes, n, x, 1, rows - 1);
+        EXPECT_EQ(part.front(), 42.0f);
+        EXPECT_EQ(part.back(), 42.0f);
+        for (std::size_t r = 1; r + 1 < rows; ++r)
+          ASSERT_EQ(bits(part[r]), bits(want[r])) << what << " range, row " << r;
+      }
+    }
+  }
+}
+
+TEST(QuantizedDot, EveryDecodableTypeButF32HasAFusedKernel) {
+  for (const ElementType& e : kElementTypes) {
+    if (!e.dtype) continue;
+    EXPECT_EQ(has_fused_dot(*e.dtype), *e.dtype != DType::F32) << e.name;
+  }
+}
+
+TEST(QuantizedDot, F16MatchesDecodeThenDot) {
+  check_type(DType::F16, 1);
+}
+TEST(QuantizedDot, BF16MatchesDecodeThenDot) {
+  check_type(DType::BF16, 2);
+}
+TEST(QuantizedDot, Q8_0MatchesDecodeThenDot) {
+  check_type(DType::Q8_0, 3);
+}
+TEST(QuantizedDot, Q4_0MatchesDecodeThenDot) {
+  check_type(DType::Q4_0, 4);
+}
+TEST(QuantizedDot, Q4_KMatchesDecodeThenDot) {
+  check_type(DType::Q4_K, 5);
+}
+TEST(QuantizedDot, Q6_KMatchesDecodeThenDot) {
+  check_type(DType::Q6_K, 6);
+}
+
+// Every finite half decodes to the same weight: each row of 32 holds 32 consecutive half bit patterns, and
+// x is one-hot, so each result is a single decoded weight times 1 (plus zeros). Also a dense x over the
+// same rows.
+TEST(QuantizedDot, F16EveryFiniteHalf) {
+  constexpr std::size_t n = 32, rows = 65536 / n;
+  std::vector<std::byte> w(65536 * 2);
+  for (uint32_t h = 0; h < 65536; ++h) {
+    const uint16_t v =
+        static_cast<uint16_t>((h & 0x7C00) == 0x7C00 ? h & 0x83FF : h);  // inf/nan -> subnormal
+    std::memcpy(w.data() + 2 * h, &v, 2);
+  }
+  Inputs in(7);
+  std::vector<float> x(n);
+  for (std::size_t lane = 0; lane < n; lane += 5) {
+    std::fill(x.begin(), x.end(), 0.0f);
+    x[lane] = 1.0f;
+    std::vector<float> got(rows);
+    fused_matvec(got.data(), DType::F16, w.data(), 2 * n, n, x.data(), 0, rows);
+    expect_same_bits(got, decode_then_dot(DType::F16, w.data(), rows, n, x.data()),
+                     "one-hot lane " + std::to_string(lane));
+  }
+  for (float& v : x)
+    v = in.uniform(-1.0f, 1.0f);
+  std::vector<float> got(rows);
+  fused_matvec(got.data(), DType::F16, w.data(), 2 * n, n, x.data(), 0, rows);
+  expect_same_bits(got, decode_then_dot(DType::F16, w.data(), rows, n, x.data()), "dense");
+}
+
+// Infinite and nan halves: the results are the reference's (inf with the same sign, or nan).
+TEST(QuantizedDot, F16InfinityAndNan) {
+  for (uint32_t h : {0x7C00u, 0xFC00u, 0x7C01u, 0x7E00u, 0xFFFFu}) {
+    const uint16_t v = static_cast<uint16_t>(h);
+    std::byte w[2];
+    std::memcpy(w, &v, 2);
+    const float x = 0.5f;
+    const float got = fused_dot(DType::F16, w, &x, 1);
+    float decoded;
+    dequantize_row(DType::F16, w, &decoded, 1);
+    const float want = dot(&decoded, &x, 1);
+    if (std::isnan(want)) {
+      EXPECT_TRUE(std::isnan(got)) << std::hex << h;
+    } else {
+      EXPECT_EQ(bits(got), bits(want)) << std::hex << h;
+    }
+  }
+}
+
+// FNV-1a over fused results on fixed inputs: the same number natively and in WebAssembly (both suites print
+// and expect it), so the fused kernels agree across instruction sets, not only with decode+dot in one build.
+TEST(QuantizedDot, ChecksumIsTheSameOnEveryPlatform) {
+  uint64_t hash = 14695981039346656037ull;
+  Inputs in(11);
+  for (DType type : kFusedTypes) {
+    for (std::size_t n : lengths(type)) {
+      constexpr std::size_t rows = 3;
+      const auto w = random_rows(type, rows, n, 0, in);
+      std::vector<float> x(n), out(rows);
+      for (float& v : x)
+        v = in.uniform(-1.0f, 1.0f);
+      fused_matvec(out.data(), type, w.data(), w.size() / rows, n, x.data(), 0, rows);
+      for (float v : out)
+        for (int byte = 0; byte < 4; ++byte)
+          hash = (hash ^ ((bits(v) >> (8 * byte)) & 0xff)) * 1099511628211ull;
+    }
+  }
+  std::printf("fused quantized dot checksum: %016llx\n", static_cast<unsigned long long>(hash));
+  EXPECT_EQ(hash, 0x488360ff4263d8deull) << "the fused kernels' bits changed on " << simd_instruction_set();
+}
+
+}  // namespace
+}  // namespace glassbox::kernels
