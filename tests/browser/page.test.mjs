@@ -550,9 +550,13 @@ test('13. the attention view follows a running generation', async (t) => {
     for (const caption of live) assert.match(caption, /updating while generating/);
     const final = await page.textContent('.heatmap-caption');
     assert.doesNotMatch(final, /updating/);
+    // Past 256 tokens the views show a window of the newest 256: "tokens 255–510 of 511".
     const size = result.promptIds.length + result.ids.length - 1;
-    assert.match(final, new RegExp(`· ${size} tokens ·`));
-    const liveSizes = live.map((caption) => Number(/· (\d+) tokens ·/.exec(caption)[1]));
+    assert.ok(size > 256, `the generation outgrew the views' window (${size} tokens)`);
+    assert.match(final, new RegExp(`· tokens ${size - 256}–${size - 1} of ${size} ·`));
+    assert.match(await page.textContent('.window-note'), new RegExp(`Showing the newest 256 of ${size} tokens`));
+    const total = (caption) => Number((/· (\d+) tokens ·/.exec(caption) ?? /· tokens \d+–\d+ of (\d+) ·/.exec(caption))[1]);
+    const liveSizes = live.map(total);
     assert.ok(
       liveSizes.every((n, i) => n > (liveSizes[i - 1] ?? 0) && n < size),
       `the live views (${liveSizes}) showed the sequence growing, before its end (${size})`,
