@@ -35,7 +35,7 @@ class ResidualTrace {
   int64_t capacity_positions() const { return capacity_; }
   int64_t budget_bytes() const { return budget_bytes_; }
   // Bytes held now (grows up to the budget, then stays).
-  int64_t bytes_held() const { return static_cast<int64_t>(rows_.size() * sizeof(float)); }
+  int64_t bytes_held() const { return bytes_held_; }
 
   // Positions covered: 0 .. n_positions() - 1, of which first_kept() .. n_positions() - 1 are kept.
   int n_positions() const { return n_positions_; }
@@ -57,6 +57,8 @@ class ResidualTrace {
 
  private:
   std::size_t ring_index(int position) const;
+  float* position_rows(std::size_t index);
+  const float* position_rows(std::size_t index) const;
 
   int n_layers_ = 0;
   int dim_ = 0;
@@ -64,7 +66,13 @@ class ResidualTrace {
   int64_t capacity_ = -1;
   int n_positions_ = 0;
   int first_kept_ = 0;       // older positions were computed untraced, or overwritten by the ring
-  std::vector<float> rows_;  // ring of positions, each (n_layers + 1) * dim floats
+  // The ring of positions, (n_layers + 1) * dim floats each, in blocks of kBlockPositions positions: it grows a
+  // block at a time and never reallocates what it holds, so it takes no more than its budget (plus part of a
+  // block) even while growing, and a growing vector's copies do not leave a larger high-water mark behind
+  // (WebAssembly memory never shrinks).
+  static constexpr std::size_t kBlockPositions = 32;
+  std::vector<std::vector<float>> blocks_;
+  int64_t bytes_held_ = 0;
 };
 
 }  // namespace glassbox

@@ -1,5 +1,6 @@
 // Residual-stream storage: a ring of the most recent positions, as many as the budget holds. The ring grows
-// one position at a time until it reaches the capacity, then position p reuses the slot of p - capacity.
+// a block of positions at a time until it reaches the capacity, then position p reuses the slot of
+// p - capacity.
 #include "glassbox/residual_trace.hpp"
 
 #include <algorithm>
@@ -21,11 +22,19 @@ std::size_t ResidualTrace::ring_index(int position) const {
   return capacity_ < 0 ? p : p % static_cast<std::size_t>(capacity_);
 }
 
+float* ResidualTrace::position_rows(std::size_t index) {
+  const auto per_position = static_cast<std::size_t>(n_layers_ + 1) * dim_;
+  return blocks_[index / kBlockPositions].data() + (index % kBlockPositions) * per_position;
+}
+
+const float* ResidualTrace::position_rows(std::size_t index) const {
+  return const_cast<ResidualTrace*>(this)->position_rows(index);
+}
+
 std::span<const float> ResidualTrace::row(int layer, int position) const {
   if (!kept(position) || layer < 0 || layer > n_layers_) return {};
-  const auto per_position = static_cast<std::size_t>(n_layers_ + 1) * dim_;
-  const std::size_t at = ring_index(position) * per_position + static_cast<std::size_t>(layer) * dim_;
-  return {rows_.data() + at, static_cast<std::size_t>(dim_)};
+  return {position_rows(ring_index(position)) + static_cast<std::size_t>(layer) * dim_,
+          static_cast<std::size_t>(dim_)};
 }
 
 void ResidualTrace::begin_position(int position) {
@@ -39,20 +48,27 @@ void ResidualTrace::begin_position(int position) {
     first_kept_ = static_cast<int>(std::max<int64_t>(first_kept_, int64_t{n_positions_} - capacity_));
   if (capacity_ == 0) return;  // one position is over the budget: nothing is kept
   const auto per_position = static_cast<std::size_t>(n_layers_ + 1) * dim_;
-  const std::size_t needed = (ring_index(position) + 1) * per_position;
-  if (rows_.size() < needed) rows_.resize(needed);
+  const std::size_t block = ring_index(position) / kBlockPositions;
+  while (blocks_.size() <= block) {
+    // The last block of a capped ring holds only the positions the budget has left.
+    std::size_t positions = kBlockPositions;
+    if (capacity_ > 0)
+      positions = std::min(positions, static_cast<std::size_t>(capacity_) - blocks_.size() * kBlockPositions);
+    blocks_.emplace_back(positions * per_position);
+    bytes_held_ += static_cast<int64_t>(positions * per_position * sizeof(float));
+  }
 }
 
 float* ResidualTrace::slot(int position, int layer) {
   if (capacity_ == 0) return nullptr;
-  const auto per_position = static_cast<std::size_t>(n_layers_ + 1) * dim_;
-  return rows_.data() + ring_index(position) * per_position + static_cast<std::size_t>(layer) * dim_;
+  return position_rows(ring_index(position)) + static_cast<std::size_t>(layer) * dim_;
 }
 
 void ResidualTrace::clear() {
   n_positions_ = 0;
   first_kept_ = 0;
-  rows_.clear();
+  blocks_.clear();
+  bytes_held_ = 0;
 }
 
 }  // namespace glassbox
