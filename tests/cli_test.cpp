@@ -227,6 +227,31 @@ TEST(Cli, GenerateJsonSaysWhyItStopped) {
   EXPECT_NE(run.err.find("stopped: length"), std::string::npos) << run.err;
 }
 
+// The benchmark's harness must not rot: one quick run, every figure present and sensible (no timing is
+// asserted; speed claims come from `node tests/peers/bench.mjs`).
+TEST(Cli, BenchJsonHasEveryFigure) {
+  GLASSBOX_REQUIRE_FILE(test::model_path("stories260K.gguf"));
+  for (const char* trace : {"off", "residuals", "attention"}) {
+    auto run = glassbox({"bench", "--model", test::model_path("stories260K.gguf"), "--prompt-tokens", "40",
+                         "--gen-tokens", "8", "--repeat", "1", "--threads", "2", "--trace", trace, "--json"});
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    const json::Document json = test::parse_json(run.out, "stdout");
+    ASSERT_TRUE(json.IsObject()) << run.out;
+    EXPECT_EQ(test::text(test::member(json, "trace")), trace);
+    for (const char* rate : {"prompt_tokens_per_s", "prompt_tokens_per_s_min", "prompt_tokens_per_s_max",
+                             "gen_tokens_per_s", "gen_tokens_per_s_min", "gen_tokens_per_s_max"})
+      EXPECT_GT(test::number(test::member(json, rate)), 0) << rate;
+    EXPECT_EQ(test::number(test::member(json, "kv_cache_bytes")), 2.0 * 5 * 48 * 32 * 4);  // 4 kv heads of 8
+    EXPECT_GT(test::number(test::member(json, "file_bytes")), 1e6);
+    EXPECT_GT(test::number(test::member(json, "peak_resident_bytes")), 0);
+    const double trace_bytes = test::number(test::member(json, "trace_bytes"));
+    if (std::string(trace) == "off") EXPECT_EQ(trace_bytes, 0);
+    if (std::string(trace) == "residuals")
+      EXPECT_EQ(trace_bytes, 64.0 * 6 * 64 * 4);  // blocks of 32 positions
+    if (std::string(trace) == "attention") EXPECT_EQ(trace_bytes, 5.0 * 8 * 48 * 49 / 2 * 4);
+  }
+}
+
 }  // namespace
 }  // namespace glassbox
 #endif

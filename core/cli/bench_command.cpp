@@ -1,13 +1,21 @@
 // glassbox bench: throughput of a model on this machine, measured the way generation uses it. Each repeat
-// resets the session, feeds --prompt-tokens tokens (prompt processing), then generates --gen-tokens tokens
-// greedily (one forward pass each). Prints the median and range over the repeats.
+// resets the session, reads a --prompt-tokens prompt in one prefill (batched prompt processing), then
+// generates --gen-tokens tokens greedily (one forward pass each). Prints the median and the range (min-max)
+// over the repeats, and the peak resident memory beside what the weights and the KV cache take, with an
+// inspection trace on or off (--trace).
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <map>
 #include <memory>
 #include <vector>
+
+#if !defined(__EMSCRIPTEN__)
+#include <sys/resource.h>
+#endif
 
 #include "commands.hpp"
 #include "glassbox/build.hpp"
@@ -20,12 +28,19 @@
 namespace glassbox::cli {
 namespace {
 
+// What the session records while it runs: nothing, the residual stream (what the page records, from which
+// attention is recomputed), or the full attention record (every probability, n^2 memory).
+enum class Trace { Off, Residuals, Attention };
+const std::map<std::string, Trace> kTraceNames = {
+    {"off", Trace::Off}, {"residuals", Trace::Residuals}, {"attention", Trace::Attention}};
+
 struct Options {
   std::string model;
   int prompt_tokens = 32;
   int gen_tokens = 224;
   int threads = SessionOptions{}.threads;  // the core's default
   int repeat = 5;
+  std::string trace = "off";
   bool json = false;
 };
 
@@ -35,6 +50,7 @@ struct Stats {
   double median, min, max;
 };
 Stats stats(std::vector<double> v) {
+  if (v.empty()) return {0, 0, 0};
   std::sort(v.begin(), v.end());
   return {v[v.size() / 2], v.front(), v.back()};
 }
@@ -44,15 +60,43 @@ double tenths(double rate) {
   return std::round(rate * 10.0) / 10.0;
 }
 
-void print_json(const Options& o, const Stats& prompt, const Stats& generation) {
+// The most resident memory the process has had, in bytes; 0 where the platform does not say.
+int64_t peak_resident_bytes() {
+#if defined(__EMSCRIPTEN__)
+  return 0;
+#else
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return int64_t{usage.ru_maxrss} * 1024;  // kilobytes on Linux
+#endif
+}
+
+struct Memory {
+  int64_t file = 0;      // the model file: its weights, memory-mapped
+  int64_t kv_cache = 0;  // keys and values of every position
+  int64_t trace = 0;     // what the trace holds at the end
+  int64_t peak_resident = 0;
+};
+
+void print_json(const Options& o, const Stats& prompt, const Stats& generation, const Memory& m) {
   JsonWriter json;
   json.begin_object();
   json.key("engine").string(build_description());
   json.key("threads").integer(o.threads);
+  json.key("trace").string(o.trace);
+  json.key("repeat").integer(o.repeat);
   json.key("prompt_tokens").integer(o.prompt_tokens);
   json.key("gen_tokens").integer(o.gen_tokens);
   json.key("prompt_tokens_per_s").number(tenths(prompt.median));
+  json.key("prompt_tokens_per_s_min").number(tenths(prompt.min));
+  json.key("prompt_tokens_per_s_max").number(tenths(prompt.max));
   json.key("gen_tokens_per_s").number(tenths(generation.median));
+  json.key("gen_tokens_per_s_min").number(tenths(generation.min));
+  json.key("gen_tokens_per_s_max").number(tenths(generation.max));
+  json.key("file_bytes").integer(m.file);
+  json.key("kv_cache_bytes").integer(m.kv_cache);
+  json.key("trace_bytes").integer(m.trace);
+  json.key("peak_resident_bytes").integer(m.peak_resident);
   json.end_object();
   std::printf("%.*s\n", static_cast<int>(json.text().size()), json.text().data());
 }
@@ -60,22 +104,27 @@ void print_json(const Options& o, const Stats& prompt, const Stats& generation) 
 Result<void> bench(const Options& o) {
   GLASSBOX_ASSIGN(Model loaded, load_model(o.model));
   auto model = std::make_shared<const Model>(std::move(loaded));
+  const ModelConfig& c = model->config;
   const int positions = o.prompt_tokens + o.gen_tokens;
-  if (positions > model->config.max_seq_len)
+  if (positions > c.max_seq_len)
     return error(ErrorCode::BadArgument, positions, " positions do not fit the model's context of ",
-                 model->config.max_seq_len);
-  GLASSBOX_ASSIGN(Session session,
-                  Session::create(model, {.threads = o.threads, .context_length = positions}));
+                 c.max_seq_len);
+  const Trace trace = kTraceNames.at(o.trace);
+  GLASSBOX_ASSIGN(Session session, Session::create(model, {.threads = o.threads,
+                                                           .context_length = positions,
+                                                           .trace_attention = trace == Trace::Attention,
+                                                           .trace_residuals = trace == Trace::Residuals}));
+  // A fixed, varied token sequence: the content does not change the work a forward pass does.
+  std::vector<int> prompt(static_cast<std::size_t>(o.prompt_tokens));
+  for (int i = 0; i < o.prompt_tokens; ++i)
+    prompt[static_cast<std::size_t>(i)] = (i * 7919 + 1) % c.vocab_size;
 
   std::vector<double> prompt_rates, gen_rates;
   for (int r = 0; r < o.repeat; ++r) {
     session.reset();
     const auto t0 = Clock::now();
     std::span<const float> logits;
-    for (int i = 0; i < o.prompt_tokens; ++i) {
-      // A fixed, varied token sequence: the content does not change the work a forward pass does.
-      GLASSBOX_ASSIGN(logits, session.step((i * 7919 + 1) % model->config.vocab_size));
-    }
+    GLASSBOX_ASSIGN(logits, session.prefill(prompt));
     const auto t1 = Clock::now();
     int token = argmax(logits);
     for (int i = 0; i < o.gen_tokens; ++i) {
@@ -86,16 +135,30 @@ Result<void> bench(const Options& o) {
     prompt_rates.push_back(o.prompt_tokens / std::chrono::duration<double>(t1 - t0).count());
     if (o.gen_tokens > 0) gen_rates.push_back(o.gen_tokens / std::chrono::duration<double>(t2 - t1).count());
   }
-  const Stats p = stats(prompt_rates);
-  const Stats g = gen_rates.empty() ? Stats{0, 0, 0} : stats(gen_rates);
+  const Stats p = stats(prompt_rates), g = stats(gen_rates);
+
+  Memory m;
+  std::error_code ignored;
+  m.file = static_cast<int64_t>(std::filesystem::file_size(o.model, ignored));
+  m.kv_cache = 2 * int64_t{c.n_layers} * positions * c.kv_dim() * static_cast<int64_t>(sizeof(float));
+  if (trace == Trace::Residuals) m.trace = session.residual_trace().bytes_held();
+  if (trace == Trace::Attention)  // the causal triangle of every head
+    m.trace = int64_t{c.n_layers} * c.n_heads * positions * (positions + 1) / 2 *
+              static_cast<int64_t>(sizeof(float));
+  m.peak_resident = peak_resident_bytes();
+
   if (o.json) {
-    print_json(o, p, g);
+    print_json(o, p, g, m);
   } else {
-    std::printf("%s, %d thread(s), %d repeats\n", build_description(), o.threads, o.repeat);
+    const auto mib = [](int64_t bytes) { return static_cast<double>(bytes) / (1 << 20); };
+    std::printf("%s, %d thread(s), %d repeats, trace %s\n", build_description(), o.threads, o.repeat,
+                o.trace.c_str());
     std::printf("prompt     %6d tokens: %10.1f tokens/s (min %.1f, max %.1f)\n", o.prompt_tokens, p.median,
                 p.min, p.max);
     std::printf("generation %6d tokens: %10.1f tokens/s (min %.1f, max %.1f)\n", o.gen_tokens, g.median,
                 g.min, g.max);
+    std::printf("memory: peak resident %.1f MiB; file %.1f MiB + KV cache %.1f MiB + trace %.1f MiB\n",
+                mib(m.peak_resident), mib(m.file), mib(m.kv_cache), mib(m.trace));
   }
   return ok();
 }
@@ -103,13 +166,13 @@ Result<void> bench(const Options& o) {
 }  // namespace
 
 Command add_bench_command(CLI::App& parent) {
-  CLI::App* app =
-      parent.add_subcommand("bench", "Measures prompt and generation tokens/s (median of the repeats)");
+  CLI::App* app = parent.add_subcommand(
+      "bench", "Measures prompt and generation tokens/s (median and range of the repeats) and peak memory");
   auto options = std::make_shared<Options>();
   app->add_option("--model", options->model, "GGUF file or llama2.c checkpoint")
       ->type_name("FILE")
       ->required();
-  app->add_option("--prompt-tokens", options->prompt_tokens, "tokens of prompt processing per repeat")
+  app->add_option("--prompt-tokens", options->prompt_tokens, "prompt tokens per repeat, read in one prefill")
       ->type_name("N")
       ->check(CLI::Range(1, 1 << 20))
       ->capture_default_str();
@@ -121,6 +184,12 @@ Command add_bench_command(CLI::App& parent) {
   app->add_option("--repeat", options->repeat, "repeats; the median is reported")
       ->type_name("R")
       ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  app->add_option("--trace", options->trace,
+                  "what the session records: off, residuals (what the page records) or attention (every "
+                  "probability)")
+      ->type_name("WHAT")
+      ->check(CLI::IsMember({"off", "residuals", "attention"}))
       ->capture_default_str();
   app->add_flag("--json", options->json, "print one JSON object instead of text");
   return {app, [options] { return bench(*options); }};
