@@ -2,14 +2,25 @@
 // first chunk, so a pool of size 1 is just a plain loop (and the only kind the single-threaded WASM build
 // has). Handing out a loop allocates nothing: the job is a non-owning reference to the caller's lambda, and
 // each chunk learns its worker index, so callers can give every worker its own preallocated scratch.
+//
+// The forward pass hands out several loops per layer per token, each only microseconds long, so a call must
+// not cost a system call: workers spin on an atomic generation counter for a short while after each loop
+// (the next one usually comes within microseconds) and only then go to sleep on a condition variable, so an
+// idle session burns no core. The caller wakes sleepers only when there are any.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
-#include <thread>
 #include <vector>
+
+#if defined(__EMSCRIPTEN__)
+#include <pthread.h>
+#else
+#include <thread>
+#endif
 
 namespace glassbox {
 
@@ -33,6 +44,8 @@ class ChunkFn {
 
 class ThreadPool {
  public:
+  // Starts threads - 1 workers (the caller is the first thread). Where a thread cannot be started (the WASM
+  // build's pthread pool is used up) the pool runs with the threads it has: size() says how many.
   explicit ThreadPool(int threads);
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
@@ -41,24 +54,38 @@ class ThreadPool {
   int size() const { return static_cast<int>(workers_.size()) + 1; }
 
   // Calls fn(begin, end, worker) on disjoint chunks covering [0, n), worker in [0, size()) and distinct per
-  // chunk, and returns when all chunks are done.
+  // chunk (one chunk per worker), and returns when all chunks are done. Not reentrant: one caller at a time.
   void parallel_for(std::size_t n, ChunkFn fn);
 
-  // Threads this build can run (1 where there are no threads, as in the WASM build).
+  // Threads this build can run: the machine's cores natively; in the threaded WASM build the browser's cores
+  // capped by the pthread pool the module was linked with; 1 in the single-threaded WASM build.
   static int max_threads();
 
  private:
-  void work(int index);
+#if defined(__EMSCRIPTEN__)
+  using Thread = pthread_t;
+#else
+  using Thread = std::thread;
+#endif
+  struct Start;
 
-  std::vector<std::thread> workers_;
-  std::mutex mutex_;
-  std::condition_variable wake_;
-  std::condition_variable done_;
+  void work(int index);
+  uint32_t wait_for_generation(uint32_t seen);
+
+  std::vector<Thread> workers_;
+  // The job of the current generation. Plain fields: written by the caller before it publishes a generation
+  // (release) and read by workers after they see it (acquire); the caller writes again only after every
+  // worker has reported done (pending_ reaches 0).
   const ChunkFn* job_ = nullptr;
   std::size_t job_size_ = 0;
-  uint64_t generation_ = 0;
-  int pending_ = 0;
-  bool stopping_ = false;
+  int job_parts_ = 0;
+  // Bumped once per parallel_for (and once to stop); workers wait for it to change.
+  std::atomic<uint32_t> generation_{0};
+  std::atomic<int> pending_{0};   // workers that have not finished the current generation
+  std::atomic<int> sleepers_{0};  // workers asleep (or about to be) on wake_
+  std::atomic<bool> stopping_{false};
+  std::mutex mutex_;  // only for sleeping and waking
+  std::condition_variable wake_;
 };
 
 }  // namespace glassbox
