@@ -24,6 +24,7 @@ struct Expected {
   std::vector<std::vector<float>> logits;  // [position][vocab]
   std::string text;                        // folders with a tokenizer.json: the prompt as text
   std::vector<int> text_ids;               // ... and Hugging Face's ids for it (no BOS)
+  std::vector<float> head_scales;          // .ablated.json: [layer][head] flattened; empty: none
 };
 
 Expected read_expected(const std::string& path) {
@@ -35,6 +36,10 @@ Expected read_expected(const std::string& path) {
   if (const json::Value& ids = test::member(json, "text_ids"); !ids.IsNull()) e.text_ids = test::ints(ids);
   for (const json::Value& row : test::items(test::member(json, "logits")))
     e.logits.push_back(test::floats(row));
+  if (const json::Value& scales = test::member(json, "head_scales"); !scales.IsNull())
+    for (const json::Value& layer : test::items(scales))
+      for (float scale : test::floats(layer))
+        e.head_scales.push_back(scale);
   return e;
 }
 
@@ -43,6 +48,8 @@ double worst_relative_error(const Model& model, const Expected& expected) {
   auto session = Session::create(std::make_shared<const Model>(model));
   EXPECT_TRUE(session.ok()) << (session.ok() ? "" : session.error().message);
   if (!session) return INFINITY;
+  auto scaled = session->set_head_scales(expected.head_scales);
+  EXPECT_TRUE(scaled.ok()) << (scaled.ok() ? "" : scaled.error().message);
   double worst = 0.0;
   for (std::size_t p = 0; p < expected.tokens.size(); ++p) {
     auto logits = session->step(expected.tokens[p]);
@@ -104,6 +111,36 @@ INSTANTIATE_TEST_SUITE_P(Variants, ReferenceFixture,
                                            "llama-like.q8_0", "llama-like.q4_0", "llama-tiny",
                                            "llama-tiny.q8_0", "llama-tiny.q4_0", "llama-kquants",
                                            "qwen2-tiny", "phi3-tiny", "gpt2-tiny"),
+                         [](const auto& info) {
+                           std::string name = info.param;
+                           for (char& c : name)
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           return name;
+                         });
+
+// Head ablation against the reference: the model of `stem`.gguf with the heads of `stem`.ablated.json
+// scaled (every head of a layer off, and a mix of off and scaled heads).
+class AblationFixture : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(AblationFixture, AblatedHeadsMatchTheNumpyReference) {
+  const std::string gguf = test::fixture_path(GetParam() + ".gguf");
+  const std::string json = test::fixture_path(GetParam() + ".ablated.json");
+  GLASSBOX_REQUIRE_FILE(gguf);
+  GLASSBOX_REQUIRE_FILE(json);
+  auto model = load_model(gguf);
+  ASSERT_TRUE(model.ok()) << model.error().message;
+  const Expected expected = read_expected(json);
+  ASSERT_FALSE(expected.head_scales.empty());
+  const double worst = worst_relative_error(*model, expected);
+  std::printf("%-28s largest difference %.2e of the logit scale\n", (GetParam() + " ablated").c_str(), worst);
+  EXPECT_LE(worst, kTolerance);
+  // The ablation must matter: the unablated logits are far from these.
+  const double unablated = worst_relative_error(*model, {expected.tokens, expected.logits, "", {}, {}});
+  EXPECT_GT(unablated, 100 * kTolerance);
+}
+
+INSTANTIATE_TEST_SUITE_P(Variants, AblationFixture,
+                         ::testing::Values("llama-like", "transformer-postln", "gpt2-like"),
                          [](const auto& info) {
                            std::string name = info.param;
                            for (char& c : name)

@@ -31,6 +31,15 @@ VOCAB_DIR = os.environ.get("GLASSBOX_VOCAB_DIR",
 N_TOKENS = 8
 
 
+# Head ablations checked against the reference ({(layer, head): scale}): every head of one layer off (pre- and
+# post-norm), and a mix of switched-off and scaled heads.
+ABLATIONS = {
+    "llama-like": {(1, h): 0.0 for h in range(4)},
+    "transformer-postln": {(0, h): 0.0 for h in range(4)},
+    "gpt2-like": {(0, 1): 0.0, (0, 3): 0.0, (1, 2): 0.5},
+}
+
+
 def vocab_files_present():
     """The real-vocabulary fixtures need llama.cpp's vocab GGUFs; skip them
     (loudly) where ../shared is absent."""
@@ -57,10 +66,13 @@ def sample_tokens(cfg, seed):
     return [int(t) for t in np.random.default_rng(seed).integers(0, cfg["vocab_size"], N_TOKENS)]
 
 
-def write_expected(path, cfg, stored_weights, tokens, **extra):
-    """The .json beside a model: tokens, the reference logits for them, config."""
-    logits = model.forward(cfg, stored_weights, tokens)
+def write_expected(path, cfg, stored_weights, tokens, head_scales=None, **extra):
+    """The .json beside a model: tokens, the reference logits for them, config (and the head ablation the
+    logits were computed with, if any)."""
+    logits = model.forward(cfg, stored_weights, tokens, head_scales=head_scales)
     record = {"tokens": tokens, "logits": logits.tolist(), "config": cfg}
+    if head_scales is not None:
+        record["head_scales"] = head_scales
     record.update(extra)
     with open(path, "w") as f:
         json.dump(record, f)
@@ -87,6 +99,17 @@ class Fixtures:
                                                 alignment=alignment, tokenizer_kvs=tiny_vocab.bpe_metadata("gpt-2"))
             write_expected(self.path(stem + ".json"), cfg, stored, sample_tokens(cfg, seed))
             self.note([stem + ".gguf", stem + ".json"], covers)
+            if stem in ABLATIONS:
+                self.ablation(stem, cfg, stored, sample_tokens(cfg, seed), ABLATIONS[stem])
+
+    def ablation(self, stem, cfg, stored, tokens, scaled):
+        """The logits with some heads switched off or scaled (head ablation): scaled is {(layer, head): scale}."""
+        scales = [[scaled.get((layer, head), 1.0) for head in range(cfg["n_heads"])]
+                  for layer in range(cfg["n_layers"])]
+        name = stem + ".ablated"
+        write_expected(self.path(name + ".json"), cfg, stored, tokens, head_scales=scales)
+        self.note([stem + ".gguf", name + ".json"],
+                  f"{stem} with heads scaled before the output projection: {scales}")
 
     # (b) the llama-like variant in F16, Q8_0 and Q4_0
     def quantized(self):

@@ -60,11 +60,13 @@ def _norm(cfg, weights, name, x):
     raise ValueError(f"unknown norm {cfg['norm']!r}")
 
 
-def attention(cfg, weights, layer, x, trace=None, rounding=None):
+def attention(cfg, weights, layer, x, trace=None, rounding=None, head_scales=None):
     """Causal multi-head self-attention over a whole sequence x [T, dim].
 
     Query head h reads key/value head h // (n_heads / n_kv_heads): with as many
     kv heads as heads this is MHA, with fewer it is GQA, with one it is MQA.
+    head_scales: optional [n_layers][n_heads] factors on each head's output before
+    the output projection (head ablation: 0 switches a head off).
     """
     T = x.shape[0]
     hd, H, KV = head_dim(cfg), cfg["n_heads"], cfg["n_kv_heads"]
@@ -87,7 +89,8 @@ def attention(cfg, weights, layer, x, trace=None, rounding=None):
         probs = ops.softmax(scores)
         if trace is not None:
             trace.setdefault("attention", []).append(probs)
-        heads.append(probs @ v[:, kv, :])
+        scale = 1.0 if head_scales is None else head_scales[layer][h]
+        heads.append(scale * (probs @ v[:, kv, :]))
     return _linear(np.concatenate(heads, axis=1), weights, p + "attn_output", cfg["out_bias"], rounding)
 
 
@@ -116,16 +119,18 @@ def embed(cfg, weights, tokens):
     return x
 
 
-def hidden_states(cfg, weights, tokens, trace=None, rounding=None):
+def hidden_states(cfg, weights, tokens, trace=None, rounding=None, head_scales=None):
     """The final hidden state of every position, [T, dim] (before the classifier)."""
     x = embed(cfg, weights, tokens)
     for layer in range(cfg["n_layers"]):
         p = f"blk.{layer}."
         if cfg["norm_placement"] == "pre":
-            x = x + attention(cfg, weights, layer, _norm(cfg, weights, p + "attn_norm", x), trace, rounding)
+            x = x + attention(cfg, weights, layer, _norm(cfg, weights, p + "attn_norm", x), trace, rounding,
+                              head_scales)
             x = x + feed_forward(cfg, weights, layer, _norm(cfg, weights, p + "ffn_norm", x), rounding)
         elif cfg["norm_placement"] == "post":
-            x = _norm(cfg, weights, p + "attn_norm", x + attention(cfg, weights, layer, x, trace, rounding))
+            x = _norm(cfg, weights, p + "attn_norm", x + attention(cfg, weights, layer, x, trace, rounding,
+                                                                  head_scales))
             x = _norm(cfg, weights, p + "ffn_norm", x + feed_forward(cfg, weights, layer, x, rounding))
         else:
             raise ValueError(f"unknown norm placement {cfg['norm_placement']!r}")
@@ -144,12 +149,14 @@ def _classifier_name(cfg):
     return "token_embd.weight" if cfg["tied_embeddings"] else "output.weight"
 
 
-def forward(cfg, weights, tokens, trace=None, rounding=None):
+def forward(cfg, weights, tokens, trace=None, rounding=None, head_scales=None):
     """Logits [T, vocab] for every position of the token sequence (causal).
 
     rounding: optional {weight name: function of a row}, applied to the input of each product with that
-    matrix, to reproduce an engine that rounds those inputs (the fixtures' logits never use it)."""
-    h = _round_input(hidden_states(cfg, weights, tokens, trace, rounding), rounding, _classifier_name(cfg))
+    matrix, to reproduce an engine that rounds those inputs (the fixtures' logits never use it).
+    head_scales: head ablation, as in attention()."""
+    h = _round_input(hidden_states(cfg, weights, tokens, trace, rounding, head_scales), rounding,
+                     _classifier_name(cfg))
     return h @ classifier(cfg, weights).T
 
 

@@ -1,6 +1,7 @@
 // The whole public API of the glassbox engine. See README.md for a tour.
 #pragma once
 
+#include "glassbox/ablation.hpp"
 #include "glassbox/build.hpp"
 #include "glassbox/bytes.hpp"
 #include "glassbox/config.hpp"

@@ -72,6 +72,13 @@ class Session {
   // and unembedding applied to it); layer n_layers gives the model's own logits for that position.
   Result<void> layer_logits(int layer, int position, std::span<float> logits) const;
 
+  // Head ablation (glassbox/ablation.hpp): scales[layer * n_heads + head] multiplies that head's output
+  // before the output projection; 0 switches it off. Empty, or all 1: every head as trained, at no cost.
+  // Takes effect from the next step; what the cache already holds stays, so reset() and run the prompt again
+  // to see an ablation's whole effect. Fails with bad-argument on the wrong length or a non-finite scale.
+  Result<void> set_head_scales(std::span<const float> scales);
+  std::span<const float> head_scales() const;  // empty when none is set
+
   const Model& model() const { return *model_; }
   std::span<const float> logits() const;
 

@@ -82,6 +82,9 @@ void attend(const ModelConfig& c, RunState& s, int layer, int first_position, st
   auto heads = [&](std::size_t head_begin, std::size_t head_end, int /*worker*/) {
     for (std::size_t h = head_begin; h < head_end; ++h) {
       const std::size_t kv_offset = (h / heads_per_kv) * head_dim;
+      // An ablated head's output is scaled (0: switched off) before the output projection mixes the heads.
+      const float scale =
+          s.head_scales.empty() ? 1.0f : s.head_scales[static_cast<std::size_t>(layer * c.n_heads) + h];
       float* scores = s.scores.data() + h * s.context_length;
       for (std::size_t t = 0; t < n; ++t) {
         const int position = first_position + static_cast<int>(t);
@@ -89,8 +92,11 @@ void attend(const ModelConfig& c, RunState& s, int layer, int first_position, st
         attention_probabilities(scores, s.q.data() + t * q_dim + h * head_dim, keys + kv_offset, kv_dim,
                                 n_keys, head_dim);
         if (trace) std::copy(scores, scores + n_keys, trace->slot(position, layer, static_cast<int>(h)));
-        kernels::weighted_row_sum(s.attention.data() + t * q_dim + h * head_dim, scores, values + kv_offset,
-                                  kv_dim, n_keys, head_dim);
+        float* out = s.attention.data() + t * q_dim + h * head_dim;
+        kernels::weighted_row_sum(out, scores, values + kv_offset, kv_dim, n_keys, head_dim);
+        if (scale != 1.0f)
+          for (std::size_t i = 0; i < head_dim; ++i)
+            out[i] *= scale;
       }
     }
   };

@@ -30,6 +30,9 @@ struct RunState {
   std::vector<float> rope_cos;     // [context_length][rotary_dim / 2]
   std::vector<float> rope_sin;
   DecodeScratch decode;  // [workers][widest matrix row]
+  // Head ablation: [n_layers][n_heads] factors on each head's output before the output projection; empty
+  // when every head runs as trained (Session::set_head_scales).
+  std::vector<float> head_scales;
 
   // Row of the cache for (layer, position); rows of one layer are consecutive, kv_dim floats each.
   float* keys(std::size_t layer, std::size_t position, std::size_t kv_dim) {

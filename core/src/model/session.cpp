@@ -1,6 +1,7 @@
 #include "glassbox/session.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "glassbox/error.hpp"
 #include "model/attention_rows.hpp"
@@ -95,6 +96,26 @@ void Session::reset() {
   position_ = 0;
   trace_.clear();
   residuals_.clear();
+}
+
+Result<void> Session::set_head_scales(std::span<const float> scales) {
+  const ModelConfig& c = model_->config;
+  const auto heads = static_cast<std::size_t>(c.n_layers) * static_cast<std::size_t>(c.n_heads);
+  if (!scales.empty() && scales.size() != heads)
+    return error(ErrorCode::BadArgument, "head scales: ", scales.size(), " values for a model of ", c.n_layers,
+                 " layers x ", c.n_heads, " heads (", heads, ")");
+  for (std::size_t i = 0; i < scales.size(); ++i)
+    if (!std::isfinite(scales[i]))
+      return error(ErrorCode::BadArgument, "head scales: the scale of head ", i / c.n_heads, ".", i % c.n_heads,
+                   " is not a finite number");
+  // All ones is no ablation: keep the table empty so the forward pass skips it.
+  const bool identity = std::all_of(scales.begin(), scales.end(), [](float s) { return s == 1.0f; });
+  state_->head_scales.assign(identity ? scales.end() : scales.begin(), scales.end());
+  return {};
+}
+
+std::span<const float> Session::head_scales() const {
+  return state_->head_scales;
 }
 
 Result<void> Session::attention_rows(int layer, int head_begin, int head_end, int query_begin, int query_end,

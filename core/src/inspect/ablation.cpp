@@ -1,0 +1,115 @@
+#include "glassbox/ablation.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <string>
+
+#include "glassbox/error.hpp"
+
+namespace glassbox {
+namespace {
+
+// A whole non-negative integer, nothing else.
+bool read_index(std::string_view text, int* out) {
+  if (text.empty()) return false;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), *out);
+  return ec == std::errc() && end == text.data() + text.size() && *out >= 0;
+}
+
+// std::from_chars for floats is missing from Emscripten 3.1.6's libc++; strtof on a copy does the same here.
+bool read_scale(std::string_view text, float* out) {
+  if (text.empty()) return false;
+  const std::string copy(text);
+  char* end = nullptr;
+  *out = std::strtof(copy.c_str(), &end);
+  return end == copy.c_str() + copy.size() && std::isfinite(*out);
+}
+
+Result<HeadScale> parse_item(std::string_view item) {
+  const auto bad = [&] {
+    return error(ErrorCode::BadArgument, "head ablation: \"", item,
+                 "\" is not LAYER.HEAD or LAYER.HEAD=SCALE (e.g. 1.3 or 1.3=0.5)");
+  };
+  HeadScale out;
+  const std::size_t equals = item.find('=');
+  const std::string_view head = item.substr(0, equals);
+  const std::size_t dot = head.find('.');
+  if (dot == std::string_view::npos || !read_index(head.substr(0, dot), &out.layer) ||
+      !read_index(head.substr(dot + 1), &out.head))
+    return bad();
+  if (equals != std::string_view::npos && !read_scale(item.substr(equals + 1), &out.scale)) return bad();
+  return out;
+}
+
+// Log-probabilities (log-softmax) in double: the KL divergence of two nearly equal distributions is not lost
+// in rounding, and a probability too small for a double is still a finite logarithm.
+std::vector<double> log_probabilities(std::span<const float> logits) {
+  double top = logits[0];
+  for (float l : logits)
+    top = std::max(top, double{l});
+  double sum = 0;
+  for (float l : logits)
+    sum += std::exp(double{l} - top);
+  const double log_total = top + std::log(sum);
+  std::vector<double> out(logits.size());
+  for (std::size_t i = 0; i < out.size(); ++i)
+    out[i] = double{logits[i]} - log_total;
+  return out;
+}
+
+int argmax_of(const std::vector<double>& p) {  // the lowest id among equals
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < p.size(); ++i)
+    if (p[i] > p[best]) best = i;
+  return static_cast<int>(best);
+}
+
+}  // namespace
+
+Result<std::vector<HeadScale>> parse_head_scales(std::string_view spec) {
+  std::vector<HeadScale> out;
+  while (!spec.empty()) {
+    const std::size_t comma = spec.find(',');
+    GLASSBOX_ASSIGN(HeadScale item, parse_item(spec.substr(0, comma)));
+    out.push_back(item);
+    spec = comma == std::string_view::npos ? std::string_view() : spec.substr(comma + 1);
+  }
+  return out;
+}
+
+Result<std::vector<float>> head_scale_table(const ModelConfig& config, std::span<const HeadScale> scales) {
+  std::vector<float> table(
+      static_cast<std::size_t>(config.n_layers) * static_cast<std::size_t>(config.n_heads), 1.0f);
+  for (const HeadScale& s : scales) {
+    if (s.layer < 0 || s.layer >= config.n_layers || s.head < 0 || s.head >= config.n_heads)
+      return error(ErrorCode::BadArgument, "head ablation: head ", s.layer, ".", s.head,
+                   " is not in the model (layers 0..", config.n_layers - 1, ", heads 0..", config.n_heads - 1,
+                   ")");
+    if (!std::isfinite(s.scale))
+      return error(ErrorCode::BadArgument, "head ablation: head ", s.layer, ".", s.head,
+                   " has a scale that is not a finite number");
+    table[static_cast<std::size_t>(s.layer * config.n_heads + s.head)] = s.scale;
+  }
+  return table;
+}
+
+Result<DistributionChange> compare_distributions(std::span<const float> logits_before,
+                                                 std::span<const float> logits_after) {
+  if (logits_before.empty() || logits_before.size() != logits_after.size())
+    return error(ErrorCode::BadArgument, "compare_distributions: ", logits_before.size(), " and ",
+                 logits_after.size(), " logits; both need the same, non-zero number");
+  const std::vector<double> log_p = log_probabilities(logits_before), log_q = log_probabilities(logits_after);
+  DistributionChange change;
+  for (std::size_t i = 0; i < log_p.size(); ++i)
+    change.kl_bits += std::exp(log_p[i]) * (log_p[i] - log_q[i]);
+  change.kl_bits = std::max(0.0, change.kl_bits / std::log(2.0));  // rounding may leave -1e-17 when equal
+  change.top_before = argmax_of(log_p);
+  change.p_top_before = std::exp(log_p[static_cast<std::size_t>(change.top_before)]);
+  change.q_top_before = std::exp(log_q[static_cast<std::size_t>(change.top_before)]);
+  change.top_after = argmax_of(log_q);
+  change.q_top_after = std::exp(log_q[static_cast<std::size_t>(change.top_after)]);
+  return change;
+}
+
+}  // namespace glassbox

@@ -1,0 +1,177 @@
+// Head ablation: the spec parser, the scale table, the distribution comparison, and the forward pass with
+// heads scaled. The NumPy reference checks the ablated logits themselves (reference_fixtures_test.cpp).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "glassbox/glassbox.hpp"
+#include "random_models.hpp"
+
+namespace glassbox {
+namespace {
+
+std::vector<float> logits_of(const Model& model, std::span<const int> tokens, std::span<const float> scales,
+                             int threads = 1) {
+  auto session = Session::create(std::make_shared<const Model>(model), {.threads = threads});
+  EXPECT_TRUE(session.ok());
+  EXPECT_TRUE(session->set_head_scales(scales).ok());
+  auto logits = session->prefill(tokens);
+  EXPECT_TRUE(logits.ok());
+  return logits.ok() ? std::vector<float>(logits->begin(), logits->end()) : std::vector<float>{};
+}
+
+TEST(HeadScales, ParsesHeadsAndScales) {
+  auto parsed = parse_head_scales("0.3,1.0=0.5,12.11=-2");
+  ASSERT_TRUE(parsed.ok()) << parsed.error().message;
+  ASSERT_EQ(parsed->size(), 3u);
+  EXPECT_EQ((*parsed)[0].layer, 0);
+  EXPECT_EQ((*parsed)[0].head, 3);
+  EXPECT_EQ((*parsed)[0].scale, 0.0f);
+  EXPECT_EQ((*parsed)[1].layer, 1);
+  EXPECT_EQ((*parsed)[1].scale, 0.5f);
+  EXPECT_EQ((*parsed)[2].layer, 12);
+  EXPECT_EQ((*parsed)[2].head, 11);
+  EXPECT_EQ((*parsed)[2].scale, -2.0f);
+  EXPECT_TRUE(parse_head_scales("")->empty());
+}
+
+TEST(HeadScales, RejectsMalformedItemsByName) {
+  for (const char* bad : {"1", "1.", ".2", "a.b", "1.2=", "1.2=x", "1.2=nan", "1.2=inf", "-1.2", "1.2,,0.1",
+                          "1.2.3", "1.2=0.5junk"}) {
+    auto parsed = parse_head_scales(bad);
+    ASSERT_FALSE(parsed.ok()) << bad;
+    EXPECT_EQ(parsed.error().code, ErrorCode::BadArgument) << bad;
+    EXPECT_NE(parsed.error().message.find("LAYER.HEAD"), std::string::npos) << parsed.error().message;
+  }
+}
+
+TEST(HeadScales, TableChecksTheModelsShape) {
+  const ModelConfig c = test::base_config();  // 2 layers x 4 heads
+  const HeadScale ok[] = {{1, 3, 0.0f}, {0, 0, 0.5f}};
+  auto table = head_scale_table(c, ok);
+  ASSERT_TRUE(table.ok());
+  EXPECT_EQ(*table, (std::vector<float>{0.5f, 1, 1, 1, 1, 1, 1, 0.0f}));
+  const HeadScale no_layer[] = {{2, 0, 0.0f}};
+  auto bad = head_scale_table(c, no_layer);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("head 2.0 is not in the model (layers 0..1, heads 0..3)"),
+            std::string::npos)
+      << bad.error().message;
+  const HeadScale no_head[] = {{0, 4, 0.0f}};
+  EXPECT_FALSE(head_scale_table(c, no_head).ok());
+  const HeadScale infinite[] = {{0, 1, std::numeric_limits<float>::infinity()}};
+  EXPECT_FALSE(head_scale_table(c, infinite).ok());
+}
+
+TEST(HeadScales, SessionRejectsAWrongSizedOrNonFiniteTable) {
+  test::RandomModel random(test::base_config(), {}, 1);
+  auto session = Session::create(std::make_shared<const Model>(random.model()));
+  ASSERT_TRUE(session.ok());
+  const std::vector<float> short_table(7, 0.0f);
+  auto wrong = session->set_head_scales(short_table);
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_EQ(wrong.error().code, ErrorCode::BadArgument);
+  std::vector<float> nan_table(8, 1.0f);
+  nan_table[5] = std::nanf("");
+  EXPECT_FALSE(session->set_head_scales(nan_table).ok());
+  EXPECT_TRUE(session->head_scales().empty()) << "a rejected table changes nothing";
+  const std::vector<float> ones(8, 1.0f);
+  ASSERT_TRUE(session->set_head_scales(ones).ok());
+  EXPECT_TRUE(session->head_scales().empty()) << "all ones is no ablation";
+  std::vector<float> one_off(8, 1.0f);
+  one_off[2] = 0.0f;
+  ASSERT_TRUE(session->set_head_scales(one_off).ok());
+  EXPECT_EQ(session->head_scales().size(), 8u);
+}
+
+// A head whose value rows are all zero outputs zero, so switching it off must change no bit.
+TEST(HeadAblation, AHeadWithZeroOutputChangesNothing) {
+  for (const test::Case& c : test::architecture_cases()) {
+    test::RandomModel random(c.config, c.biases, 7);
+    Model model = random.model();
+    // kv head 0 serves query heads 0 .. heads_per_kv - 1: zero its value rows (and bias) for all layers.
+    const auto head_dim = static_cast<std::size_t>(c.config.head_dim);
+    const auto dim = static_cast<std::size_t>(c.config.dim);
+    for (LayerWeights& layer : model.weights.layers) {
+      auto zeroed =
+          std::make_shared<std::vector<float>>(layer.wv.f32(), layer.wv.f32() + layer.wv.elements());
+      std::fill(zeroed->begin(), zeroed->begin() + static_cast<std::ptrdiff_t>(head_dim * dim), 0.0f);
+      model.storage.push_back(zeroed);
+      layer.wv.data = reinterpret_cast<const std::byte*>(zeroed->data());
+      if (layer.bv.present()) {
+        auto bias =
+            std::make_shared<std::vector<float>>(layer.bv.f32(), layer.bv.f32() + layer.bv.elements());
+        std::fill(bias->begin(), bias->begin() + static_cast<std::ptrdiff_t>(head_dim), 0.0f);
+        model.storage.push_back(bias);
+        layer.bv.data = reinterpret_cast<const std::byte*>(bias->data());
+      }
+    }
+    std::vector<float> scales(static_cast<std::size_t>(c.config.n_layers * c.config.n_heads), 1.0f);
+    scales[0] = 0.0f;                                           // layer 0, head 0
+    scales[static_cast<std::size_t>(c.config.n_heads)] = 0.0f;  // layer 1, head 0
+    const int tokens[] = {1, 5, 2, 9, 3, 3};
+    EXPECT_EQ(logits_of(model, tokens, {}), logits_of(model, tokens, scales)) << c.label;
+    // ...while switching off a head that does output something (the last reads the last kv head) changes them.
+    // With one kv head (MQA) every head read the zeroed values: there is no such head.
+    if (c.config.n_kv_heads == 1) continue;
+    scales[static_cast<std::size_t>(c.config.n_heads - 1)] = 0.0f;
+    EXPECT_NE(logits_of(model, tokens, {}), logits_of(model, tokens, scales)) << c.label;
+  }
+}
+
+TEST(HeadAblation, TheSameBitsWithAnyThreadCountAndChunking) {
+  test::RandomModel random(test::base_config(), {}, 11);
+  std::vector<float> scales(8, 1.0f);
+  scales[1] = 0.0f;
+  scales[6] = 0.25f;
+  const int tokens[] = {4, 1, 7, 7, 2, 10, 0, 3};
+  const std::vector<float> one = logits_of(random.model(), tokens, scales, 1);
+  EXPECT_EQ(one, logits_of(random.model(), tokens, scales, 2));
+  auto session = Session::create(std::make_shared<const Model>(random.model()), {.threads = 2});
+  ASSERT_TRUE(session->set_head_scales(scales).ok());
+  std::span<const float> stepped;
+  for (int token : tokens)
+    stepped = *session->step(token);
+  EXPECT_EQ(one, std::vector<float>(stepped.begin(), stepped.end()));
+}
+
+TEST(DistributionChange, EqualDistributionsDifferByNothing) {
+  const float logits[] = {1.0f, 2.0f, -3.0f, 0.5f};
+  auto change = compare_distributions(logits, logits);
+  ASSERT_TRUE(change.ok());
+  EXPECT_EQ(change->kl_bits, 0.0);
+  EXPECT_EQ(change->top_before, 1);
+  EXPECT_EQ(change->top_after, 1);
+  EXPECT_DOUBLE_EQ(change->p_top_before, change->q_top_before);
+}
+
+TEST(DistributionChange, MeasuresKlInBitsAndTheTopTokensMove) {
+  // p = (1/2, 1/2) from equal logits, q = (1/5, 4/5) from logits 0 and log 4:
+  // KL = 1/2 log2(5/2) + 1/2 log2(5/8).
+  const float before[] = {0.0f, 0.0f};
+  const float after[] = {0.0f, static_cast<float>(std::log(4.0))};
+  auto change = compare_distributions(before, after);
+  ASSERT_TRUE(change.ok());
+  EXPECT_NEAR(change->kl_bits, 0.5 * std::log2(2.5) + 0.5 * std::log2(0.625), 1e-7);
+  EXPECT_EQ(change->top_before, 0);  // ties go to the lower id
+  EXPECT_NEAR(change->p_top_before, 0.5, 1e-12);
+  EXPECT_NEAR(change->q_top_before, 0.2, 1e-7);
+  EXPECT_EQ(change->top_after, 1);
+  EXPECT_NEAR(change->q_top_after, 0.8, 1e-7);
+  // Far apart logits: a probability below what a double holds still gives a finite divergence.
+  const float sure[] = {0.0f, 2000.0f}, other[] = {2000.0f, 0.0f};
+  auto extreme = compare_distributions(sure, other);
+  ASSERT_TRUE(extreme.ok());
+  EXPECT_TRUE(std::isfinite(extreme->kl_bits));
+  EXPECT_NEAR(extreme->kl_bits, 2000.0 / std::log(2.0), 1e-6);
+}
+
+TEST(DistributionChange, RejectsDifferentLengths) {
+  const float a[] = {1.0f, 2.0f}, b[] = {1.0f};
+  EXPECT_FALSE(compare_distributions(a, b).ok());
+  EXPECT_FALSE(compare_distributions({}, {}).ok());
+}
+
+}  // namespace
+}  // namespace glassbox
