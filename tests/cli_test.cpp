@@ -19,7 +19,7 @@ test::ProcessResult glassbox(std::vector<std::string> args) {
 TEST(Cli, HelpForTheToolAndEachCommand) {
   auto top = glassbox({"--help"});
   EXPECT_EQ(top.exit_code, 0);
-  for (const char* command : {"generate", "tokenize", "bench", "convert"}) {
+  for (const char* command : {"generate", "tokenize", "inspect", "bench", "convert"}) {
     EXPECT_NE(top.out.find(command), std::string::npos) << top.out;
     auto help = glassbox({command, "--help"});
     EXPECT_EQ(help.exit_code, 0) << command;
@@ -225,6 +225,27 @@ TEST(Cli, GenerateJsonSaysWhyItStopped) {
   EXPECT_EQ(test::text(test::member(json, "text")).rfind("Once upon a time", 0), 0u) << run.out;
   EXPECT_EQ(test::text(test::member(json, "stop_reason")), "length");
   EXPECT_NE(run.err.find("stopped: length"), std::string::npos) << run.err;
+}
+
+// inspect prints the core's document (tests/inspection_test.cpp checks its contents) and names a bad
+// ablation spec.
+TEST(Cli, InspectPrintsTheDocumentAndNamesABadAblation) {
+  GLASSBOX_REQUIRE_FILE(test::model_path("stories260K.gguf"));
+  auto run =
+      glassbox({"inspect", "--model", test::model_path("stories260K.gguf"), "--prompt", "Once upon a time",
+                "--steps", "3", "--ablate", "0.1,2.3=0.5", "--threads", "2", "--json"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json::Document json = test::parse_json(run.out, "stdout");
+  ASSERT_TRUE(json.IsObject()) << run.out;
+  EXPECT_EQ(test::number(test::member(json, "prompt_length")), 5);
+  EXPECT_EQ(test::items(test::member(json, "tokens")).Size(), 8u);
+  auto bad = glassbox({"inspect", "--model", test::model_path("stories260K.gguf"), "--ablate", "0.x"});
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.err.find("\"0.x\" is not LAYER.HEAD"), std::string::npos) << bad.err;
+  auto missing = glassbox({"inspect", "--model", test::model_path("stories260K.gguf"), "--ablate", "7.0"});
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_NE(missing.err.find("head 7.0 is not in the model (layers 0..4, heads 0..7)"), std::string::npos)
+      << missing.err;
 }
 
 // The benchmark's harness must not rot: one quick run, every figure present and sensible (no timing is
