@@ -7,6 +7,7 @@
 #include <span>
 #include <vector>
 
+#include "glassbox/attention_detail.hpp"
 #include "glassbox/model.hpp"
 #include "glassbox/residual_trace.hpp"
 #include "glassbox/result.hpp"
@@ -68,6 +69,9 @@ class Session {
   // time. NotRecorded when a query's residual was not kept. Call between steps, not during one.
   Result<void> attention_rows(int layer, int head_begin, int head_end, int query_begin, int query_end,
                               const AttentionRowFn& fn) const;
+  // One head's attention at one query with every number along the way (glassbox/attention_detail.hpp).
+  // NotRecorded when the query's residual was not kept.
+  Result<AttentionDetail> attention_detail(int layer, int head, int query) const;
   // The logit lens: what the residual entering `layer` at `position` predicts for position + 1 (final norm
   // and unembedding applied to it); layer n_layers gives the model's own logits for that position.
   Result<void> layer_logits(int layer, int position, std::span<float> logits) const;

@@ -1,6 +1,7 @@
 #include "model/attention_rows.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "glassbox/error.hpp"
@@ -77,6 +78,76 @@ Result<void> recompute_attention_rows(const Model& model, const RunState& s, con
     }
   }
   return {};
+}
+
+Result<AttentionDetail> recompute_attention_detail(const Model& model, const RunState& s,
+                                                   const ResidualTrace& residuals, ThreadPool& pool,
+                                                   int layer, int head, int query) {
+  const ModelConfig& c = model.config;
+  if (layer < 0 || layer >= c.n_layers)
+    return error(ErrorCode::BadArgument, "layer ", layer, " does not exist (0..", c.n_layers - 1, ")");
+  if (head < 0 || head >= c.n_heads)
+    return error(ErrorCode::BadArgument, "head ", head, " does not exist (0..", c.n_heads - 1, ")");
+  if (query < 0) return error(ErrorCode::BadArgument, "query ", query, " is not a position");
+  if (!residuals.kept(query)) return not_kept(residuals, query);
+
+  const LayerWeights& w = model.weights.layers[static_cast<std::size_t>(layer)];
+  const auto head_dim = static_cast<std::size_t>(c.head_dim), kv_dim = static_cast<std::size_t>(c.kv_dim());
+  const auto keys = static_cast<std::size_t>(query) + 1;
+  AttentionDetail d;
+  d.layer = layer;
+  d.head = head;
+  d.query = query;
+  d.kv_head = head / (c.n_heads / c.n_kv_heads);
+  d.head_dim = c.head_dim;
+  d.keys = static_cast<int>(keys);
+  d.scale = std::sqrt(static_cast<float>(head_dim));
+  if (!s.head_scales.empty())
+    d.head_scale = s.head_scales[static_cast<std::size_t>(layer * c.n_heads + head)];
+
+  // The query of every head, as forward() computes it; this head's slice is kept.
+  std::vector<float> normed(static_cast<std::size_t>(c.dim)), q(static_cast<std::size_t>(c.q_dim()));
+  const float* attn_in = residuals.row(layer, query).data();
+  if (c.norm_placement == NormPlacement::PreNorm) {
+    normalize(c, normed.data(), attn_in, w.attn_norm, w.attn_norm_bias);
+    attn_in = normed.data();
+  }
+  DecodeScratch scratch = scratch_for(model, pool);
+  linear(q.data(), w.wq, w.bq, attn_in, pool, scratch);
+  const auto slice = q.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(head) * head_dim);
+  d.query_unrotated.assign(slice, slice + static_cast<std::ptrdiff_t>(head_dim));
+  if (c.position == PositionKind::RoPE) {
+    const std::size_t half = static_cast<std::size_t>(c.rotary_dim()) / 2;
+    const float *cos_row = s.rope_cos.data() + static_cast<std::size_t>(query) * half,
+                *sin_row = s.rope_sin.data() + static_cast<std::size_t>(query) * half;
+    rope_heads(c, q.data(), c.n_heads, cos_row, sin_row);
+    for (std::size_t i = 0; i < half; ++i)
+      d.rope_angles.push_back(std::atan2(sin_row[i], cos_row[i]));
+  }
+  d.q.assign(slice, slice + static_cast<std::ptrdiff_t>(head_dim));
+
+  const std::size_t offset = static_cast<std::size_t>(d.kv_head) * head_dim;
+  const std::size_t layer_rows = static_cast<std::size_t>(layer) * static_cast<std::size_t>(s.context_length);
+  const float* key_cache = s.key_cache.data() + layer_rows * kv_dim + offset;
+  const float* value_cache = s.value_cache.data() + layer_rows * kv_dim + offset;
+  for (std::size_t j = 0; j < keys; ++j) {
+    d.key_rows.insert(d.key_rows.end(), key_cache + j * kv_dim, key_cache + j * kv_dim + head_dim);
+    d.value_rows.insert(d.value_rows.end(), value_cache + j * kv_dim, value_cache + j * kv_dim + head_dim);
+  }
+  // The same kernels as attention_probabilities() and forward()'s weighted sum, so the same bits.
+  d.dots.resize(keys);
+  kernels::dot_strided(d.dots.data(), key_cache, kv_dim, keys, d.q.data(), head_dim);
+  d.scores = d.dots;
+  for (float& score : d.scores)
+    score /= d.scale;
+  d.probabilities.resize(keys);
+  attention_probabilities(d.probabilities.data(), d.q.data(), key_cache, kv_dim, keys, head_dim);
+  d.output.resize(head_dim);
+  kernels::weighted_row_sum(d.output.data(), d.probabilities.data(), value_cache, kv_dim, keys, head_dim);
+  if (d.head_scale != 1.0f)
+    for (float& v : d.output)
+      v *= d.head_scale;
+  return d;
 }
 
 Result<void> recompute_layer_logits(const Model& model, const ResidualTrace& residuals, ThreadPool& pool,

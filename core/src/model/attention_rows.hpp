@@ -7,6 +7,7 @@
 
 #include <span>
 
+#include "glassbox/attention_detail.hpp"
 #include "glassbox/model.hpp"
 #include "glassbox/residual_trace.hpp"
 #include "glassbox/result.hpp"
@@ -22,6 +23,11 @@ Result<void> recompute_attention_rows(const Model& model, const RunState& state,
                                       const ResidualTrace& residuals, ThreadPool& pool, int layer,
                                       int head_begin, int head_end, int query_begin, int query_end,
                                       const AttentionRowFn& fn);
+
+// One head's attention at one query with every intermediate number (glassbox/attention_detail.hpp).
+Result<AttentionDetail> recompute_attention_detail(const Model& model, const RunState& state,
+                                                   const ResidualTrace& residuals, ThreadPool& pool,
+                                                   int layer, int head, int query);
 
 // What the residual entering `layer` (n_layers: leaving the last layer) at `position` predicts for the next
 // token: the final norm and the unembedding applied to it (the logit lens). For layer n_layers these are the

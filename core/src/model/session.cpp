@@ -102,12 +102,12 @@ Result<void> Session::set_head_scales(std::span<const float> scales) {
   const ModelConfig& c = model_->config;
   const auto heads = static_cast<std::size_t>(c.n_layers) * static_cast<std::size_t>(c.n_heads);
   if (!scales.empty() && scales.size() != heads)
-    return error(ErrorCode::BadArgument, "head scales: ", scales.size(), " values for a model of ", c.n_layers,
-                 " layers x ", c.n_heads, " heads (", heads, ")");
+    return error(ErrorCode::BadArgument, "head scales: ", scales.size(), " values for a model of ",
+                 c.n_layers, " layers x ", c.n_heads, " heads (", heads, ")");
   for (std::size_t i = 0; i < scales.size(); ++i)
     if (!std::isfinite(scales[i]))
-      return error(ErrorCode::BadArgument, "head scales: the scale of head ", i / c.n_heads, ".", i % c.n_heads,
-                   " is not a finite number");
+      return error(ErrorCode::BadArgument, "head scales: the scale of head ", i / c.n_heads, ".",
+                   i % c.n_heads, " is not a finite number");
   // All ones is no ablation: keep the table empty so the forward pass skips it.
   const bool identity = std::all_of(scales.begin(), scales.end(), [](float s) { return s == 1.0f; });
   state_->head_scales.assign(identity ? scales.end() : scales.begin(), scales.end());
@@ -125,6 +125,13 @@ Result<void> Session::attention_rows(int layer, int head_begin, int head_end, in
                  position_ - 1, ")");
   return recompute_attention_rows(*model_, *state_, residuals_, *pool_, layer, head_begin, head_end,
                                   query_begin, query_end, fn);
+}
+
+Result<AttentionDetail> Session::attention_detail(int layer, int head, int query) const {
+  if (query >= position_)
+    return error(ErrorCode::BadArgument, "query ", query, " has not been computed (positions 0..",
+                 position_ - 1, ")");
+  return recompute_attention_detail(*model_, *state_, residuals_, *pool_, layer, head, query);
 }
 
 Result<void> Session::layer_logits(int layer, int position, std::span<float> logits) const {

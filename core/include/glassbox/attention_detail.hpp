@@ -1,0 +1,32 @@
+// One head's attention for one query, step by step, with the actual numbers: the formula of scaled
+// dot-product attention made visible,
+//   scores = q · k_j / sqrt(d_k)   for every key j <= the query (the causal mask hides the rest)
+//   p      = softmax(scores)
+//   output = sum_j p_j v_j        (times the head's ablation scale)
+// Session::attention_detail recomputes it from the residual trace; every number is the one the forward pass
+// used, bit for bit.
+#pragma once
+
+#include <vector>
+
+namespace glassbox {
+
+struct AttentionDetail {
+  int layer = 0, head = 0, query = 0;
+  int kv_head = 0;                     // the key/value head this query head reads (grouped-query attention)
+  int head_dim = 0;                    // d_k
+  int keys = 0;                        // keys 0..query: query + 1 of them; later keys are masked
+  float scale = 0;                     // sqrt(d_k), what the dot products are divided by
+  float head_scale = 1;                // the ablation factor on the output (1: as trained)
+  std::vector<float> query_unrotated;  // q before RoPE [head_dim] (the same as `q` without RoPE)
+  std::vector<float> q;                // q as dotted with the keys [head_dim]
+  std::vector<float> rope_angles;      // RoPE: the angle each pair of q turned by here, radians in (-pi, pi]
+  std::vector<float> key_rows;         // k_j as cached (after RoPE) [keys][head_dim]
+  std::vector<float> dots;             // q · k_j [keys]
+  std::vector<float> scores;           // dots / scale [keys]
+  std::vector<float> probabilities;    // softmax(scores) [keys]
+  std::vector<float> value_rows;       // v_j [keys][head_dim]
+  std::vector<float> output;           // sum_j p_j v_j, times head_scale [head_dim]
+};
+
+}  // namespace glassbox
