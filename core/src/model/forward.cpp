@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "glassbox/positions.hpp"
 #include "kernels/kernels.hpp"
 #include "model/layer_steps.hpp"
 #include "model/linear.hpp"
@@ -32,16 +33,6 @@ void normalize_rows(const ModelConfig& c, float* out, const float* x, std::size_
   const auto dim = static_cast<std::size_t>(c.dim);
   for (std::size_t t = 0; t < n; ++t)
     normalize(c, out + t * dim, x + t * dim, weight, bias);
-}
-
-// The fixed sin/cos position code of "Attention Is All You Need": PE(p, 2i) = sin(p / 10000^(2i/d)),
-// PE(p, 2i+1) = cos(p / 10000^(2i/d)), added to the token embedding.
-void add_sinusoidal_position(float* x, int dim, int position) {
-  for (int i = 0; i < dim; i += 2) {
-    const double angle = position / std::pow(10000.0, static_cast<double>(i) / dim);
-    x[i] += static_cast<float>(std::sin(angle));
-    if (i + 1 < dim) x[i + 1] += static_cast<float>(std::cos(angle));
-  }
 }
 
 void activate(Activation activation, float* x, std::size_t n) {
@@ -129,7 +120,8 @@ void forward(const Model& model, RunState& s, std::span<const int> tokens, int f
       embedding_row(s.xb.data(), w.position_embedding, position);
       kernels::add_in_place(row, s.xb.data(), dim);
     } else if (c.position == PositionKind::Sinusoidal) {
-      add_sinusoidal_position(row, c.dim, position);
+      sinusoidal_code(position, std::span<float>(s.xb.data(), dim));
+      kernels::add_in_place(row, s.xb.data(), dim);
     }
   }
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "glassbox/positions.hpp"
+
 namespace glassbox {
 
 namespace {
@@ -28,14 +30,13 @@ RunState::RunState(const ModelConfig& c, int context, int workers, int batch_siz
   value_cache.resize(key_cache.size());
 
   if (c.position == PositionKind::RoPE) {
-    // Angle of pair i at position p: p * theta^(-2i / rotary_dim). Computed in double and rounded once.
+    // Angle of pair i at position p (glassbox/positions.hpp), computed in double and rounded once.
     const std::size_t half = static_cast<std::size_t>(c.rotary_dim()) / 2;
     rope_cos.resize(ctx * half);
     rope_sin.resize(ctx * half);
     for (std::size_t p = 0; p < ctx; ++p) {
       for (std::size_t i = 0; i < half; ++i) {
-        const double freq = std::pow(static_cast<double>(c.rope_theta), -2.0 * i / c.rotary_dim());
-        const double angle = static_cast<double>(p) * static_cast<double>(static_cast<float>(freq));
+        const double angle = rope_angle(c, static_cast<int>(i), static_cast<int>(p));
         rope_cos[p * half + i] = static_cast<float>(std::cos(angle));
         rope_sin[p * half + i] = static_cast<float>(std::sin(angle));
       }

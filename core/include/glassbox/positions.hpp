@@ -1,0 +1,31 @@
+// How positions enter a model, as the forward pass computes them: one definition each, which the forward
+// pass, the session's RoPE tables and the page's positional-encoding view all use.
+//   sinusoidal ("Attention Is All You Need"): PE(p, 2i) = sin(p / 10000^(2i/d)), PE(p, 2i+1) = cos(...),
+//     added to the token embedding;
+//   RoPE: pair i of each query and key turns by the angle p * theta^(-2i / rotary_dim), so that the dot
+//     product of a query at m and a key at n depends on m - n alone.
+#pragma once
+
+#include <span>
+#include <vector>
+
+#include "glassbox/config.hpp"
+#include "glassbox/result.hpp"
+
+namespace glassbox {
+
+// The sinusoidal code of `position`, out.size() values (the model's dim).
+void sinusoidal_code(int position, std::span<float> out);
+
+// The angle RoPE turns pair `pair` by at `position`, in radians (not reduced modulo 2 pi). The frequency is
+// rounded to float first, as the engine's tables are built.
+double rope_angle(const ModelConfig& config, int pair, int position);
+
+// RoPE made visible: q and k (head_dim values each) rotated to every position 0..positions-1 with the
+// model's theta, rotary dimensions and pairing, and their dot products: [m][n] = R(m) q · R(n) k, row-major.
+// Equal along each diagonal (the same offset m - n) up to float rounding. Fails with bad-argument for a model
+// without RoPE, q or k not head_dim long, or positions outside 1..4096.
+Result<std::vector<float>> rope_dot_products(const ModelConfig& config, std::span<const float> q,
+                                             std::span<const float> k, int positions);
+
+}  // namespace glassbox

@@ -1,0 +1,60 @@
+#include "glassbox/positions.hpp"
+
+#include <cmath>
+
+#include "glassbox/error.hpp"
+#include "kernels/kernels.hpp"
+
+namespace glassbox {
+
+void sinusoidal_code(int position, std::span<float> out) {
+  const auto dim = static_cast<double>(out.size());
+  for (std::size_t i = 0; i < out.size(); i += 2) {
+    const double angle = position / std::pow(10000.0, static_cast<double>(i) / dim);
+    out[i] = static_cast<float>(std::sin(angle));
+    if (i + 1 < out.size()) out[i + 1] = static_cast<float>(std::cos(angle));
+  }
+}
+
+double rope_angle(const ModelConfig& c, int pair, int position) {
+  const double freq = std::pow(static_cast<double>(c.rope_theta), -2.0 * pair / c.rotary_dim());
+  return static_cast<double>(position) * static_cast<double>(static_cast<float>(freq));
+}
+
+Result<std::vector<float>> rope_dot_products(const ModelConfig& c, std::span<const float> q,
+                                             std::span<const float> k, int positions) {
+  if (c.position != PositionKind::RoPE)
+    return error(ErrorCode::BadArgument, "RoPE: the model places positions by ", to_string(c.position),
+                 ", not RoPE");
+  const auto head_dim = static_cast<std::size_t>(c.head_dim);
+  if (q.size() != head_dim || k.size() != head_dim)
+    return error(ErrorCode::BadArgument, "RoPE: q and k need head_dim = ", head_dim, " values, found ",
+                 q.size(), " and ", k.size());
+  if (positions < 1 || positions > 4096)
+    return error(ErrorCode::BadArgument, "RoPE: positions must be in 1..4096, found ", positions);
+  const int half = c.rotary_dim() / 2;
+  const auto n = static_cast<std::size_t>(positions);
+  // Every position's rotated q and k, by the forward pass's own kernel.
+  std::vector<float> rotated_q(n * head_dim), rotated_k(n * head_dim), cos_row(half), sin_row(half);
+  for (int p = 0; p < positions; ++p) {
+    for (int i = 0; i < half; ++i) {
+      cos_row[i] = static_cast<float>(std::cos(rope_angle(c, i, p)));
+      sin_row[i] = static_cast<float>(std::sin(rope_angle(c, i, p)));
+    }
+    float* qp = rotated_q.data() + static_cast<std::size_t>(p) * head_dim;
+    float* kp = rotated_k.data() + static_cast<std::size_t>(p) * head_dim;
+    std::copy(q.begin(), q.end(), qp);
+    std::copy(k.begin(), k.end(), kp);
+    kernels::rope(qp, cos_row.data(), sin_row.data(), static_cast<std::size_t>(c.rotary_dim()),
+                  c.rope_pairing);
+    kernels::rope(kp, cos_row.data(), sin_row.data(), static_cast<std::size_t>(c.rotary_dim()),
+                  c.rope_pairing);
+  }
+  std::vector<float> dots(n * n);
+  for (std::size_t m = 0; m < n; ++m)
+    kernels::dot_strided(dots.data() + m * n, rotated_k.data(), head_dim, n, rotated_q.data() + m * head_dim,
+                         head_dim);
+  return dots;
+}
+
+}  // namespace glassbox
