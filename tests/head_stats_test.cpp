@@ -41,11 +41,21 @@ TEST(HeadStats, ASinkPutsEverythingOnTheFirstToken) {
   EXPECT_NEAR(acc.mean().previous, 0.25, 1e-12);  // query 1 of the four with a previous token
 }
 
+TEST(HeadStats, LocalIsTheWeightOnTheLastFourKeys) {
+  HeadStatsAccumulator acc;
+  acc.add(std::vector<float>{0.5f, 0.1f, 0.1f, 0.1f, 0.2f});  // keys 1..4: 0.5
+  acc.add(std::vector<float>{0.25f, 0.75f});                  // shorter than the window: all of it
+  EXPECT_NEAR(acc.mean().local, 0.75, 1e-7);
+  EXPECT_NEAR(acc.mean().uniform_entropy_bits, (std::log2(5.0) + 1.0) / 2, 1e-12);
+}
+
 TEST(HeadStats, NoRowsGiveZeros) {
   const HeadStats s = HeadStatsAccumulator().mean();
   EXPECT_EQ(s.entropy_bits, 0.0);
   EXPECT_EQ(s.sink, 0.0);
   EXPECT_EQ(s.previous, 0.0);
+  EXPECT_EQ(s.local, 0.0);
+  EXPECT_EQ(s.uniform_entropy_bits, 0.0);
 }
 
 }  // namespace
