@@ -70,6 +70,82 @@ TEST_F(Inspection, TokensAreThePromptThenWhatTheGeneratorSampled) {
   EXPECT_EQ(end, static_cast<int>(text.size()));
 }
 
+// Each step's pipeline is the sampler's: the chosen token is a final candidate, at the position before it.
+TEST_F(Inspection, StepsShowTheSamplingPipelineOfEachChoice) {
+  const InspectOptions options{.steps = 5, .sampler = {.temperature = 1.5f, .top_k = 12, .top_p = 0.8f}};
+  const json::Document doc = inspect(options);
+  const std::vector<int> ids = token_ids(doc);
+  const auto prompt_length = static_cast<int>(test::number(test::member(doc, "prompt_length")));
+  const auto steps = test::items(test::member(doc, "steps"));
+  ASSERT_EQ(steps.Size(), 5u);
+  auto session = Session::create(files_.model);
+  std::span<const float> logits;
+  for (int i = 0; i < prompt_length; ++i)
+    logits = *session->step(ids[static_cast<std::size_t>(i)]);
+  for (unsigned s = 0; s < steps.Size(); ++s) {
+    const json::Value& step = steps[s];
+    const int position = static_cast<int>(test::number(test::member(step, "position")));
+    const int chosen = static_cast<int>(test::number(test::member(step, "chosen")));
+    EXPECT_EQ(position, prompt_length - 1 + static_cast<int>(s));
+    EXPECT_EQ(chosen, ids[static_cast<std::size_t>(position) + 1]);
+    EXPECT_EQ(test::number(test::member(step, "top_k_kept")), 12);
+    // The final column is what Sampler::candidates gives for these logits.
+    const std::vector<Sampler::Candidate> candidates = Sampler(options.sampler).candidates(logits);
+    EXPECT_EQ(test::number(test::member(step, "top_p_kept")), static_cast<double>(candidates.size()));
+    bool found = false;
+    for (const Sampler::Candidate& c : candidates)
+      if (c.id == chosen) {
+        found = true;
+        EXPECT_EQ(static_cast<float>(test::number(test::member(step, "p_chosen"))), c.probability);
+      }
+    EXPECT_TRUE(found) << "the chosen token " << chosen << " is not a candidate";
+    const auto listed = test::items(test::member(step, "candidates"));
+    ASSERT_EQ(listed.Size(), 10u);
+    for (unsigned i = 0; i < listed.Size(); ++i) {
+      const double p_top_p = test::number(test::member(listed[i], "p_top_p"));
+      if (i < candidates.size()) {
+        EXPECT_EQ(test::number(test::member(listed[i], "id")), candidates[i].id);
+        EXPECT_EQ(static_cast<float>(p_top_p), candidates[i].probability);
+      } else {
+        EXPECT_EQ(p_top_p, 0.0) << "cut by top-p";
+      }
+      if (i >= 12) EXPECT_EQ(test::number(test::member(listed[i], "p_top_k")), 0.0) << "cut by top-k";
+    }
+    logits = *session->step(chosen);
+  }
+}
+
+TEST_F(Inspection, HeadsAnatomyAndAblationSections) {
+  const json::Document doc = inspect({.steps = 4});
+  const ModelConfig& c = files_.model->config;
+  const auto heads = test::items(test::member(doc, "heads"));
+  ASSERT_EQ(heads.Size(), static_cast<unsigned>(c.n_layers * c.n_heads));
+  int counted = 0;
+  for (const auto& role : test::member(doc, "head_roles").GetObject())
+    counted += role.value.GetInt();
+  EXPECT_EQ(counted, c.n_layers * c.n_heads);
+  for (const json::Value& h : heads) {
+    const double induction = test::number(test::member(h, "induction"));
+    EXPECT_GE(induction, 0.0);
+    EXPECT_LE(induction, 1.0);
+    EXPECT_FALSE(test::text(test::member(h, "role")).empty());
+  }
+  const json::Value& total = test::member(test::member(test::member(doc, "anatomy"), "components"), "total");
+  EXPECT_EQ(test::number(test::member(total, "parameters")),
+            static_cast<double>(files_.model->parameter_count()));
+  EXPECT_TRUE(test::member(doc, "ablation").IsNull()) << "no ablation asked for";
+
+  InspectOptions ablated{.steps = 2};
+  for (int h = 0; h < c.n_heads; ++h)
+    ablated.ablate.push_back({0, h, 0.0f});
+  const json::Document off = inspect(ablated);
+  const json::Value& change = test::member(off, "ablation");
+  ASSERT_TRUE(change.IsObject());
+  EXPECT_GT(test::number(test::member(change, "kl_bits")), 0.0);
+  EXPECT_EQ(test::number(test::member(change, "position")),
+            test::number(test::member(off, "prompt_length")) - 1);
+}
+
 TEST_F(Inspection, AttentionRowsAreCausalDistributionsOverEveryToken) {
   const json::Document doc = inspect({.steps = 3});
   const ModelConfig& c = files_.model->config;

@@ -5,10 +5,13 @@
 
 #include <string>
 
+#include "glassbox/anatomy.hpp"
 #include "glassbox/error.hpp"
 #include "glassbox/generator.hpp"
 #include "glassbox/inspect.hpp"
 #include "glassbox/json_writer.hpp"
+#include "glassbox/measure_heads.hpp"
+#include "glassbox/sampling_pipeline.hpp"
 #include "glassbox/session.hpp"
 
 namespace glassbox {
@@ -139,6 +142,134 @@ Result<void> write_logit_lens(JsonWriter& json, const Session& session) {
   return {};
 }
 
+void write_settings(JsonWriter& json, const InspectOptions& o) {
+  json.key("settings").begin_object();
+  json.key("steps").integer(o.steps);
+  json.key("temperature").number(o.sampler.temperature);
+  json.key("top_k").integer(o.sampler.top_k);
+  json.key("top_p").number(o.sampler.top_p);
+  json.key("seed").integer(static_cast<int64_t>(o.sampler.seed));
+  json.key("ablate").begin_array();
+  for (const HeadScale& h : o.ablate)
+    json.begin_object()
+        .key("layer")
+        .integer(h.layer)
+        .key("head")
+        .integer(h.head)
+        .key("scale")
+        .number(h.scale)
+        .end_object();
+  json.end_array();
+  json.end_object();
+}
+
+// Each step's sampling pipeline: the distribution at temperature 1, after the temperature, after top-k and
+// after top-p, for the most likely candidates, and the chosen token's final probability.
+void write_steps(JsonWriter& json, const Run& run, const InspectOptions& o) {
+  json.key("steps").begin_array();
+  for (const Run::Step& step : run.steps) {
+    // The whole vocabulary, so that the chosen token's entry is there even when it ranks below the list.
+    const SamplingPipeline pipeline =
+        sampling_pipeline(step.logits, o.sampler, static_cast<int>(step.logits.size()));
+    json.begin_object().key("position").integer(step.position).key("chosen").integer(step.chosen);
+    for (const PipelineToken& t : pipeline.tokens)
+      if (t.id == step.chosen) json.key("p_chosen").number(t.p_top_p);
+    json.key("top_k_kept").integer(pipeline.top_k_kept).key("top_p_kept").integer(pipeline.top_p_kept);
+    json.key("candidates").begin_array();
+    const std::size_t shown = std::min(pipeline.tokens.size(), static_cast<std::size_t>(o.candidates));
+    for (std::size_t i = 0; i < shown; ++i) {
+      const PipelineToken& t = pipeline.tokens[i];
+      json.begin_object().key("id").integer(t.id).key("logit").number(t.logit);
+      json.key("p_t1").number(t.p_temperature_1).key("p_temperature").number(t.p_temperature);
+      json.key("p_top_k").number(t.p_top_k).key("p_top_p").number(t.p_top_p).end_object();
+    }
+    json.end_array().end_object();
+  }
+  json.end_array();
+}
+
+// Every head's statistics over the tokens read, its induction score on the probe, and its role; then the
+// count of each role.
+Result<void> write_heads(JsonWriter& json, const Model& model, const Tokenizer& tokenizer,
+                         std::span<const int> tokens, int threads) {
+  GLASSBOX_ASSIGN(
+      const std::vector<HeadReport> heads,
+      measure_heads(model, tokens, {.threads = threads, .probe = induction_probe_for(tokenizer)}));
+  json.key("heads").begin_array();
+  for (const HeadReport& h : heads) {
+    json.begin_object().key("layer").integer(h.layer).key("head").integer(h.head);
+    json.key("entropy_bits")
+        .number(h.entropy_bits)
+        .key("uniform_entropy_bits")
+        .number(h.uniform_entropy_bits);
+    json.key("sink")
+        .number(h.sink)
+        .key("previous_token")
+        .number(h.previous_token)
+        .key("local")
+        .number(h.local);
+    json.key("induction").number(h.induction).key("effective_rank").integer(h.effective_rank);
+    json.key("role").string(to_string(h.role)).end_object();
+  }
+  json.end_array();
+  const RoleCounts counts = summarize_roles(heads);
+  json.key("head_roles").begin_object();
+  for (int r = 0; r < kHeadRoleCount; ++r)
+    json.key(to_string(static_cast<HeadRole>(r))).integer(counts.counts[static_cast<std::size_t>(r)]);
+  json.end_object();
+  return {};
+}
+
+void write_component(JsonWriter& json, const char* name, const ComponentSize& size) {
+  json.key(name).begin_object().key("parameters").integer(size.parameters).key("bytes").integer(size.bytes);
+  json.end_object();
+}
+
+void write_anatomy(JsonWriter& json, const Model& model, int sequence_length) {
+  const ModelAnatomy a = model_anatomy(model);
+  json.key("anatomy").begin_object();
+  json.key("components").begin_object();
+  write_component(json, "token_embedding", a.token_embedding);
+  write_component(json, "position_embedding", a.position_embedding);
+  write_component(json, "output", a.output);
+  write_component(json, "attention_q", a.attention_q);
+  write_component(json, "attention_k", a.attention_k);
+  write_component(json, "attention_v", a.attention_v);
+  write_component(json, "attention_o", a.attention_o);
+  write_component(json, "feed_forward", a.feed_forward);
+  write_component(json, "norms", a.norms);
+  write_component(json, "biases", a.biases);
+  write_component(json, "total", a.total);
+  json.end_object();
+  json.key("bytes_read_per_token").integer(a.bytes_read_per_token);
+  const TokenFlops f = flops_per_token(model.config, sequence_length);
+  json.key("flops_per_token").begin_object().key("sequence_length").integer(sequence_length);
+  json.key("attention_projections").integer(f.attention_projections);
+  json.key("attention_scores").integer(f.attention_scores).key("feed_forward").integer(f.feed_forward);
+  json.key("output").integer(f.output).key("total").integer(f.total).end_object();
+  json.end_object();
+}
+
+// What the ablation did to the next-token distribution after the prompt: the same prompt through a session
+// without it, compared with the ablated run's first step.
+Result<void> write_ablation(JsonWriter& json, std::shared_ptr<const Model> model, const Run& run,
+                            const InspectOptions& o) {
+  if (o.ablate.empty() || run.steps.empty()) return {};
+  std::vector<int> prompt;
+  for (int i = 0; i < run.prompt_length; ++i)
+    prompt.push_back(run.tokens[static_cast<std::size_t>(i)].id);
+  GLASSBOX_ASSIGN(Session plain,
+                  Session::create(model, {.threads = o.threads, .context_length = run.prompt_length}));
+  GLASSBOX_ASSIGN(const std::span<const float> before, plain.prefill(prompt));
+  GLASSBOX_ASSIGN(const DistributionChange change, compare_distributions(before, run.steps.front().logits));
+  json.key("ablation").begin_object().key("position").integer(run.prompt_length - 1);
+  json.key("kl_bits").number(change.kl_bits).key("top_before").integer(change.top_before);
+  json.key("p_top_before").number(change.p_top_before).key("q_top_before").number(change.q_top_before);
+  json.key("top_after").integer(change.top_after).key("q_top_after").number(change.q_top_after);
+  json.end_object();
+  return {};
+}
+
 }  // namespace
 
 Result<std::string> inspect_json(std::shared_ptr<const Model> model, const Tokenizer& tokenizer,
@@ -156,12 +287,20 @@ Result<std::string> inspect_json(std::shared_ptr<const Model> model, const Token
   JsonWriter json;
   json.begin_object();
   write_model(json, model->config);
+  write_settings(json, options);
   json.key("text").string(run.text);
   write_tokens(json, tokenizer, run);
   json.key("prompt_length").integer(run.prompt_length);
   json.key("stop_reason").string(run.stop_reason);
+  write_steps(json, run, options);
   GLASSBOX_TRY(write_attention(json, session));
   GLASSBOX_TRY(write_logit_lens(json, session));
+  std::vector<int> read;  // the tokens the session read: all of them, or all but the last
+  for (int i = 0; i < session.position(); ++i)
+    read.push_back(run.tokens[static_cast<std::size_t>(i)].id);
+  GLASSBOX_TRY(write_heads(json, *model, tokenizer, read, options.threads));
+  write_anatomy(json, *model, session.position());
+  GLASSBOX_TRY(write_ablation(json, model, run, options));
   json.end_object();
   return std::string(json.text());
 }
