@@ -3,7 +3,8 @@
 #   1. native GoogleTest suite (kernels, loaders, tokenizers, forward pass, CLI) plus the independent NumPy
 #      reference, which writes the fixtures the C++ tests compare with; then the conformance figures those
 #      tests printed (read from CTest's log, not by running anything again)
-#   2. the multi-threaded tests (sessions, forward pass, generator, thread pool) under ThreadSanitizer
+#   2. the multi-threaded tests (sessions, forward pass, generator, thread pool, ablation, inspection) under
+#      ThreadSanitizer
 #   3. the same GoogleTest suite compiled to WebAssembly SIMD, under Node, and the SIMD128 instruction check
 #   4. the page's engine module (Embind + wasm/engine.js) under Node, and native-versus-WASM determinism
 #   5. cross-checks against llama.cpp (node-llama-cpp's prebuilt CPU build)
@@ -32,7 +33,7 @@ ctest --test-dir build --output-on-failure --parallel 2
 step "conformance figures (tokenizer vectors, NumPy reference, golden tokens, Q8_0 conversion, Unicode)"
 figures build 'vectors|largest difference|tokens agree|Q8_0|^convert |Unicode'
 
-step "ThreadSanitizer: sessions, forward pass, generator, thread pool"
+step "ThreadSanitizer: sessions, forward pass, generator, thread pool, ablation and inspection"
 # A separate build with -fsanitize=thread, at -O1 and without -march=native (so it also checks the kernels'
 # bits at SSE2 width); only the test binary. Any report fails the run (exit code 66).
 if [ ! -f build-tsan/CMakeCache.txt ]; then
@@ -41,7 +42,7 @@ if [ ! -f build-tsan/CMakeCache.txt ]; then
 fi
 cmake --build build-tsan --parallel --target glassbox_tests
 TSAN_OPTIONS="halt_on_error=1 exitcode=66" build-tsan/tests/glassbox_tests --gtest_brief=1 \
-  --gtest_filter='Session*:Forward*:Generator*:ThreadPool*:KernelsBitExact*'
+  --gtest_filter='Session*:Forward*:Generator*:ThreadPool*:KernelsBitExact*:HeadAblation*:*AttentionDetail*:MeasureHeads*:Inspection*'
 
 step "WebAssembly tests (GoogleTest under Node, SIMD128 check)"
 ctest --test-dir build-wasm --output-on-failure
