@@ -592,10 +592,10 @@ def every_fixture_reproduces_from_its_files():
                 w = weights_from_hf(os.path.join(d, first), expected["config"])
             else:
                 continue
-            logits = model.forward(expected["config"], w, expected["tokens"])
-            close(logits, expected["logits"], 1e-12, first)
+            logits = model.forward(expected["config"], w, expected["tokens"], head_scales=expected.get("head_scales"))
+            close(logits, expected["logits"], 1e-12, entry["files"][-1])
             checked += 1
-        assert checked == 28, f"checked {checked} fixtures with logits, expected 28"
+        assert checked == 31, f"checked {checked} fixtures with logits, expected 31 (28 plain, 3 head ablations)"
         # the quantized files really are quantized, and their logits moved
         for stem, kinds in (("llama-like", (("f16", 1e-6, 0.05), ("bf16", 1e-5, 0.5), ("q8_0", 1e-3, 0.6),
                                             ("q4_0", 1e-2, 4.0))),
