@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Installs what glassbox builds and tests with, skipping whatever is already there. Safe to run again.
-#   Debian: compilers and CMake (and g++'s ThreadSanitizer runtime, libtsan2, for scripts/test.sh), xsimd,
+#   Debian: compilers and CMake (and g++'s ThreadSanitizer runtime, libtsan2, and its AddressSanitizer and
+#           UndefinedBehaviorSanitizer runtimes, libasan8 and libubsan1, for scripts/test.sh; clang-14 and
+#           libclang-rt-14-dev, whose libFuzzer, ASan and UBSan scripts/fuzz.sh builds with), xsimd,
 #           GoogleTest, RapidJSON (JSON), CLI11 (the CLI's flags), Emscripten, wabt, Chromium (browser
 #           tests), NumPy (the independent reference)
 #   npm:    the page's build tools and playwright-core (package-lock.json), and llama.cpp's prebuilt Node
 #           binding for the cross-checks (tests/peers/package-lock.json)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-packages=(cmake ninja-build g++ libtsan2 libxsimd-dev libgtest-dev libgmock-dev rapidjson-dev libcli11-dev emscripten wabt chromium python3-numpy
+packages=(cmake ninja-build g++ libtsan2 libasan8 libubsan1 clang-14 libclang-rt-14-dev libxsimd-dev libgtest-dev libgmock-dev rapidjson-dev libcli11-dev emscripten wabt chromium python3-numpy
           ca-certificates curl)
 
 missing=()

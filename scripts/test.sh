@@ -5,6 +5,8 @@
 #      tests printed (read from CTest's log, not by running anything again)
 #   2. the multi-threaded tests (sessions, forward pass, generator, thread pool, ablation, inspection) under
 #      ThreadSanitizer
+#   2b. the whole native suite under AddressSanitizer and UndefinedBehaviorSanitizer, then every parser
+#      fuzzed for 30 s each (scripts/fuzz.sh: libFuzzer, clang-14)
 #   3. the same GoogleTest suite compiled to WebAssembly SIMD, under Node, and the SIMD128 instruction check
 #   4. the page's engine module (Embind + wasm/engine.js) under Node, and native-versus-WASM determinism
 #   5. cross-checks against llama.cpp (node-llama-cpp's prebuilt CPU build)
@@ -43,6 +45,22 @@ fi
 cmake --build build-tsan --parallel --target glassbox_tests
 TSAN_OPTIONS="halt_on_error=1 exitcode=66" build-tsan/tests/glassbox_tests --gtest_brief=1 \
   --gtest_filter='Session*:Forward*:Generator*:ThreadPool*:KernelsBitExact*:HeadAblation*:*AttentionDetail*:MeasureHeads*:Inspection*'
+
+step "AddressSanitizer and UndefinedBehaviorSanitizer: the whole native suite"
+# A separate build with -fsanitize=address,undefined, at -O1 and without -march=native; CTest runs every test
+# as in build/ (the CLI tests run the sanitized CLI; the reference fixtures are generated again in
+# build-asan/). Any report fails its test: undefined behaviour stops the program (-fno-sanitize-recover),
+# and so do a bad access and a leak.
+if [ ! -f build-asan/CMakeCache.txt ]; then
+  cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" \
+    -DGLASSBOX_SANITIZE=address,undefined -DGLASSBOX_NATIVE_ARCH=OFF
+fi
+cmake --build build-asan --parallel --target glassbox_tests
+ASAN_OPTIONS="detect_leaks=1" UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" \
+  ctest --test-dir build-asan --output-on-failure --parallel 2 -E '^reference\.self_check$'
+
+step "fuzzing every parser (libFuzzer with ASan and UBSan, 30 s per harness)"
+scripts/fuzz.sh 30
 
 step "WebAssembly tests (GoogleTest under Node, SIMD128 check)"
 ctest --test-dir build-wasm --output-on-failure
