@@ -1,22 +1,28 @@
 // The page's build: web/ is the site's root, dist/ the output, every path relative (base './') so dist/
 // works from any static host or subfolder. The worker imports the Emscripten module from the WASM build
-// (build-wasm/, or GLASSBOX_WASM_DIR) and its .wasm is emitted as a hashed asset beside the worker.
+// (build-wasm/, or GLASSBOX_WASM_DIR) and its .wasm is emitted as a hashed asset beside the worker; the threaded
+// build (glassbox-engine-threads.{mjs,wasm,worker.js}) is emitted as files of its own, loaded by URL when the
+// page is cross-origin isolated (web/src/worker/engine-build.ts). The dev and preview servers send the
+// headers that isolate the page, as the project's static server does (docs/hosting.md).
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 import { modelsPlugin } from './web/tools/models-plugin.mjs';
+import { ISOLATION_HEADERS } from './web/tools/static-server.mjs';
 import { serviceWorkerPlugin } from './web/tools/sw-plugin.mjs';
 
 const repo = path.dirname(fileURLToPath(import.meta.url));
 const wasmDir = path.resolve(repo, process.env.GLASSBOX_WASM_DIR ?? 'build-wasm');
-const engineModule = path.join(wasmDir, 'glassbox-engine.mjs');
+const engineFiles = ['glassbox-engine.mjs', 'glassbox-engine.wasm',
+  'glassbox-engine-threads.mjs', 'glassbox-engine-threads.wasm', 'glassbox-engine-threads.worker.js'];
+const missing = engineFiles.filter((file) => !fs.existsSync(path.join(wasmDir, file)));
 
-if (!fs.existsSync(engineModule) || !fs.existsSync(path.join(wasmDir, 'glassbox-engine.wasm'))) {
+if (missing.length > 0) {
   throw new Error(
-    `glassbox: ${engineModule} (and its .wasm) is missing. Build the WASM engine first ` +
-      '(emcmake cmake -S . -B build-wasm && cmake --build build-wasm --target glassbox_engine), ' +
-      'or point GLASSBOX_WASM_DIR at a folder holding glassbox-engine.{mjs,wasm}.',
+    `glassbox: ${missing.join(', ')} missing in ${wasmDir}. Build the WASM engine first ` +
+      '(emcmake cmake -S . -B build-wasm && cmake --build build-wasm --target glassbox_engine glassbox_engine_threads), ' +
+      'or point GLASSBOX_WASM_DIR at a folder holding glassbox-engine.{mjs,wasm} and glassbox-engine-threads.{mjs,wasm,worker.js}.',
   );
 }
 
@@ -26,7 +32,7 @@ export default defineConfig({
   publicDir: false,
   resolve: {
     alias: {
-      '@engine-build': wasmDir, // glassbox-engine.mjs and glassbox-engine.wasm
+      '@engine-build': wasmDir, // glassbox-engine.{mjs,wasm}, glassbox-engine-threads.{mjs,wasm,worker.js}
       '@glassbox/engine': path.join(repo, 'wasm', 'engine.js'), // the engine's API; types in wasm/engine.d.ts
     },
   },
@@ -38,8 +44,8 @@ export default defineConfig({
     assetsInlineLimit: 0, // the .wasm must stay a file (streaming compile), never a data: URL
     reportCompressedSize: false,
   },
-  server: { port: 5173, fs: { allow: [repo] } },
-  preview: { port: 4173 },
+  server: { port: 5173, fs: { allow: [repo] }, headers: ISOLATION_HEADERS },
+  preview: { port: 4173, headers: ISOLATION_HEADERS },
   plugins: [
     modelsPlugin({ catalog: path.join(repo, 'web', 'models.json'), modelsDir: path.join(repo, 'models') }),
     serviceWorkerPlugin({ source: path.join(repo, 'web', 'sw.js') }),

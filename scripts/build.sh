@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds everything, configuring each build folder the first time:
 #   build/       the native engine, the `glassbox` CLI and the GoogleTest suite (Release)
-#   build-wasm/  the same core compiled to WebAssembly SIMD: the page's engine module and the test suite
+#   build-wasm/  the same core compiled to WebAssembly SIMD: the page's engine modules (single-threaded, and
+#                threaded with pthreads: glassbox-engine-threads) and the test suite
 #   dist/        the static web page (npm run build)
 # scripts/build.sh native   builds only build/ (no Emscripten or npm needed).
 set -euo pipefail

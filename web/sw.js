@@ -1,6 +1,16 @@
 // glassbox's service worker: once the page has been loaded, it works offline. The build fills in BUILD and
 // PRECACHE (the app's files, the model manifest and the default model); models fetched later, from this
-// site or by URL, are kept as they arrive.
+// site or by URL, are kept as they arrive. The precache holds both engine builds (every file of the build),
+// so the threaded one works offline too.
+//
+// Cross-origin isolation for hosts that cannot send headers (GitHub Pages): the worker adds
+// Cross-Origin-Opener-Policy and Cross-Origin-Embedder-Policy to the same-origin responses it serves that lack
+// them, so a page it controls is cross-origin isolated and runs the threaded engine (docs/hosting.md). On by
+// default: everything the page loads is its own (same-origin) or fetched with CORS (models by URL), which
+// COEP require-corp allows, so the headers change nothing else. It never reloads the page to take effect:
+// the first visit runs the single-threaded engine, visits after that (once this worker controls the page)
+// the threaded one. Set ISOLATE to false to serve responses as they are.
+const ISOLATE = true;
 const BUILD = '__GLASSBOX_BUILD__';
 const PRECACHE = __GLASSBOX_PRECACHE__;
 const APP_CACHE = `glassbox-app-${BUILD}`;
@@ -25,6 +35,18 @@ self.addEventListener('activate', (event) => {
       .then(() => self.clients.claim()),
   );
 });
+
+/** `response` with the isolation headers added, when it is a same-origin response that has none of its own. */
+function isolated(response) {
+  if (!ISOLATE || response.type !== 'basic' || response.headers.has('cross-origin-embedder-policy')) return response;
+  const headers = new Headers(response.headers);
+  headers.set('Cross-Origin-Opener-Policy', 'same-origin');
+  headers.set('Cross-Origin-Embedder-Policy', 'require-corp');
+  // A new Response: the headers of a fetched one are immutable. It is not `redirected`, which a navigation
+  // answered by a service worker must not be.
+  const nullBody = [101, 103, 204, 205, 304].includes(response.status);
+  return new Response(nullBody ? null : response.body, { status: response.status, statusText: response.statusText, headers });
+}
 
 // The page and the manifest change between builds: ask the network first, fall back to the cache.
 async function networkFirst(request) {
@@ -64,11 +86,13 @@ self.addEventListener('fetch', (event) => {
   }
   if (!url.pathname.startsWith(scope.pathname)) return;
   const path = url.pathname.slice(scope.pathname.length);
+  let response;
   if (request.mode === 'navigate' || path === '' || path === 'index.html' || path === 'models/manifest.json') {
-    event.respondWith(networkFirst(request));
+    response = networkFirst(request);
   } else if (path.startsWith('models/')) {
-    event.respondWith(cacheFirst(request, MODEL_CACHE));
+    response = cacheFirst(request, MODEL_CACHE);
   } else {
-    event.respondWith(cacheFirst(request, APP_CACHE));
+    response = cacheFirst(request, APP_CACHE);
   }
+  event.respondWith(response.then(isolated));
 });

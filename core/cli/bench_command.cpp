@@ -38,7 +38,7 @@ struct Options {
   std::string model;
   int prompt_tokens = 32;
   int gen_tokens = 224;
-  int threads = SessionOptions{}.threads;  // the core's default
+  int threads = default_threads();  // this machine's cores
   int repeat = 5;
   std::string trace = "off";
   bool json = false;

@@ -24,7 +24,7 @@ struct Options {
   std::string prompt;
   int steps = 256;  // llama2.c's default
   SamplerSettings sampler;
-  int threads = SessionOptions{}.threads;  // the core's default
+  int threads = default_threads();  // this machine's cores
   bool json = false;
 };
 

@@ -2,6 +2,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
+#include <thread>
+
 namespace glassbox::cli {
 
 void add_model_flags(CLI::App& app, ModelFlags& flags) {
@@ -14,10 +17,18 @@ void add_model_flags(CLI::App& app, ModelFlags& flags) {
 }
 
 void add_threads_flag(CLI::App& app, int& threads) {
-  app.add_option("--threads", threads, "threads for the matrix products")
+  app.add_option("--threads", threads, "threads for the matrix products (results are the same for any count)")
       ->type_name("N")
       ->check(CLI::Range(1, 256))
       ->capture_default_str();
+}
+
+int default_threads() {
+#if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
+  return 1;  // the single-threaded WebAssembly build of the CLI runs on one thread whatever it is asked
+#else
+  return std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, 256);  // 0: unknown
+#endif
 }
 
 Result<LoadedModel> open_model_from_flags(const ModelFlags& flags) {

@@ -23,6 +23,10 @@ void add_model_flags(CLI::App& app, ModelFlags& flags);
 // Adds --threads N (1..256), storing it in `threads`, whose value is the default.
 void add_threads_flag(CLI::App& app, int& threads);
 
+// The CLI's default thread count: this machine's cores (at least 1, at most 256). The library's own default
+// stays one thread (SessionOptions{}.threads); results are the same for any count.
+int default_threads();
+
 // Opens the model with the tokenizer given, if any.
 Result<LoadedModel> open_model_from_flags(const ModelFlags& flags);
 

@@ -4,11 +4,13 @@
 //            node-llama-cpp ships (scripts/build-llama-peers.sh), at 1 and 2 threads, a 32- and a 256-token
 //            prompt, then 224 generated tokens
 //   browser: glassbox's WebAssembly engine against wllama (llama.cpp compiled to WebAssembly), both in
-//            headless Chromium on the same page, 1 thread
+//            headless Chromium on the same page, at the same thread counts (past 1: glassbox's pthreads build
+//            and wllama's multi-thread build, on a page served with COOP/COEP)
 //   roofline: generation tokens/s x bytes read per token (the weights plus the KV cache) / the bandwidth a
 //            streaming read reaches (tests/peers/bandwidth.cpp), for the same thread count
 // The models are random-weight files of real shapes, made into models/bench/ (git-ignored) when absent.
 //   node tests/peers/bench.mjs [--models 15M-f32,110M-q8_0] [--threads 1,2] [--repeat 3] [--skip-browser] [--json]
+//                              [--out FILE]   (default docs/benchmarks.md; --out - prints the table only)
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -18,7 +20,12 @@ import { startStaticServer } from '../../web/tools/static-server.mjs';
 import { cli, modelsDir, python, repo } from './helpers.mjs';
 
 const args = Object.fromEntries(process.argv.slice(2).reduce((pairs, a, i, all) => (a.startsWith('--') ? [...pairs, [a.slice(2), all[i + 1]?.startsWith('--') ? true : (all[i + 1] ?? true)]] : pairs), []));
+if (args.help || args.h) {
+  console.log('usage: node tests/peers/bench.mjs [--models 15M-q8_0,110M-f32] [--threads 1,2] [--repeat 3] [--skip-browser] [--json] [--out FILE|-]');
+  process.exit(0);
+}
 const repeat = Number(args.repeat ?? 3);
+const outFile = args.out === '-' ? null : path.resolve(repo, String(args.out ?? path.join('docs', 'benchmarks.md')));
 const gen = 224;
 const threadCounts = String(args.threads ?? '1,2').split(',').map(Number);
 const promptText = 'Once upon a time, there was a little girl named Lily. She loved to play outside in the park with her dog.';
@@ -73,11 +80,15 @@ function llamaNative(peers, file, threads) {
   return { prompt32: rate(32, 0), prompt256: rate(256, 0), gen: rate(0, gen), build: rows[0]?.build_commit };
 }
 
-async function browser(model) {
+const wasmDir = process.env.GLASSBOX_WASM_DIR ?? path.join(repo, 'build-wasm');
+const ENGINE_FILES = ['glassbox-engine.mjs', 'glassbox-engine.wasm', 'glassbox-engine-threads.mjs', 'glassbox-engine-threads.wasm', 'glassbox-engine-threads.worker.js'];
+
+/** Both engines in Chromium at `threads` threads each (the page is cross-origin isolated: the server sends COOP/COEP). */
+async function browser(model, threads) {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'glassbox-bench-'));
   fs.cpSync(path.join(repo, 'tests', 'peers', 'bench-page', 'bench.html'), path.join(root, 'bench.html'));
   fs.mkdirSync(path.join(root, 'engine'));
-  for (const f of ['glassbox-engine.mjs', 'glassbox-engine.wasm']) fs.cpSync(path.join(repo, 'build-wasm', f), path.join(root, 'engine', f));
+  for (const f of ENGINE_FILES) fs.cpSync(path.join(wasmDir, f), path.join(root, 'engine', f));
   fs.cpSync(path.join(repo, 'wasm', 'engine.js'), path.join(root, 'engine', 'engine.js'));
   fs.cpSync(path.join(repo, 'tests', 'peers', 'node_modules', '@wllama', 'wllama', 'esm'), path.join(root, 'wllama'), { recursive: true });
   fs.cpSync(model, path.join(root, 'model.gguf'));
@@ -88,7 +99,7 @@ async function browser(model) {
   });
   try {
     const page = await browserProcess.newPage();
-    const query = new URLSearchParams({ model: 'model.gguf', prompt: promptText, gen: String(gen), repeat: String(repeat) });
+    const query = new URLSearchParams({ model: 'model.gguf', prompt: promptText, gen: String(gen), repeat: String(repeat), threads: String(threads) });
     await page.goto(`${server.url}bench.html?${query}`);
     await page.waitForFunction(() => window.benchResults !== undefined, null, { timeout: 600_000 });
     const results = await page.evaluate(() => window.benchResults);
@@ -140,10 +151,15 @@ for (const name of models) {
   const traced = glassboxNative(file, 1, 32, 'residuals');
   row.trace = { off: row.native[threadCounts[0]].glassbox.gen, residuals: traced.gen_tokens_per_s };
   if (!args['skip-browser']) {
-    try {
-      row.browser = await browser(file);
-    } catch (error) {
-      row.browser = { error: String(error.message ?? error).split('\n')[0] };
+    row.browser = {};
+    for (const t of threadCounts) {
+      try {
+        row.browser[t] = await browser(file, t);
+        const b = row.browser[t];
+        console.error(`${name} t${t} in Chromium: glassbox ${b.glassbox.prompt.toFixed(0)}/${b.glassbox.gen.toFixed(0)}, wllama ${b.wllama.prompt.toFixed(0)}/${b.wllama.gen.toFixed(0)}`);
+      } catch (error) {
+        row.browser[t] = { error: String(error.message ?? error).split('\n')[0] };
+      }
     }
   }
   results.push(row);
@@ -175,17 +191,22 @@ for (const r of results)
       `${f0(n.glassbox.prompt256)} / ${f0(n.llama.prompt256)} (${ratio(n.glassbox.prompt256, n.llama.prompt256)}) | ` +
       `${f0(n.glassbox.gen)} / ${f0(n.llama.gen)} (${ratio(n.glassbox.gen, n.llama.gen)}) | ${(n.roofline.glassbox * 100).toFixed(0)}% / ${n.roofline.llama ? (n.roofline.llama * 100).toFixed(0) : '–'}% |`);
   }
-lines.push('', '## In Chromium, 1 thread, tokens/s (glassbox WebAssembly / wllama, and the ratio)', '', '| model | prompt | generation | glassbox WASM / native generation |', '|---|---|---|---|');
-for (const r of results) {
-  const b = r.browser;
-  if (!b || b.error) lines.push(`| ${r.model} | ${b?.error ?? 'skipped'} | | |`);
-  else lines.push(`| ${r.model} | ${f0(b.glassbox.prompt)} / ${f0(b.wllama.prompt)} (${ratio(b.glassbox.prompt, b.wllama.prompt)}) | ${f0(b.glassbox.gen)} / ${f0(b.wllama.gen)} (${ratio(b.glassbox.gen, b.wllama.gen)}) | ${ratio(b.glassbox.gen, r.native[1]?.glassbox.gen)} |`);
-}
+lines.push('', '## In Chromium, tokens/s (glassbox WebAssembly / wllama, and the ratio)', '',
+  'Past 1 thread: glassbox\'s pthreads build and wllama\'s multi-thread build, on a cross-origin isolated page.', '',
+  '| model | threads | prompt | generation | glassbox WASM / native generation |', '|---|---|---|---|---|');
+for (const r of results)
+  for (const t of threadCounts) {
+    const b = r.browser?.[t];
+    if (!b || b.error) lines.push(`| ${r.model} | ${t} | ${b?.error ?? 'skipped'} | | |`);
+    else lines.push(`| ${r.model} | ${t} | ${f0(b.glassbox.prompt)} / ${f0(b.wllama.prompt)} (${ratio(b.glassbox.prompt, b.wllama.prompt)}) | ${f0(b.glassbox.gen)} / ${f0(b.wllama.gen)} (${ratio(b.glassbox.gen, b.wllama.gen)}) | ${ratio(b.glassbox.gen, r.native[t]?.glassbox.gen)} |`);
+  }
 lines.push('', '## Cost of the inspection trace (native, 1 thread, generation tokens/s)', '', '| model | trace off | residual trace (what the page records) | ratio |', '|---|---|---|---|');
 for (const r of results) lines.push(`| ${r.model} | ${f0(r.trace.off)} | ${f0(r.trace.residuals)} | ${ratio(r.trace.residuals, r.trace.off)} |`);
 lines.push('', '## Memory (native, 1 thread)', '', '| model | file | peak resident |', '|---|---|---|');
 for (const r of results) lines.push(`| ${r.model} | ${(r.file_bytes / MiB).toFixed(1)} MiB | ${(r.native[threadCounts[0]].glassbox.peak_resident_bytes / MiB).toFixed(1)} MiB |`);
 lines.push('', 'llama2.c\'s run.c is not among the peers: no copy of it is available offline on these machines.', '');
-fs.mkdirSync(path.join(repo, 'docs'), { recursive: true });
-fs.writeFileSync(path.join(repo, 'docs', 'benchmarks.md'), lines.join('\n'));
+if (outFile) {
+  fs.mkdirSync(path.dirname(outFile), { recursive: true });
+  fs.writeFileSync(outFile, lines.join('\n'));
+}
 console.error(lines.join('\n'));

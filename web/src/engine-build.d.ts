@@ -12,3 +12,20 @@ declare module '@engine-build/glassbox-engine.wasm?url' {
   const url: string;
   export default url;
 }
+
+// The threaded build (pthreads): its module and .wasm are shipped as files of their own and loaded by URL; its
+// pthread Worker script is bundled as text (web/src/worker/engine-build.ts).
+declare module '@engine-build/glassbox-engine-threads.mjs?url' {
+  const url: string;
+  export default url;
+}
+
+declare module '@engine-build/glassbox-engine-threads.wasm?url' {
+  const url: string;
+  export default url;
+}
+
+declare module '@engine-build/glassbox-engine-threads.worker.js?raw' {
+  const source: string;
+  export default source;
+}

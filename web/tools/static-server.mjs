@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // A tiny static file server for the built site, used by `npm run serve` and by the browser tests.
 // It can mount the site under a subfolder (--base /glassbox/) to prove the build only uses relative paths.
-//   node web/tools/static-server.mjs [DIR] [--port 4173] [--host 127.0.0.1] [--base /] [--bytes-per-second N]
+// It makes the page cross-origin isolated (COOP/COEP), so the page runs the threaded engine; --no-isolation
+// serves without those headers, as a host that cannot set them would (docs/hosting.md).
+//   node web/tools/static-server.mjs [DIR] [--port 4173] [--host 127.0.0.1] [--base /] [--bytes-per-second N] [--no-isolation]
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
@@ -22,19 +24,31 @@ const TYPES = {
 };
 
 /**
+ * The headers that make a page cross-origin isolated (SharedArrayBuffer, so the threaded engine), sent with
+ * every response: a Worker's script needs COEP too. CORP lets isolated pages on other sites load the files
+ * (models) of this server, as the CORS header below lets them read them.
+ */
+export const ISOLATION_HEADERS = {
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Embedder-Policy': 'require-corp',
+  'Cross-Origin-Resource-Policy': 'cross-origin',
+};
+
+/**
  * Serves `root` under `base` ('/' or '/sub/'). Resolves to {url, port, close()}; `url` ends with `base`.
  * `onRequest(pathname)` sees every request (the tests use it to check which files the page fetched);
- * `bytesPerSecond` slows responses down, to watch progress bars.
- * @param {{root: string, base?: string, port?: number, host?: string, log?: boolean, onRequest?: (path: string) => void, bytesPerSecond?: number}} options
+ * `bytesPerSecond` slows responses down, to watch progress bars; `isolation: false` leaves out ISOLATION_HEADERS.
+ * @param {{root: string, base?: string, port?: number, host?: string, log?: boolean, onRequest?: (path: string) => void, bytesPerSecond?: number, isolation?: boolean}} options
  */
-export function startStaticServer({ root, base = '/', port = 0, host = '127.0.0.1', log = false, onRequest, bytesPerSecond }) {
+export function startStaticServer({ root, base = '/', port = 0, host = '127.0.0.1', log = false, onRequest, bytesPerSecond, isolation = true }) {
   const rootDir = path.resolve(root);
   const prefix = `/${base.replace(/^\/+|\/+$/g, '')}/`.replace('//', '/');
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     onRequest?.(url.pathname);
+    const isolating = isolation ? ISOLATION_HEADERS : {};
     const send = (status, body, headers = {}) => {
-      res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', ...headers });
+      res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', ...isolating, ...headers });
       res.end(req.method === 'HEAD' ? undefined : body);
       if (log) console.log(`${status} ${req.method} ${url.pathname}`);
     };
@@ -59,6 +73,7 @@ export function startStaticServer({ root, base = '/', port = 0, host = '127.0.0.
       'Content-Type': TYPES[ext] ?? 'application/octet-stream',
       'Content-Length': String(stat.size),
       'Cache-Control': revalidate ? 'no-cache' : 'public, max-age=3600',
+      ...isolating,
     });
     if (log) console.log(`200 ${req.method} ${url.pathname}`);
     if (req.method === 'HEAD') return res.end();
@@ -104,6 +119,7 @@ function parseArgs(argv) {
     else if (arg === '--host') options.host = argv[++i];
     else if (arg === '--base') options.base = argv[++i];
     else if (arg === '--bytes-per-second') options.bytesPerSecond = Number(argv[++i]);
+    else if (arg === '--no-isolation') options.isolation = false;
     else if (arg === '--help' || arg === '-h') options.help = true;
     else options.root = arg;
   }
@@ -113,7 +129,7 @@ function parseArgs(argv) {
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const options = parseArgs(process.argv.slice(2));
   if (options.help) {
-    console.log('usage: static-server.mjs [DIR=dist] [--port 4173] [--host 127.0.0.1] [--base /] [--bytes-per-second N]');
+    console.log('usage: static-server.mjs [DIR=dist] [--port 4173] [--host 127.0.0.1] [--base /] [--bytes-per-second N] [--no-isolation]');
     process.exit(0);
   }
   if (!fs.existsSync(path.join(options.root, 'index.html'))) {
