@@ -75,6 +75,7 @@ export interface ModelInfo {
   bosId: number; // -1: none
   eosId: number; // -1: none
   engine: string; // buildDescription()
+  threads: number; // threads the session computes with, as running now (1 in the single-threaded build)
 }
 
 /** One token of a text: its id, the byte span [begin, end) of the UTF-8 input it covers, its vocabulary piece. */
@@ -129,7 +130,16 @@ export interface Upload {
   finish(): void;
 }
 
-/** The Emscripten module factory: glassbox-engine.mjs's default export. */
+/**
+ * How the engine computes. `threads` (default 1): threads per session. Only the threaded module
+ * (glassbox-engine-threads.mjs, which needs a cross-origin isolated page: SharedArrayBuffer) runs more than
+ * one; create() makes its pool of Web Workers to match (`pthreadPoolSize`, threads - 1).
+ */
+export interface EngineOptions {
+  threads?: number;
+}
+
+/** The Emscripten module factory: glassbox-engine.mjs's (or glassbox-engine-threads.mjs's) default export. */
 export type ModuleFactory = (options?: Record<string, unknown>) => Promise<unknown>;
 
 /**
@@ -141,7 +151,7 @@ export class GlassboxEngine {
    * Instantiates the module and an engine. `moduleOptions` go to Emscripten: in a browser
    * `{locateFile: (file) => wasmUrl}`, under Node `{wasmBinary: bytes}`.
    */
-  static create(createModule: ModuleFactory, moduleOptions?: Record<string, unknown>): Promise<GlassboxEngine>;
+  static create(createModule: ModuleFactory, moduleOptions?: Record<string, unknown>, options?: EngineOptions): Promise<GlassboxEngine>;
 
   // --- the build ---
 
@@ -149,6 +159,10 @@ export class GlassboxEngine {
   version(): string;
   /** For example "glassbox 0.1.0, wasm-simd128 (xsimd sse4.1) kernels". */
   buildDescription(): string;
+  /** Whether the module is the pthreads build (glassbox-engine-threads), which can compute on several threads. */
+  threaded(): boolean;
+  /** The threads each loaded model's session asks for: `threads` of create() in the threaded build, else 1. */
+  threads(): number;
   /** The core's sampler defaults: what setSampler() uses for the fields it is not given. */
   samplerDefaults(): SamplerSettings;
   /** Every ErrorCode name, in the core's order. */
@@ -229,6 +243,195 @@ export class GlassboxEngine {
   traceBudgetBytes(): number;
   /** The k most likely next tokens after the last step. Errors: `invalid-state` (nothing computed yet), `bad-argument`. */
   topTokens(k: number): TopToken[];
+
+  // --- see inside, part 2: head statistics and roles, ablation, positions, anatomy ---
+
+  /**
+   * Every head's statistics over `ids` (the core's measure_heads, in a session of its own: the generation's
+   * is untouched), its induction score on a repeated random-token probe, effective rank and role. Errors:
+   * `invalid-state`, `bad-argument` (no tokens, an id outside the vocabulary), `prompt-too-long`.
+   */
+  measureHeads(ids: ArrayLike<number>): HeadMeasurement;
+  /** The same numbers one head per step(), so a worker can report progress and stay responsive. */
+  beginMeasureHeads(ids: ArrayLike<number>): { total: number; step(): MeasureStep };
+  /** The thresholds of the role labels and the definitions' constants (glassbox/head_roles.hpp). */
+  headRoleThresholds(): HeadRoleThresholds;
+  /**
+   * Scales every head by `scales[layer * heads + head]` (0: off, 1: as trained) in the generation's session
+   * and reads the traced tokens again, so attention and every later generation show the ablated model until
+   * clearAblation(). Returns the change of the next-token distribution at the last position against the
+   * model without ablation. Errors: `invalid-state` (nothing computed yet), `bad-argument` (length, a
+   * non-finite scale).
+   */
+  ablate(scales: ArrayLike<number>): AblationChange;
+  /** Every head as trained again; the traced tokens are read again. Whether an ablation was on. */
+  clearAblation(): boolean;
+  /** The session's head scales (empty: none). */
+  headScales(): Float32Array;
+  /** How the loaded model encodes positions. */
+  positionInfo(): PositionInfo;
+  /** The sinusoidal code of positions 0..positions-1, `dim` values each, row-major. Errors: `bad-argument`. */
+  sinusoidalTable(positions: number, dim: number): Float32Array;
+  /** RoPE's angle (radians) for every pair at `position`. Errors: `bad-argument` (no RoPE). */
+  ropeAngles(position: number): Float64Array;
+  /** q·k with q rotated to m and k to n, [m][n] for m, n < positions. Errors: `bad-argument` (no RoPE, lengths). */
+  ropeDotProducts(q: ArrayLike<number>, k: ArrayLike<number>, positions: number): Float32Array;
+  /** One head's query at `position` before RoPE (head_dim values). Errors: `invalid-state`, `bad-argument`, `not-recorded`. */
+  headQuery(layer: number, head: number, position: number): Float32Array;
+  /** Parameters and bytes per component, bytes read per token. */
+  anatomy(): ModelAnatomy;
+  /** FLOPs of one token at position sequenceLength - 1, by part. */
+  flopsPerToken(sequenceLength: number): TokenFlops;
+  /**
+   * The sampler's pipeline over the distribution the newest token was drawn from, with the generation's own
+   * settings: the `topN` (default 10) highest logits. Errors: `invalid-state` (nothing computed yet).
+   */
+  samplingPipeline(topN?: number): SamplingPipeline;
+  /**
+   * One head's attention at one query, every number of the formula as the forward pass computed it.
+   * Errors: `invalid-state`, `bad-argument`, `not-recorded` (the query's residual was dropped).
+   */
+  attentionDetail(layer: number, head: number, query: number): AttentionDetail;
+  /** The logit lens over positions [begin, end): each layer's `k` (default 1) most likely next tokens. */
+  logitLens(begin: number, end: number, k?: number): LogitLens;
+  /**
+   * The inspection document of `glassbox inspect --json` for `prompt` and `steps` sampled tokens, with the
+   * settings of setSampler() and the session's ablation, computed in a session of its own. Errors: those
+   * of start(), `bad-argument` (over 256 tokens).
+   */
+  inspectJson(prompt: string, options?: { steps?: number; candidates?: number }): string;
   /** Frees the engine (the module stays). */
   dispose(): void;
+}
+
+// --- see inside, part 2 ---
+
+export type HeadRole = 'sink' | 'previous-token' | 'induction' | 'local' | 'broad' | 'mixed';
+
+/** One head's numbers (glassbox::HeadReport). */
+export interface HeadReport {
+  layer: number;
+  head: number;
+  entropyBits: number; // mean entropy of its rows over the tokens
+  uniformEntropyBits: number; // what uniform attention would give on these tokens
+  sink: number;
+  previousToken: number;
+  local: number;
+  effectiveRank: number; // over the last rankWindow positions
+  induction: number; // on the probe
+  role: HeadRole;
+}
+
+export interface HeadMeasurement {
+  heads: HeadReport[];
+  roles: Record<HeadRole, number>; // how many heads have each role
+}
+
+export type MeasureStep = { done: false; completed: number; total: number } | ({ done: true; completed: number; total: number } & HeadMeasurement);
+
+export interface HeadRoleThresholds {
+  induction: number;
+  previousToken: number;
+  sink: number;
+  local: number;
+  localWindow: number;
+  broadFraction: number;
+  effectiveRankThreshold: number;
+  rankWindow: number;
+  probeLength: number;
+}
+
+/** How an ablation changed the next-token distribution (glassbox::DistributionChange). */
+export interface AblationChange {
+  position: number; // the position whose next-token distribution is compared
+  klBits: number;
+  topBefore: number;
+  pTopBefore: number;
+  qTopBefore: number;
+  topAfter: number;
+  qTopAfter: number;
+}
+
+export interface PositionInfo {
+  kind: string; // "rope", "sinusoidal", "learned", ...
+  theta: number;
+  rotaryDim: number;
+  headDim: number;
+  pairing: string;
+  dim: number;
+  maxSeqLen: number;
+}
+
+export interface ComponentSize {
+  parameters: number;
+  bytes: number;
+}
+
+export interface ModelAnatomy {
+  components: Record<'tokenEmbedding' | 'positionEmbedding' | 'attentionQ' | 'attentionK' | 'attentionV' | 'attentionO' | 'feedForward' | 'norms' | 'biases' | 'output', ComponentSize>;
+  parameters: number;
+  bytes: number;
+  bytesReadPerToken: number;
+}
+
+export interface TokenFlops {
+  sequenceLength: number;
+  attentionProjections: number;
+  attentionScores: number;
+  feedForward: number;
+  output: number;
+  total: number;
+}
+
+// --- see inside, part 1 ---
+
+/** One candidate through the sampler's steps (glassbox::PipelineToken). */
+export interface PipelineToken {
+  id: number;
+  logit: number;
+  pTemperature1: number; // softmax of the logits as they are
+  pTemperature: number; // softmax at the temperature
+  pTopK: number; // renormalized over what top-k kept; 0 if cut
+  pTopP: number; // renormalized over the final candidates; 0 if cut: what the sampler draws from
+  keptByTopK: boolean;
+  keptByTopP: boolean;
+}
+
+export interface SamplingPipeline {
+  vocabSize: number;
+  topKKept: number; // tokens that survive top-k (the vocabulary when off)
+  topPKept: number; // the final candidates
+  tokens: PipelineToken[]; // highest logit first
+}
+
+/** glassbox::AttentionDetail: scores = q·k / scale, p = softmax(scores), output = headScale × Σ p v. */
+export interface AttentionDetail {
+  layer: number;
+  head: number;
+  query: number;
+  kvHead: number;
+  headDim: number;
+  keys: number; // query + 1; later positions are masked
+  scale: number; // sqrt(headDim)
+  headScale: number;
+  queryUnrotated: Float32Array;
+  q: Float32Array;
+  ropeAngles: Float32Array; // empty without RoPE
+  keyRows: Float32Array; // [keys][headDim]
+  dots: Float32Array;
+  scores: Float32Array;
+  probabilities: Float32Array;
+  valueRows: Float32Array; // [keys][headDim]
+  output: Float32Array;
+}
+
+/** Each layer's prediction at each position; arrays are [layer][position - begin][k]. */
+export interface LogitLens {
+  layers: number; // n_layers + 1: the last row is the model's own logits
+  begin: number;
+  size: number;
+  k: number;
+  ids: Int32Array;
+  probabilities: Float32Array;
+  logits: Float32Array;
 }

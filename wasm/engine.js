@@ -24,15 +24,21 @@ export const MODEL_SLOT = 0;
 export const TOKENIZER_SLOT = 1;
 
 export class GlassboxEngine {
-  /** Instantiates the Emscripten module (`createModule`, glassbox-engine.mjs's default export) and an engine. */
-  static async create(createModule, moduleOptions = {}) {
-    const module = await createModule(moduleOptions);
-    return new GlassboxEngine(module);
+  /**
+   * Instantiates the Emscripten module (`createModule`: glassbox-engine.mjs's or glassbox-engine-threads.mjs's
+   * default export) and an engine whose sessions compute with `threads` threads. The threaded module starts
+   * its pool of Web Workers with the module, one per thread beyond the first (`pthreadPoolSize`), so a
+   * session's threads start at once; the single-threaded module runs on one thread whatever is asked.
+   */
+  static async create(createModule, moduleOptions = {}, { threads = 1 } = {}) {
+    const count = Math.max(1, Math.floor(threads) || 1);
+    const module = await createModule({ pthreadPoolSize: count - 1, ...moduleOptions });
+    return new GlassboxEngine(module, count);
   }
 
-  constructor(module) {
+  constructor(module, threads = 1) {
     this.module = module;
-    this.engine = new module.Engine();
+    this.engine = this.threaded() ? new module.Engine(threads) : new module.Engine();
   }
 
   // --- the build ----------------------------------------------------------------------------------------
@@ -57,6 +63,16 @@ export class GlassboxEngine {
     return this.engine.formats();
   }
 
+  /** Whether this is the pthreads build (glassbox-engine-threads), which can compute on several threads. */
+  threaded() {
+    return this.module.threadedBuild?.() ?? false; // modules built before there were two builds: single-threaded
+  }
+
+  /** The threads each loaded model's session computes with (`info().threads`: how many are running). */
+  threads() {
+    return this.engine.threads();
+  }
+
   // --- loading --------------------------------------------------------------------------------------------
 
   beginUpload(slot, size, name) {
@@ -65,7 +81,8 @@ export class GlassboxEngine {
     return {
       write: (chunk) => {
         if (written + chunk.length > size) throw new GlassboxError(`${name}: more bytes arrived than announced (${size})`, 'io');
-        this.module.HEAPU8.set(chunk, address + written); // HEAPU8 is re-read: the heap may have grown
+        this.module.HEAPU8.set(chunk, address + written); // HEAPU8 is re-read: the heap may have grown (the
+        // threaded build's allocateUpload grows it on this thread too, which renews Module.HEAPU8)
         written += chunk.length;
       },
       get written() {
@@ -162,6 +179,85 @@ export class GlassboxEngine {
 
   topTokens(k) {
     return unwrap(this.engine.topTokens(k));
+  }
+
+  // --- see inside, part 2: head statistics and roles, ablation, positions, anatomy ----------------------
+
+  /** The core's measure_heads over `ids` in one call: {heads, roles}. */
+  measureHeads(ids) {
+    return unwrap(this.engine.measureHeads(Array.from(ids)));
+  }
+
+  /**
+   * The same numbers one head at a time: returns {total, step()}; each step() measures one head (the last
+   * one runs the induction probe) and returns {done, completed, total}, with {heads, roles} when done.
+   */
+  beginMeasureHeads(ids) {
+    const { total } = unwrap(this.engine.measureBegin(Array.from(ids)));
+    return { total, step: () => unwrap(this.engine.measureStep()) };
+  }
+
+  headRoleThresholds() {
+    return this.module.headRoleThresholds();
+  }
+
+  /** Scales heads (`scales[layer * heads + head]`, 0 = off) and reads the traced tokens again: the change. */
+  ablate(scales) {
+    return unwrap(this.engine.ablate(Array.from(scales)));
+  }
+
+  clearAblation() {
+    return unwrap(this.engine.clearAblation());
+  }
+
+  headScales() {
+    return unwrap(this.engine.headScales());
+  }
+
+  positionInfo() {
+    return unwrap(this.engine.positionInfo());
+  }
+
+  sinusoidalTable(positions, dim) {
+    return unwrap(this.module.sinusoidalTable(positions, dim));
+  }
+
+  ropeAngles(position) {
+    return unwrap(this.engine.ropeAngles(position));
+  }
+
+  ropeDotProducts(q, k, positions) {
+    return unwrap(this.engine.ropeDots(Array.from(q), Array.from(k), positions));
+  }
+
+  headQuery(layer, head, position) {
+    return unwrap(this.engine.headQuery(layer, head, position));
+  }
+
+  anatomy() {
+    return unwrap(this.engine.anatomy());
+  }
+
+  flopsPerToken(sequenceLength) {
+    return unwrap(this.engine.flops(sequenceLength));
+  }
+
+  // --- see inside, part 1: the sampling pipeline, attention step by step, the logit lens, export ----------
+
+  samplingPipeline(topN = 10) {
+    return unwrap(this.engine.samplingPipeline(topN));
+  }
+
+  attentionDetail(layer, head, query) {
+    return unwrap(this.engine.attentionDetail(layer, head, query));
+  }
+
+  logitLens(begin, end, k = 1) {
+    return unwrap(this.engine.logitLens(begin, end, k));
+  }
+
+  inspectJson(prompt, { steps = 8, candidates = 10 } = {}) {
+    return unwrap(this.engine.inspectJson(prompt, steps, candidates));
   }
 
   dispose() {

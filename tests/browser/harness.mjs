@@ -1,16 +1,57 @@
 // Shared set-up for the browser tests: the built dist/ served from a subfolder by the project's own static
 // server, one headless Debian Chromium, and helpers for pages, screenshots and the golden data.
+import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { after, before } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { startStaticServer } from '../../web/tools/static-server.mjs';
 
 export const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const dist = path.join(repo, 'dist');
+export const dist = process.env.GLASSBOX_DIST ? path.resolve(repo, process.env.GLASSBOX_DIST) : path.join(repo, 'dist'); // GLASSBOX_DIST: another build of the page
 export const outputDir = path.join(repo, 'test-output');
 export const SUBFOLDER = '/glassbox/';
+
+/** GLASSBOX_REQUIRE_MODELS=1 (as in CI): a test that would skip for a missing file fails instead. */
+export const requireAll = process.env.GLASSBOX_REQUIRE_MODELS === '1';
+/** The page's default model, which most tests use. */
+export const haveStories = ['stories260K.bin', 'tok512.bin'].every((f) => fs.existsSync(path.join(repo, 'models', f)));
+
+export function skipOrFail(t, message) {
+  if (requireAll) assert.fail(`${message} (GLASSBOX_REQUIRE_MODELS=1)`);
+  t.skip(message);
+}
+
+/**
+ * One browser environment for a test file: started before its tests and closed after them. `suite.env` is
+ * the environment; `suite.withPage(t, body, options)` opens the page, waits for stories260K, runs `body` with
+ * the page session and always closes its context (it skips, or fails under GLASSBOX_REQUIRE_MODELS=1,
+ * without the model files).
+ */
+export function browserSuite() {
+  const suite = {
+    env: undefined,
+    async withPage(t, body, options) {
+      if (!haveStories) return skipOrFail(t, 'models/stories260K.bin and models/tok512.bin are absent: run scripts/fetch-models.sh');
+      const session = await openPage(suite.env, options);
+      try {
+        await whenModelLoaded(session.page);
+        await body(session);
+      } finally {
+        await session.context.close();
+      }
+    },
+  };
+  before(async () => {
+    suite.env = await startEnvironment();
+  });
+  after(async () => {
+    await suite.env?.close();
+  });
+  return suite;
+}
 
 const CHROMIUM = process.env.GLASSBOX_CHROMIUM ?? '/usr/bin/chromium';
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];

@@ -5,9 +5,10 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { after, before, test } from 'node:test';
+import { after, test } from 'node:test';
 import {
   SUBFOLDER,
+  browserSuite,
   generate,
   goldenPath,
   heatmapGeometry,
@@ -18,50 +19,28 @@ import {
   repo,
   screenshot,
   setControls,
-  startEnvironment,
+  skipOrFail,
+  haveStories,
   whenModelLoaded,
 } from './harness.mjs';
 import { createEngine, wasmDir } from '../wasm/helpers.mjs';
 
-const requireAll = process.env.GLASSBOX_REQUIRE_MODELS === '1';
-const haveModel = fs.existsSync(path.join(repo, 'models', 'stories260K.bin')) && fs.existsSync(path.join(repo, 'models', 'tok512.bin'));
 
-/** Skips with a message, or fails when CI requires everything to run. */
-function skipOrFail(t, message) {
-  if (requireAll) assert.fail(`${message} (GLASSBOX_REQUIRE_MODELS=1)`);
-  t.skip(message);
-}
-
-let env;
+const suite = browserSuite();
+const { withPage } = suite;
 const slowServers = [];
-before(async () => {
-  env = await startEnvironment();
-});
 after(async () => {
   for (const server of slowServers) await server.close();
-  await env?.close();
 });
-
-/** Opens the page, waits for stories260K, runs `body`, always closes the context. */
-async function withPage(t, body, options) {
-  if (!haveModel) return skipOrFail(t, 'models/stories260K.bin and models/tok512.bin are absent: run scripts/fetch-models.sh');
-  const session = await openPage(env, options);
-  try {
-    await whenModelLoaded(session.page);
-    await body(session);
-  } finally {
-    await session.context.close();
-  }
-}
 
 test('1. the page loads from a subfolder without console errors', async (t) => {
   await withPage(t, async ({ page, errors }) => {
     assert.match(await page.title(), /glassbox/);
     await page.waitForSelector('#tokens .chip');
     await page.waitForTimeout(200); // late errors (service worker registration, fonts) surface here
-    const outside = env.served.filter((p) => !p.startsWith(SUBFOLDER) && p !== SUBFOLDER.slice(0, -1));
+    const outside = suite.env.served.filter((p) => !p.startsWith(SUBFOLDER) && p !== SUBFOLDER.slice(0, -1));
     assert.deepEqual(outside, [], 'every request stays inside the subfolder (relative paths)');
-    assert.ok(env.served.some((p) => /\/assets\/glassbox-engine-[\w-]+\.wasm$/.test(p)), 'the engine .wasm came from the built assets');
+    assert.ok(suite.env.served.some((p) => /\/assets\/glassbox-engine-[\w-]+\.wasm$/.test(p)), 'the engine .wasm came from the built assets');
     assert.equal(await page.isEnabled('#generate'), true);
     await screenshot(page, '01-page-loads');
     assert.deepEqual(errors, []);
@@ -82,7 +61,7 @@ test('2. stories260K loads from the models folder and its info is shown', async 
     assert.match(shown, /Context\s*512 tokens/);
     assert.match(await page.textContent('#status'), /stories260K · ready/);
     for (const file of ['models/manifest.json', 'models/stories260K.bin', 'models/tok512.bin']) {
-      assert.ok(env.served.includes(`${SUBFOLDER}${file}`), `${file} was fetched from the site's models folder`);
+      assert.ok(suite.env.served.includes(`${SUBFOLDER}${file}`), `${file} was fetched from the site's models folder`);
     }
     // This engine build reads GGUF, so the catalog's GGUF entry is offered like any other.
     assert.ok((await page.evaluate(() => window.__glassbox.formats)).includes('gguf'), 'the engine reports GGUF support');
@@ -131,7 +110,7 @@ test('2b. a catalog entry in a format the engine cannot read is listed, greyed o
       const future = await page.$eval('#model-select option[value="future"]', (o) => ({ disabled: o.disabled, text: o.textContent }));
       assert.deepEqual(future, { disabled: true, text: 'A future model — needs onnx support' });
       assert.equal(await page.inputValue('#model-select'), 'stories260K', 'the default that can be read is loaded instead');
-      assert.ok(!env.served.includes(`${SUBFOLDER}models/future.onnx`), 'the unreadable model was never fetched');
+      assert.ok(!suite.env.served.includes(`${SUBFOLDER}models/future.onnx`), 'the unreadable model was never fetched');
       assert.deepEqual(errors, []);
     },
     { beforeLoad: route, serviceWorkers: 'block' },
@@ -139,7 +118,7 @@ test('2b. a catalog entry in a format the engine cannot read is listed, greyed o
 });
 
 test('3. tokenizing in the page gives the native CLI ids and byte spans, live as the user types', async (t) => {
-  if (!fs.existsSync(process.env.GLASSBOX_CLI ?? path.join(repo, 'build', 'glassbox'))) {
+  if (!fs.existsSync(process.suite.env.GLASSBOX_CLI ?? path.join(repo, 'build', 'glassbox'))) {
     return skipOrFail(t, 'build/glassbox is absent (build the native CLI with scripts/build.sh): cannot compare with it');
   }
   await withPage(t, async ({ page, errors }) => {
@@ -363,7 +342,7 @@ test('8. a model and tokenizer load by drag-and-drop and by URL, with a progress
     assert.equal(await page.isVisible('#files-note'), false);
     assert.equal(await page.inputValue('#tokenizer-file'), '');
     // From a URL on another, slow site (CORS allowed), so the progress bar shows.
-    const slow = await env.startServer({ base: '/elsewhere/', bytesPerSecond: 600_000 });
+    const slow = await suite.env.startServer({ base: '/elsewhere/', bytesPerSecond: 600_000 });
     slowServers.push(slow);
     await page.click('#url-source summary');
     await page.fill('#model-url', new URL('models/stories260K.bin', slow.url).href);
@@ -381,9 +360,9 @@ test('8. a model and tokenizer load by drag-and-drop and by URL, with a progress
 });
 
 test('9. once loaded, the page works offline (service worker)', async (t) => {
-  if (!haveModel) return skipOrFail(t, 'models/stories260K.bin is absent');
-  const server = await env.startServer();
-  const session = await openPage(env, { url: server.url });
+  if (!haveStories) return skipOrFail(t, 'models/stories260K.bin is absent');
+  const server = await suite.env.startServer();
+  const session = await openPage(suite.env, { url: server.url });
   try {
     const { page } = session;
     await whenModelLoaded(page);
@@ -418,7 +397,7 @@ test('10. the GGUF stories260K loads from the catalog with its own tokenizer and
   await withPage(t, async ({ page, errors }) => {
     await page.selectOption('#model-select', 'stories260K-gguf');
     await whenModelLoaded(page, 2);
-    assert.ok(env.served.includes(`${SUBFOLDER}models/stories260K.gguf`), 'the GGUF file came from the models folder');
+    assert.ok(suite.env.served.includes(`${SUBFOLDER}models/stories260K.gguf`), 'the GGUF file came from the models folder');
     const info = await page.evaluate(() => window.__glassbox.info);
     assert.equal(info.architecture, 'llama');
     assert.equal(info.layers, 5);

@@ -1,6 +1,8 @@
 // The page's handle on the engine worker: promise-based requests, load progress, and generations as a
 // stream of callbacks. Each generated token is acknowledged as soon as it arrives (before it is drawn), so
 // the worker computes the next token while the page draws this one, and never runs more than one ahead.
+import type { InsideRequest } from './protocol-inside';
+import type { SeeInsideRequest } from './protocol-see-inside';
 import type {
   AttentionTrace,
   DoneReason,
@@ -59,8 +61,10 @@ export class EngineClient {
     this.ready = new Promise((resolve, reject) => {
       this.worker.addEventListener('message', (event: MessageEvent<FromWorker>) => {
         const m = event.data;
-        if (m.type === 'ready') resolve({ formats: m.formats, samplerDefaults: m.samplerDefaults, build: m.build, version: m.version });
-        else if (m.type === 'fatal') reject(new EngineError(m.error));
+        if (m.type === 'ready') {
+          const { formats, samplerDefaults, build, version, threaded, threads } = m;
+          resolve({ formats, samplerDefaults, build, version, threaded, threads });
+        } else if (m.type === 'fatal') reject(new EngineError(m.error));
       });
       this.worker.addEventListener('error', (event) => {
         reject(new EngineError({ title: 'The engine worker failed to start', detail: event.message || 'The browser could not run the worker script.' }));
@@ -86,6 +90,9 @@ export class EngineClient {
     switch (m.type) {
       case 'progress':
         this.pending.get(m.req)?.progress?.(m);
+        break;
+      case 'measure-progress':
+        this.insideProgress.get(m.req)?.(m.completed, m.total);
         break;
       case 'reply': {
         const pending = this.pending.get(m.req);
@@ -129,6 +136,21 @@ export class EngineClient {
 
   memory(): Promise<MemoryReport> {
     return this.request<MemoryReport>({ type: 'memory' });
+  }
+
+  // --- the part-2 inspection views (protocol-inside.ts) ---
+  private readonly insideProgress = new Map<number, (completed: number, total: number) => void>();
+
+  /** A request of the part-2 views; `progress` hears measure-heads' progress. */
+  inside<T>(message: Extract<Request, { type: InsideRequest['type'] }>, progress?: (completed: number, total: number) => void): Promise<T> {
+    const req = this.nextReq;
+    if (progress) this.insideProgress.set(req, progress);
+    return this.request<T>(message).finally(() => this.insideProgress.delete(req));
+  }
+
+  /** A request of the part-1 views (protocol-see-inside.ts). */
+  seeInside<T>(message: Extract<Request, { type: SeeInsideRequest['type'] }>): Promise<T> {
+    return this.request<T>(message);
   }
 
   generate(prompt: string, sampler: SamplerSettings, maxTokens: number, topK: number, handlers: GenerationHandlers): GenerationHandle {

@@ -11,6 +11,9 @@ import { NextTokenView, type StepDistribution } from './views/next-token';
 import { OutputView } from './views/output';
 import { StatusPill } from './views/status';
 import { TokensView } from './views/tokens';
+import { mountInside } from './inside-page';
+import { mountSeeInside } from './see-inside-page';
+import { readHash, writeHash } from './ui/hash-state';
 
 const TOP_CANDIDATES = 10;
 
@@ -45,6 +48,7 @@ const reportOf = (error: unknown): ErrorReport =>
 function updateButtons() {
   generateButton.disabled = !model || generation !== null;
   stopButton.disabled = generation === null;
+  seeInside.control.stepButton.disabled = !model || generation !== null;
 }
 
 function showGenerateError(report: ErrorReport | null) {
@@ -80,6 +84,9 @@ async function load(source: ModelSource) {
     controls.setContextLength(result.info.contextLength);
     tokens.setContextLength(result.info.contextLength);
     attention.setModel(result.info.layers, result.info.heads, result.info.kvHeads);
+    inside.modelLoaded(result.info); // part-2 views (inside-page.ts)
+    seeInside.modelLoaded(); // part-1 views (see-inside-page.ts)
+    if (hook.loads === 0) restoreHashState(result.info);
     output.empty();
     nextToken.empty();
     status.set('ready', `${result.label} · ready`);
@@ -132,6 +139,7 @@ prompt.addEventListener('keydown', (event) => {
   if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
     event.preventDefault();
     if (!generateButton.disabled) generate();
+    if (generation) stopButton.focus();
   }
 });
 
@@ -160,9 +168,10 @@ function refreshAttentionLive() {
   });
 }
 
-function generate() {
+function generate(only?: { maxTokens: number }) {
   if (!model || generation) return;
-  const { sampler, maxTokens } = controls.value;
+  const { sampler, maxTokens: chosenMax } = controls.value;
+  const maxTokens = only?.maxTokens ?? chosenMax;
   const text = prompt.value;
   showGenerateError(null);
   output.begin(text);
@@ -174,22 +183,25 @@ function generate() {
   hook.last = record;
   hook.generations += 1;
   status.set('generating', `${model.label} · generating`);
+  inside.generationStarted(); // part-2 views (inside-page.ts)
   generation = client.generate(text, sampler, maxTokens, TOP_CANDIDATES, {
     started(event) {
       record.promptIds = event.promptIds;
       output.started(event.promptIds.length);
+      seeInside.generationStarted(event.promptIds, sampler);
     },
     token(event) {
       output.token(event);
       record.ids.push(event.id);
       record.engineMs += event.stepMs;
       steps.push({ index: event.index, chosen: event.id, chosenPiece: event.piece, top: event.top });
+      seeInside.token(event);
       if (!event.end) refreshAttentionLive();
       if (!nextTokenFrame) {
+        // The views follow the newest step (or stay on a pinned one), once per frame.
         nextTokenFrame = requestAnimationFrame(() => {
           nextTokenFrame = 0;
-          const latest = steps[steps.length - 1];
-          if (latest) nextToken.show(latest, true);
+          seeInside.tokenDrawn();
         });
       }
     },
@@ -203,27 +215,101 @@ function generate() {
       if (event.error) showGenerateError(event.error);
       status.set('ready', `${model?.label ?? 'model'} · ready`);
       updateButtons();
-      if (steps.length > 0) nextToken.show(steps[steps.length - 1], true);
+      seeInside.generationDone(); // the views show the selected (or newest) step
+      restoreHashPosition();
+      if (document.activeElement === stopButton || document.activeElement === document.body) generateButton.focus();
       // Without a new token the engine still holds the previous generation's trace: show none.
       if (event.count > 0) void attention.refresh();
       else attention.clear();
+      inside.generationDone(event.count); // part-2 views (inside-page.ts)
       hook.changed();
     },
   });
   updateButtons();
 }
 
-generateButton.addEventListener('click', generate);
+generateButton.addEventListener('click', () => {
+  generate();
+  if (generation) stopButton.focus(); // Stop is what a keyboard user wants next
+});
 stopButton.addEventListener('click', () => {
   if (!generation) return;
   if (hook.last) hook.last.tokensWhenStopClicked = hook.last.ids.length;
   generation.stop();
 });
 
-output.onSelect = (index) => {
-  const step = steps[index];
-  if (step) nextToken.show(step, index === steps.length - 1);
+// --- see inside, part 1: one current step across the views, the pipeline, attention step by step, the logit
+// lens, export, and the URL's hash (see-inside-page.ts, views/{pipeline,attention-steps,logit-lens,step-control}.ts)
+const seeInside = mountSeeInside(client, attention, hook, {
+    selected(position, step) {
+      tokens.mark(position);
+      const promptLength = hook.last?.promptIds.length ?? 0;
+      output.mark(position >= promptLength ? position - promptLength : -1);
+      if (step) nextToken.show(step, step.index === steps.length - 1);
+      else if (position >= 0 && !generation) nextToken.empty();
+      if (seeInside.current.pinned || !generation) saveHash(); // not once a frame while following a generation
+    },
+    step: stepOnce,
+});
+tokens.onSelect = (position) => seeInside.current.select(position);
+output.onSelect = (index) => seeInside.current.select((hook.last?.promptIds.length ?? 0) + index);
+
+/** Step: exactly one more token, continuing the text shown (prompt and output) with the same sampler. */
+function stepOnce() {
+  if (!model || generation) return;
+  if (hook.last && output.generated && hook.last.prompt === prompt.value) {
+    prompt.value = output.text;
+    void retokenize();
+  }
+  generate({ maxTokens: 1 });
+}
+
+// The URL's hash keeps the prompt, the sampler, the attention's layer and head and the selected position.
+const hashState = readHash();
+let hashPositionPending = hashState.position;
+if (hashState.prompt !== undefined) prompt.value = hashState.prompt;
+
+function saveHash() {
+  const { sampler, maxTokens } = controls.value;
+  const entry = modelSource?.kind === 'url' ? panel.catalogIdOf(modelSource) : undefined;
+  writeHash({
+    model: entry,
+    prompt: prompt.value,
+    temperature: sampler.temperature,
+    topK: sampler.topK,
+    topP: sampler.topP,
+    seed: sampler.seed,
+    maxTokens,
+    layer: attention.selectedLayer,
+    head: attention.selectedHead,
+    position: seeInside.current.pinned ? seeInside.current.position : undefined,
+  });
+}
+
+function restoreHashState(info: { layers: number; heads: number }) {
+  const { temperature, topK, topP, seed, maxTokens, layer, head } = hashState;
+  controls.set(Object.fromEntries(Object.entries({ temperature, topK, topP, seed, maxTokens }).filter(([, v]) => v !== undefined)));
+  if (layer !== undefined && head !== undefined && layer < info.layers && head < info.heads) void attention.select(layer, head);
+}
+
+function restoreHashPosition() {
+  if (hashPositionPending === undefined || hashPositionPending > seeInside.current.last) return;
+  seeInside.current.select(hashPositionPending);
+  hashPositionPending = undefined;
+}
+
+prompt.addEventListener('input', saveHash);
+byId('sampling').addEventListener('input', saveHash);
+const viewChanged = attention.onView;
+attention.onView = (layer, head) => {
+  viewChanged(layer, head);
+  saveHash();
 };
+
+// --- see inside, part 2: model view, head view, head statistics and roles, ablation, positions, anatomy ------
+// All of it lives in inside-page.ts and views/{model-view,head-view,head-table,ablation,positions,anatomy}.ts;
+// main.ts only tells it when a model loads and when a generation starts and ends.
+const inside = mountInside(client, attention, hook, prompt);
 
 // --- start: the engine, then the catalog's default model -----------------------------------------------
 
@@ -238,14 +324,17 @@ async function start() {
   }
   panel.setFormats(ready.formats);
   controls.setDefaults(ready.samplerDefaults);
+  // Which build runs, and on how many threads: the threaded one needs a cross-origin isolated page (docs/hosting.md).
   byId('engine-build').textContent = ready.build;
+  byId('engine-threads').textContent = ready.threaded ? `, threaded build, ${ready.threads} threads` : ', single-threaded build';
   hook.formats = ready.formats;
   hook.samplerDefaults = ready.samplerDefaults;
   hook.build = ready.build;
   status.set('loading', 'Reading the model catalog…');
   try {
     const { entries, base } = await fetchCatalog();
-    const first = panel.setCatalog(entries, base);
+    const listed = panel.setCatalog(entries, base);
+    const first = entries.find((e) => e.id === hashState.model) ?? listed; // a model named in the URL's hash
     if (first) panel.loadEntry(first);
     else status.set('error', 'No model loaded');
   } catch (error) {

@@ -4,6 +4,8 @@
 // token n (`ack`), so the page is never flooded and a Stop lands within one token.
 // The engine's own types (wasm/engine.d.ts) are used as they are, not restated.
 import type { ErrorCode, ModelInfo, SamplerSettings, StopReason, TokenSpan, TopToken as EngineTopToken } from '@glassbox/engine';
+import type { InsideEvent, InsideRequest } from './protocol-inside';
+import type { SeeInsideRequest, StepPipeline } from './protocol-see-inside';
 
 export type { ErrorCode, ModelInfo, SamplerSettings, StopReason, TokenSpan };
 
@@ -66,9 +68,13 @@ export interface EngineReady {
   samplerDefaults: SamplerSettings; // the core's defaults, the sampling controls' first values
   build: string; // e.g. "glassbox 0.1.0, wasm-simd128 (xsimd sse4.1) kernels"
   version: string; // e.g. "0.1.0"
+  threaded: boolean; // the pthreads build (the page is cross-origin isolated), else the single-threaded one
+  threads: number; // threads a model's session computes with (1 in the single-threaded build)
 }
 
 export type ToWorker =
+  | InsideRequest // the part-2 inspection views' requests (protocol-inside.ts)
+  | SeeInsideRequest // the part-1 views' requests (protocol-see-inside.ts)
   | { type: 'load'; req: number; source: ModelSource }
   | { type: 'tokenize'; req: number; text: string }
   | { type: 'attention'; req: number; layer: number; head: number }
@@ -78,6 +84,7 @@ export type ToWorker =
   | { type: 'stop'; gen: number };
 
 export type FromWorker =
+  | InsideEvent // measure-heads progress (protocol-inside.ts)
   | ({ type: 'ready' } & EngineReady)
   | { type: 'fatal'; error: ErrorReport }
   | { type: 'progress'; req: number; file: 'model' | 'tokenizer'; name: string; loaded: number; total: number | null }
@@ -94,6 +101,7 @@ export type FromWorker =
       end: boolean; // the last token of the generation: nothing follows
       reason: StopReason | null; // with `end`, why ('end-of-text': this token ends the text and adds no bytes)
       top: TopToken[]; // the distribution this token was drawn from
+      pipeline?: StepPipeline; // what the sampler did to it (protocol-see-inside.ts), when topK > 0
       stepMs: number;
     }
   | { type: 'done'; gen: number; reason: DoneReason; count: number; elapsedMs: number; error?: ErrorReport };

@@ -4,11 +4,12 @@
 // Generation is paced by the page: each token is posted, and the next one is computed only when the page
 // acknowledges it. Between tokens the worker is back in its event loop, so a Stop (or a tokenize request
 // while the user types) is handled before the next forward pass.
-import createGlassboxModule from '@engine-build/glassbox-engine.mjs';
-import wasmUrl from '@engine-build/glassbox-engine.wasm?url';
-import { GlassboxEngine, MODEL_SLOT, TOKENIZER_SLOT } from '@glassbox/engine';
+import { type GlassboxEngine, MODEL_SLOT, TOKENIZER_SLOT } from '@glassbox/engine';
 import type { AttentionTrace, DoneReason, FromWorker, ModelSource, SamplerSettings, ToWorker } from './protocol';
+import { chooseBuild, startEngine } from './worker/engine-build';
 import { downloadFailure, explain, PlainError } from './worker/explain';
+import { handleInside } from './worker/inside';
+import { handleSeeInside, stepPipeline } from './worker/see-inside';
 import { nameOfUrl, uploadFile, uploadUrl } from './worker/sources';
 
 interface WorkerScope {
@@ -19,9 +20,7 @@ const scope = self as unknown as WorkerScope;
 const post = (message: FromWorker, transfer: Transferable[] = []) => scope.postMessage(message, transfer);
 
 let engine: GlassboxEngine | null = null;
-const engineReady = GlassboxEngine.create(createGlassboxModule, {
-  locateFile: (file: string) => (file.endsWith('.wasm') ? wasmUrl : file),
-}).then(
+const engineReady = startEngine(chooseBuild()).then(
   (created) => {
     engine = created;
     post({
@@ -30,6 +29,8 @@ const engineReady = GlassboxEngine.create(createGlassboxModule, {
       samplerDefaults: created.samplerDefaults(),
       build: created.buildDescription(),
       version: created.version(),
+      threaded: created.threaded(),
+      threads: created.threads(),
     });
     return created;
   },
@@ -161,6 +162,7 @@ function step(e: GlassboxEngine) {
       end: token.end,
       reason: token.reason,
       top,
+      pipeline: g.topK > 0 ? stepPipeline(e, token.position, g.topK) : undefined,
       stepMs,
     });
     g.count += 1;
@@ -252,6 +254,12 @@ scope.onmessage = (event) => {
       break;
     case 'stop':
       if (generation && generation.gen === message.gen && engine) stopGeneration(engine);
+      break;
+    default:
+      // The part-1 views (worker/see-inside.ts): attention step by step, the logit lens, the document.
+      if (handleSeeInside(engine, post, message)) break;
+      // The part-2 inspection views (worker/inside.ts): heads, ablation, positions, anatomy.
+      handleInside({ engine, post, generating: () => generation !== null }, message);
       break;
   }
 };

@@ -54,6 +54,7 @@ export class AttentionView {
     controls.append(this.labelled('Layer', this.layerSelect), this.labelled('Head', this.headSelect), this.labelled('Scale', this.scaleSelect));
     this.layerSelect.addEventListener('change', () => {
       this.layer = Number(this.layerSelect.value);
+      this.onView(this.layer, this.head);
       void this.refresh();
     });
     this.headSelect.addEventListener('change', () => this.pickHead(Number(this.headSelect.value)));
@@ -66,6 +67,7 @@ export class AttentionView {
       if (pointerType === 'touch') return this.tap(cell, event);
       this.pinned = this.pinned === cell.query ? null : cell.query;
       this.showFocus(this.pinned ?? this.lastQuery());
+      if (this.pinned !== null) this.onQuery(this.trace!.begin + this.pinned); // the page's current step
     };
     this.grid.onPick = (head) => this.pickHead(head);
 
@@ -123,6 +125,7 @@ export class AttentionView {
         this.labels = trace.pieces.slice(0, trace.size).map(tokenLabel);
         this.focusChips.replaceChildren();
         if (this.pinned !== null && this.pinned >= trace.size) this.pinned = null;
+        if (this.selectedQuery !== null) this.pinned = this.rowOf(this.selectedQuery);
         if (!this.root.contains(this.body)) this.root.replaceChildren(this.body, this.focusSection());
         this.redraw();
         this.refreshMs = trace.readMs + (performance.now() - drawing);
@@ -144,9 +147,20 @@ export class AttentionView {
     return section;
   }
 
+  /** Shows `head` of `layer` (the model view opens a thumbnail here) and reads that layer again. */
+  select(layer: number, head: number): Promise<void> {
+    this.layer = layer;
+    this.layerSelect.value = String(layer);
+    this.head = head;
+    this.headSelect.value = String(head);
+    this.onView(this.layer, this.head);
+    return this.refresh();
+  }
+
   private pickHead(head: number) {
     this.head = head;
     this.headSelect.value = String(head);
+    this.onView(this.layer, this.head);
     this.redraw();
   }
 
@@ -170,6 +184,7 @@ export class AttentionView {
     this.grid.draw(trace.matrix, trace.stats, trace.heads, n, this.head, this.scale, this.kvGroup);
     if (this.focusChips.childElementCount !== n) this.buildFocusChips();
     this.showFocus(this.pinned ?? this.lastQuery());
+    if (this.pinned !== null) this.heatmap.highlight({ query: this.pinned, key: -1 });
   }
 
   private lastQuery() {
@@ -237,6 +252,7 @@ export class AttentionView {
       chip.addEventListener('click', () => {
         this.pinned = this.pinned === k ? null : k;
         this.showFocus(this.pinned ?? this.lastQuery());
+        if (this.pinned !== null) this.onQuery(this.trace!.begin + this.pinned); // the page's current step
       });
       return chip;
     });
@@ -268,6 +284,43 @@ export class AttentionView {
         chip.title = `token ${begin + k}: ${(w * 100).toFixed(1)}% of token ${begin + query}'s attention`;
       }
     });
+  }
+
+  // --- see inside, part 1: the page's one current step (ui/current-step.ts) ---
+  /** Called when a click pins a query row: its position in the sequence. */
+  onQuery: (position: number) => void = () => {};
+  /** Called when the layer or head shown changes. */
+  onView: (layer: number, head: number) => void = () => {};
+  private selectedQuery: number | null = null;
+
+  get selectedLayer() {
+    return this.layer;
+  }
+
+  get selectedHead() {
+    return this.head;
+  }
+
+  /** The heatmap's canvas (the page exports it as a PNG). */
+  get heatmapCanvas(): HTMLCanvasElement {
+    return this.heatmap.canvas;
+  }
+
+  /** The window row of a sequence position, or null outside the window. */
+  private rowOf(position: number): number | null {
+    const t = this.trace;
+    if (!t) return null;
+    const row = position - t.begin;
+    return row >= 0 && row < t.size ? row : null;
+  }
+
+  /** Pins the query row of `position` (a position of the sequence), as a click on it would; null: none. */
+  selectQuery(position: number | null) {
+    this.selectedQuery = position;
+    if (!this.trace) return;
+    this.pinned = position === null ? null : this.rowOf(position);
+    this.heatmap.highlight(this.pinned !== null ? { query: this.pinned, key: -1 } : null);
+    this.showFocus(this.pinned ?? this.lastQuery());
   }
 }
 

@@ -148,6 +148,12 @@ export class ModelPanel {
     return first;
   }
 
+  /** The catalog id of a model loaded from this site's catalog (the URL's hash names it), if it is one. */
+  catalogIdOf(source: ModelSource): string | undefined {
+    if (source.kind !== 'url') return undefined;
+    return this.entries.find((e) => new URL(e.model.file, this.base).href === source.model)?.id;
+  }
+
   loadEntry(entry: CatalogEntry) {
     this.select.value = entry.id;
     this.onLoad({

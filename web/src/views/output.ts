@@ -30,6 +30,7 @@ export class OutputView {
   private engineMs = 0; // engine time of the steps after the first (the first one also reads the prompt)
   private lastStats = 0;
   private selected = -1;
+  private tabStop = 0; // the one token Tab lands on (roving tabindex): the selected one, else the first
   onSelect: (index: number) => void = () => {};
 
   constructor(
@@ -59,6 +60,7 @@ export class OutputView {
     this.firstTokenAt = null;
     this.endedAt = null;
     this.selected = -1;
+    this.tabStop = 0;
     this.startedAt = performance.now();
     this.root.replaceChildren(el('span', 'prompt-text', prompt), this.caret);
     this.root.classList.add('running');
@@ -84,6 +86,22 @@ export class OutputView {
     span.dataset.index = String(event.index);
     span.dataset.id = String(event.id);
     span.addEventListener('click', () => this.select(event.index));
+    // A button for the keyboard and screen readers too: selecting a token selects its position everywhere.
+    // One tab stop for the whole text (200 tokens would be 200 Tabs): ←/→, Home and End move between tokens.
+    span.tabIndex = event.index === this.tabStop ? 0 : -1;
+    span.setAttribute('role', 'button');
+    span.setAttribute('aria-pressed', 'false');
+    span.setAttribute('aria-label', `generated token ${event.index + 1}: ${tokenLabel(event.piece)}`);
+    span.addEventListener('keydown', (e) => {
+      const move = { ArrowLeft: event.index - 1, ArrowRight: event.index + 1, Home: 0, End: this.spans.length - 1 }[e.key];
+      if (move !== undefined) {
+        e.preventDefault();
+        this.focusToken(move);
+      }
+      if (e.key !== 'Enter' && e.key !== ' ') return;
+      e.preventDefault();
+      this.select(event.index);
+    });
     span.addEventListener('pointermove', (e) =>
       showTip(e.clientX, e.clientY, `generated token ${event.index + 1}`, [
         ['id', String(event.id), true],
@@ -111,10 +129,31 @@ export class OutputView {
   }
 
   select(index: number) {
+    this.mark(index);
+    this.onSelect(index);
+  }
+
+  /** Shows generated token `index` as the selected one (-1: none), without telling onSelect. */
+  mark(index: number) {
     this.spans[this.selected]?.classList.remove('selected');
+    this.spans[this.selected]?.setAttribute('aria-pressed', 'false');
     this.selected = index;
     this.spans[index]?.classList.add('selected');
-    this.onSelect(index);
+    this.spans[index]?.setAttribute('aria-pressed', 'true');
+    if (index >= 0) this.moveTabStop(index);
+  }
+
+  private moveTabStop(index: number) {
+    if (!this.spans[index]) return;
+    if (this.spans[this.tabStop]) this.spans[this.tabStop].tabIndex = -1;
+    this.tabStop = index;
+    this.spans[index].tabIndex = 0;
+  }
+
+  private focusToken(index: number) {
+    const clamped = Math.max(0, Math.min(index, this.spans.length - 1));
+    this.moveTabStop(clamped);
+    this.spans[clamped]?.focus();
   }
 
   get text() {

@@ -48,8 +48,26 @@ export class TokensView {
     }
   }
 
+  /** Called when a prompt token is clicked (or pressed with Enter or Space): its position. */
+  onSelect: (position: number) => void = () => {};
+  private selectedPosition = -1;
+
+  /** Marks the chip at `position` as selected (-1: none). */
+  mark(position: number) {
+    this.selectedPosition = position;
+    this.root.querySelectorAll<HTMLElement>('.chip').forEach((chip, index) => {
+      chip.classList.toggle('selected', index === position);
+      chip.setAttribute('aria-pressed', String(index === position));
+    });
+  }
+
   private chip(token: TokenSpan, index: number, input: Uint8Array): HTMLElement {
-    const chip = el('span', 'chip');
+    // A button: selecting a prompt token selects its position in every view (main.ts: onSelect).
+    const chip = el('button', 'chip');
+    chip.type = 'button';
+    chip.setAttribute('aria-pressed', String(index === this.selectedPosition));
+    chip.setAttribute('aria-label', `prompt token ${tokenLabel(token.piece)} at position ${index}`);
+    chip.addEventListener('click', () => this.onSelect(index));
     const color = index % CHIP_COLORS.length;
     chip.style.background = CHIP_COLORS[color];
     chip.style.borderColor = CHIP_BORDERS[color];

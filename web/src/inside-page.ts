@@ -1,0 +1,299 @@
+// The "see inside, part 2" views wired to the worker: the model view, the head view, head statistics and
+// roles, live head ablation, positional encodings and the model's anatomy. main.ts mounts this once and
+// tells it when a model loads and when a generation starts and ends; everything else happens here.
+import type { EngineClient } from './client';
+import type { ModelInfo } from './protocol';
+import type { AblationResult, AttentionBatch, FlopsResult, InsideInfo, MeasureResult, RopePicture } from './protocol-inside';
+import type { TestHook } from './test-hook';
+import { byId } from './ui/text';
+import { AblationPanel } from './views/ablation';
+import { AnatomyView } from './views/anatomy';
+import type { AttentionView } from './views/attention';
+import { HeadSelection } from './views/head-selection';
+import { HeadTable } from './views/head-table';
+import { HeadView } from './views/head-view';
+import { ModelView } from './views/model-view';
+import { PositionsView } from './views/positions';
+
+/** The window of newest positions the model view's thumbnails and the head view show. */
+const BATCH_WINDOW = 64;
+
+/** What the browser tests read (window.__glassbox.inside). */
+export interface InsideHook {
+  batch: AttentionBatch | null;
+  measurement: MeasureResult | null;
+  ablation: AblationResult | null;
+  ablationActive: boolean;
+  anatomy: InsideInfo['anatomy'] | null;
+  flops: FlopsResult | null;
+  rope(): RopePicture | null;
+  whenIdle(): Promise<void>;
+}
+
+export function mountInside(client: EngineClient, attention: AttentionView, hook: TestHook, prompt: HTMLTextAreaElement) {
+  const selection = new HeadSelection();
+  const modelView = new ModelView(byId('model-view'), selection);
+  const headView = new HeadView(byId('head-view'));
+  const headTable = new HeadTable(byId('head-table'), selection);
+  const ablation = new AblationPanel(byId('ablation'), selection, [byId('ablation-badge-slot'), byId('attention-controls'), byId('ablation-heading').parentElement!]);
+  const positions = new PositionsView(
+    byId('positions'),
+    (n, dim) => client.inside<Float32Array>({ type: 'sinusoidal', positions: n, dim }),
+    (n, anglePosition, source) => client.inside<RopePicture>({ type: 'rope', positions: n, anglePosition, source }),
+  );
+  const anatomy = new AnatomyView(byId('anatomy'));
+
+  let info: ModelInfo | null = null;
+  let generating = false;
+  let measuring = false;
+  let ablating = false;
+  let traced = 0;
+  let modelGeneration = 0; // bumps on every load: answers for an older model are dropped
+
+  const inside: InsideHook = {
+    batch: null,
+    measurement: null,
+    ablation: null,
+    ablationActive: false,
+    anatomy: null,
+    flops: null,
+    rope: () => positions.picture,
+    whenIdle: () => idle(),
+  };
+  (hook as TestHook & { inside: InsideHook }).inside = inside;
+
+  // --- work in flight, so the tests (and nothing else) can wait for quiet -------------------------------
+  let pending = 0;
+  let waiters: (() => void)[] = [];
+  function track<T>(work: Promise<T>): Promise<T> {
+    pending++;
+    return work.finally(() => {
+      pending--;
+      if (pending === 0) {
+        const ready = waiters;
+        waiters = [];
+        // The views draw in the same task; one frame later they are on screen.
+        requestAnimationFrame(() => ready.forEach((resolve) => resolve()));
+      }
+    });
+  }
+  function idle(): Promise<void> {
+    if (pending === 0) return positions.drawn.then(() => new Promise((resolve) => requestAnimationFrame(() => resolve())));
+    return new Promise((resolve) => waiters.push(resolve));
+  }
+
+  function updateControls() {
+    const ready = info !== null && !generating;
+    headTable.setEnabled(ready && !measuring);
+    ablation.setEnabled(ready && !ablating, traced > 0);
+  }
+  selection.onChange(updateControls);
+
+  // --- the model view and the head view: one batch of every head ------------------------------------------
+  function refreshHeads() {
+    const model = modelGeneration;
+    return track(
+      client.inside<AttentionBatch>({ type: 'attention-batch', window: BATCH_WINDOW }).then(
+        (batch) => {
+          if (model !== modelGeneration) return;
+          inside.batch = batch;
+          traced = batch.total;
+          positions.setTraced(batch.total);
+          if (batch.size === 0) {
+            modelView.clear('Generate some text to see every head of the model at once.');
+            headView.clear('Generate some text to see where each head of a layer looks, token by token.');
+          } else {
+            modelView.draw(batch);
+            headView.show(batch);
+          }
+          updateControls();
+          requestFlops(Math.max(1, batch.total));
+        },
+        (error: unknown) => modelView.clear(`The heads could not be read: ${error instanceof Error ? error.message : String(error)}`),
+      ),
+    );
+  }
+
+  // While a generation streams, the model view and the head view follow it as the attention view does
+  // (main.ts): first LIVE_MS after Generate, then whenever the pause since the last refresh is both LIVE_MS
+  // and LIVE_COST times what that refresh cost (the worker reading every head's window, then the drawing), so
+  // refreshes take at most about a tenth of the generation's time. Out of sight, they are not refreshed.
+  const LIVE_MS = 500;
+  const LIVE_COST = 9;
+  let liveBusy = false;
+  let liveDue = 0;
+  const inSight = new Map<Element, boolean>();
+  const sightObserver = new IntersectionObserver((entries) => entries.forEach((e) => inSight.set(e.target, e.isIntersecting)));
+  sightObserver.observe(byId('model-view-card'));
+  sightObserver.observe(byId('head-view-card'));
+  function refreshHeadsLive() {
+    if (!generating || liveBusy || performance.now() < liveDue || ![...inSight.values()].some(Boolean)) return;
+    liveBusy = true;
+    const started = performance.now();
+    void refreshHeads().finally(() => {
+      liveBusy = false;
+      const now = performance.now();
+      liveDue = now + Math.max(LIVE_MS, LIVE_COST * (now - started));
+    });
+  }
+
+  modelView.onOpen = (layer, head) => {
+    void attention.select(layer, head);
+    byId('attention-heading').scrollIntoView({ block: 'start', behavior: 'smooth' });
+    byId<HTMLSelectElement>('attention-head').focus({ preventScroll: true });
+  };
+
+  // --- head statistics --------------------------------------------------------------------------------------
+  headTable.onMeasure = () => {
+    if (!info || measuring) return;
+    measuring = true;
+    updateControls();
+    const model = modelGeneration;
+    headTable.showProgress(0, 1);
+    void track(
+      client
+        .inside<MeasureResult>({ type: 'measure-heads', prompt: prompt.value }, (completed, total) => {
+          if (model === modelGeneration) headTable.showProgress(completed, total);
+        })
+        .then(
+          (result) => {
+            if (model !== modelGeneration) return;
+            inside.measurement = result;
+            headTable.show(result);
+            modelView.setRoles(result.heads);
+          },
+          (error: unknown) => headTable.showError(`The heads could not be measured: ${error instanceof Error ? error.message : String(error)}`),
+        )
+        .finally(() => {
+          measuring = false;
+          updateControls();
+        }),
+    );
+  };
+
+  // --- ablation ---------------------------------------------------------------------------------------------
+  ablation.onApply = (table) => {
+    if (ablating) return;
+    ablating = true;
+    updateControls();
+    void track(
+      client
+        .inside<AblationResult>({ type: 'ablate', scales: table })
+        .then(
+          async (change) => {
+            inside.ablation = change;
+            inside.ablationActive = true;
+            ablation.setActive(table);
+            ablation.showResult(change);
+            await Promise.all([attention.refresh(), refreshHeads()]);
+          },
+          (error: unknown) => ablation.note(`The ablation could not be applied: ${error instanceof Error ? error.message : String(error)}`),
+        )
+        .finally(() => {
+          ablating = false;
+          updateControls();
+        }),
+    );
+  };
+
+  ablation.onReset = () => {
+    if (ablating) return;
+    ablating = true;
+    updateControls();
+    void track(
+      client
+        .inside<boolean>({ type: 'clear-ablation' })
+        .then(
+          async () => {
+            inside.ablation = null;
+            inside.ablationActive = false;
+            ablation.setActive(null);
+            ablation.note('Every head is as trained again; the views show the model\'s own attention.');
+            if (traced > 0) await Promise.all([attention.refresh(), refreshHeads()]);
+          },
+          (error: unknown) => ablation.note(`Reset failed: ${error instanceof Error ? error.message : String(error)}`),
+        )
+        .finally(() => {
+          ablating = false;
+          updateControls();
+        }),
+    );
+  };
+
+  // --- anatomy: FLOPs follow the sequence length, one request in flight ---------------------------------------
+  let flopsBusy = false;
+  let flopsWanted = 0;
+  function requestFlops(n: number) {
+    flopsWanted = n;
+    if (flopsBusy || !info) return;
+    flopsBusy = true;
+    const asked = n;
+    void track(
+      client
+        .inside<FlopsResult>({ type: 'flops', sequenceLength: asked })
+        .then((flops) => {
+          inside.flops = flops;
+          anatomy.showFlops(flops);
+        })
+        .catch(() => {})
+        .finally(() => {
+          flopsBusy = false;
+          if (flopsWanted !== asked) requestAnimationFrame(() => requestFlops(flopsWanted));
+        }),
+    );
+  }
+  // Each token the output view shows: the sequence grows by one (and the heads' views may be due).
+  new MutationObserver(() => {
+    const last = hook.last;
+    if (generating && last) requestFlops(Math.max(1, last.promptIds.length + last.ids.length - 1));
+    if (generating && last && last.ids.length > 0) refreshHeadsLive();
+  }).observe(byId('output'), { childList: true, subtree: true, characterData: true });
+
+  // --- what main.ts tells us ----------------------------------------------------------------------------------
+  return {
+    modelLoaded(loaded: ModelInfo) {
+      info = loaded;
+      modelGeneration++;
+      traced = 0;
+      const model = modelGeneration;
+      selection.setModel(loaded.layers, loaded.heads);
+      headView.setModel(loaded.layers, loaded.heads);
+      modelView.clear('Generate some text to see every head of the model at once.');
+      modelView.setRoles(null);
+      headView.clear('Generate some text to see where each head of a layer looks, token by token.');
+      headTable.clear();
+      ablation.setModel(loaded.layers);
+      inside.batch = inside.measurement = inside.ablation = null;
+      inside.ablationActive = false;
+      positions.setTraced(0);
+      updateControls();
+      void track(
+        client.inside<InsideInfo>({ type: 'inside-info' }).then(
+          (details) => {
+            if (model !== modelGeneration) return;
+            inside.anatomy = details.anatomy;
+            headTable.setThresholds(details.thresholds);
+            anatomy.setModel(details.anatomy);
+            positions.setModel(details.positions, loaded.layers, loaded.heads);
+            requestFlops(1);
+          },
+          () => anatomy.clear(),
+        ),
+      );
+    },
+    generationStarted() {
+      generating = true;
+      liveDue = performance.now() + LIVE_MS;
+      updateControls();
+    },
+    generationDone(count: number) {
+      generating = false;
+      if (count > 0) {
+        void refreshHeads();
+        if (inside.ablationActive) ablation.note('This text was generated with the ablation on. Apply again to measure its effect on the new text, or Reset.');
+      } else {
+        updateControls();
+      }
+    },
+  };
+}

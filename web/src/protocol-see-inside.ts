@@ -1,0 +1,36 @@
+// The messages of the "see inside, part 1" views (the sampling pipeline, attention step by step, the logit
+// lens, the inspection document) between the page and the worker. protocol.ts adds them to its unions.
+import type { AttentionDetail, PipelineToken, SamplerSettings, SamplingPipeline } from '@glassbox/engine';
+
+export type { AttentionDetail, PipelineToken, SamplingPipeline };
+
+/** The sampler's pipeline at one step, as the token event carries it: each candidate with its piece. */
+export interface StepPipeline extends Omit<SamplingPipeline, 'tokens'> {
+  tokens: (PipelineToken & { piece: Uint8Array })[];
+  position: number; // the query position whose logits the token was drawn from
+}
+
+/** Attention step by step (the engine's AttentionDetail), with the keys' pieces and the sequence's length. */
+export interface StepByStep extends AttentionDetail {
+  pieces: Uint8Array[]; // of keys 0..query
+  total: number; // positions read: keys query + 1 .. total - 1 are masked for this query
+}
+
+/** The logit lens over a window of positions: [layer][position - begin] (layer 0: the embedding). */
+export interface LensWindow {
+  layers: number; // n_layers + 1: the last row is the model's own prediction
+  begin: number;
+  size: number;
+  ids: number[];
+  probabilities: number[];
+  pieces: Uint8Array[]; // of `ids`
+  inputIds: number[]; // the tokens at the window's positions
+  inputPieces: Uint8Array[];
+}
+
+export type SeeInsideRequest =
+  | { type: 'attention-detail'; req: number; layer: number; head: number; query: number }
+  | { type: 'logit-lens'; req: number; window: number; end: number }
+  | { type: 'inspect-json'; req: number; prompt: string; sampler: SamplerSettings; steps: number };
+
+export const seeInsideTypes: SeeInsideRequest['type'][] = ['attention-detail', 'logit-lens', 'inspect-json'];

@@ -1,0 +1,87 @@
+// The logit lens: what each layer's output would predict for the next token, at each position of a window
+// of recent positions: the residual stream taken through the model's final norm and unembedding. Row 0 is
+// the token embedding alone; the last row is the model's own prediction. Shading: the top token's
+// probability. Clicking a column selects that position everywhere.
+import type { LensWindow } from '../protocol-see-inside';
+import { cssColor, inkOn } from '../ui/colors';
+import { el, tokenLabel } from '../ui/text';
+
+export class LogitLensView {
+  onSelect: (position: number) => void = () => {};
+  private lens: LensWindow | null = null;
+
+  constructor(private readonly root: HTMLElement) {
+    this.empty('Generate some text: each layer\'s guess for the next token shows here.');
+  }
+
+  empty(message: string) {
+    this.lens = null;
+    this.root.replaceChildren(el('p', 'empty', message));
+  }
+
+  show(lens: LensWindow, selected: number) {
+    this.lens = lens;
+    const table = el('table', 'lens-table');
+    table.dataset.testid = 'logit-lens';
+    const head = el('tr');
+    head.append(el('th', 'lens-corner', 'layer \\ token'));
+    for (let i = 0; i < lens.size; ++i) {
+      const position = lens.begin + i;
+      const th = el('th', 'lens-input');
+      const button = el('button', 'lens-pick', tokenLabel(lens.inputPieces[i]));
+      button.type = 'button';
+      button.dataset.position = String(position);
+      button.setAttribute('aria-label', `token ${tokenLabel(lens.inputPieces[i])} at position ${position}`);
+      button.addEventListener('click', () => this.onSelect(position));
+      th.append(button);
+      head.append(th);
+    }
+    table.append(head);
+    for (let layer = lens.layers - 1; layer >= 0; --layer) {
+      const tr = el('tr');
+      tr.dataset.layer = String(layer);
+      const name = layer === 0 ? 'embedding' : layer === lens.layers - 1 ? `${layer} (output)` : String(layer);
+      tr.append(el('th', 'lens-layer', name));
+      for (let i = 0; i < lens.size; ++i) {
+        const at = layer * lens.size + i;
+        const p = lens.probabilities[at];
+        const td = el('td', 'lens-cell', tokenLabel(lens.pieces[at]));
+        td.dataset.position = String(lens.begin + i);
+        td.dataset.id = String(lens.ids[at]);
+        td.style.background = cssColor(p, 'linear');
+        td.style.color = inkOn(p, 'linear');
+        td.title = `layer ${layer} at position ${lens.begin + i}: id ${lens.ids[at]}, p = ${(p * 100).toFixed(1)}%`;
+        tr.append(td);
+      }
+      table.append(tr);
+    }
+    const note = el(
+      'p',
+      'note',
+      `Positions ${lens.begin}–${lens.begin + lens.size - 1}. Each cell: the token the residual stream after that layer predicts next, shaded by its probability. The top row is the model's prediction.`,
+    );
+    const scroller = el('div', 'lens-scroll');
+    scroller.append(table);
+    this.root.replaceChildren(scroller, note);
+    this.mark(selected);
+  }
+
+  /** Outlines the selected position's column. */
+  mark(position: number) {
+    this.root.querySelectorAll<HTMLElement>('[data-position]').forEach((cell) => {
+      const on = Number(cell.dataset.position) === position;
+      cell.classList.toggle('selected', on);
+      if (cell instanceof HTMLButtonElement) cell.setAttribute('aria-pressed', String(on));
+    });
+    const pick = this.root.querySelector<HTMLElement>(`.lens-pick[data-position="${position}"]`);
+    const scroller = this.root.querySelector<HTMLElement>('.lens-scroll');
+    if (pick && scroller) {
+      const left = pick.offsetLeft - scroller.clientWidth / 2;
+      scroller.scrollLeft = Math.max(0, left);
+    }
+  }
+
+  get window(): LensWindow | null {
+    return this.lens;
+  }
+}

@@ -1,0 +1,63 @@
+// The worker's side of the "see inside, part 1" views: attention step by step, the logit lens and the
+// inspection document. Every number comes from the engine; this file only moves them.
+import type { GlassboxEngine } from '@glassbox/engine';
+import type { FromWorker } from '../protocol';
+import { type LensWindow, type SeeInsideRequest, seeInsideTypes, type StepPipeline } from '../protocol-see-inside';
+import { explain } from './explain';
+
+type Post = (message: FromWorker, transfer?: Transferable[]) => void;
+
+/** Handles one of the part-1 requests; false for any other message. */
+export function handleSeeInside(engine: GlassboxEngine | null, post: Post, message: { type: string }): boolean {
+  if (!(seeInsideTypes as string[]).includes(message.type)) return false;
+  const m = message as SeeInsideRequest;
+  try {
+    if (!engine) throw new Error('The engine is still starting');
+    post({ type: 'reply', req: m.req, ok: true, value: answer(engine, m) });
+  } catch (error) {
+    post({ type: 'reply', req: m.req, ok: false, error: explain(error, 'Could not read inside the model') });
+  }
+  return true;
+}
+
+function answer(e: GlassboxEngine, m: SeeInsideRequest): unknown {
+  switch (m.type) {
+    case 'attention-detail': {
+      const detail = e.attentionDetail(m.layer, m.head, m.query);
+      const sequence = Array.from(e.sequence());
+      return { ...detail, pieces: e.pieces(sequence.slice(0, detail.keys)), total: sequence.length };
+    }
+    case 'logit-lens':
+      return lensWindow(e, m.window, m.end);
+    case 'inspect-json':
+      // The document samples with the page's settings; a running generation keeps its own sampler.
+      e.setSampler(m.sampler);
+      return e.inspectJson(m.prompt, { steps: m.steps });
+  }
+}
+
+/** The `window` positions ending before `end` (clamped to what is traced), each layer's top token. */
+function lensWindow(e: GlassboxEngine, window: number, end: number): LensWindow {
+  const trace = e.traceInfo();
+  const last = Math.min(end, trace.positions);
+  const begin = Math.max(trace.firstKept, last - window, 0);
+  const lens = e.logitLens(begin, last, 1);
+  const ids = Array.from(lens.ids);
+  const inputIds = Array.from(e.sequence()).slice(begin, last);
+  return {
+    layers: lens.layers,
+    begin,
+    size: lens.size,
+    ids,
+    probabilities: Array.from(lens.probabilities),
+    pieces: e.pieces(ids),
+    inputIds,
+    inputPieces: e.pieces(inputIds),
+  };
+}
+
+/** The sampler's pipeline for the token just drawn, with pieces (undefined when the engine has none). */
+export function stepPipeline(e: GlassboxEngine, position: number, topN: number): StepPipeline {
+  const p = e.samplingPipeline(topN);
+  return { ...p, position, tokens: p.tokens.map((t) => ({ ...t, piece: e.piece(t.id) })) };
+}
