@@ -92,10 +92,26 @@ TEST(OpenModel, BytesThatAreNoModelAreNotAskedForATokenizer) {
   expect_not_a_model(bytes_of("<!DOCTYPE html>\n<html><head><title>Not Found</title></head></html>\n"),
                      "model.html");
   expect_not_a_model({}, "empty.bin");
+  // Named for what they are rather than read as a header of nonsense sizes.
+  expect_error(open_model(bytes_from_buffer(bytes_of("\xEF\xBB\xBF\n  <html lang=\"en\"><body>404</body></html>"),
+                                            "page.gguf"),
+                          nullptr),
+               {"page.gguf: not a model file glassbox can read: it is a web page (HTML)"});
+  expect_error(open_model(bytes_from_buffer({}, "empty.bin"), nullptr),
+               {"empty.bin: not a model file glassbox can read: the file is empty (0 bytes)"});
   // A checkpoint with one float too few is not a checkpoint either.
   auto short_checkpoint = test::make_llama2c_checkpoint({});
   short_checkpoint.resize(short_checkpoint.size() - 4);
   expect_not_a_model(short_checkpoint, "short.bin");
+}
+
+TEST(OpenModel, AWebPageOrEmptyFileGivenAsTheTokenizerIsNamedForWhatItIs) {
+  const auto checkpoint = [] { return bytes_from_buffer(test::make_llama2c_checkpoint({}), "m.bin"); };
+  auto loaded = open_model(checkpoint(), bytes_from_buffer(bytes_of("<!doctype html><title>Sign in</title>"), "tok.bin"));
+  expect_error(loaded, {"tok.bin: not a tokenizer file glassbox can read: it is a web page (HTML)"});
+  if (!loaded.ok()) EXPECT_EQ(loaded.error().code, ErrorCode::NotATokenizer);
+  expect_error(open_model(checkpoint(), bytes_from_buffer({}, "tok.bin")),
+               {"tok.bin: not a tokenizer file glassbox can read: the file is empty (0 bytes)"});
 }
 
 TEST(OpenModel, ATokenizerFileGivenAsTheModelIsNoModel) {

@@ -27,5 +27,6 @@ Command add_tokenize_command(CLI::App& parent);
 Command add_bench_command(CLI::App& parent);
 Command add_convert_command(CLI::App& parent);
 Command add_inspect_command(CLI::App& parent);
+Command add_check_command(CLI::App& parent);
 
 }  // namespace glassbox::cli

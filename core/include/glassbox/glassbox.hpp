@@ -26,3 +26,4 @@
 #include "glassbox/tensor.hpp"
 #include "glassbox/tokenizer.hpp"
 #include "glassbox/trace.hpp"
+#include "glassbox/weights_check.hpp"

@@ -1,7 +1,9 @@
 // A loaded model: its config and views of its weights, plus whatever keeps the viewed bytes alive.
 #pragma once
 
+#include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "glassbox/config.hpp"
@@ -39,5 +41,11 @@ struct Model {
   // Bytes of weight data, counting a tied classifier once.
   int64_t weight_bytes() const;
 };
+
+// Calls visit(name, tensor) for every present tensor, in the order of the structs above, with the names the
+// engine gives them whatever the file called them: "token_embedding", "layers.3.wq", "final_norm", "output"
+// (a tied classifier is visited once, as "token_embedding").
+void for_each_weight(const ModelWeights& weights,
+                     const std::function<void(const std::string& name, const Tensor& tensor)>& visit);
 
 }  // namespace glassbox

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <optional>
 
+#include "formats/foreign_bytes.hpp"
 #include "formats/gguf.hpp"
 #include "formats/gguf_names.hpp"
 #include "glassbox/error.hpp"
@@ -11,16 +12,9 @@
 namespace glassbox {
 namespace {
 
-bool looks_like_json(const Bytes& bytes) {
-  for (std::size_t i = 0; i < bytes.size(); ++i) {
-    const char c = static_cast<char>(bytes.data()[i]);
-    if (c == ' ' || c == '\n' || c == '\r' || c == '\t') continue;
-    return c == '{';
-  }
-  return false;
-}
-
 Result<Tokenizer> read_tokenizer(const std::shared_ptr<const Bytes>& bytes) {
+  if (auto foreign = foreign_bytes(*bytes))
+    return error(ErrorCode::NotATokenizer, bytes->name(), ": not a tokenizer file glassbox can read: ", *foreign);
   if (is_gguf(*bytes)) return read_gguf_tokenizer(bytes);
   if (looks_like_json(*bytes)) return read_tokenizer_json(*bytes);
   return read_llama2c_tokenizer(*bytes);
@@ -31,6 +25,8 @@ Result<Tokenizer> read_tokenizer(const std::shared_ptr<const Bytes>& bytes) {
 Result<Model> read_model(std::shared_ptr<const Bytes> bytes) {
   if (is_gguf(*bytes)) return read_gguf_model(std::move(bytes));
   const std::string name = bytes->name();
+  if (auto foreign = foreign_bytes(*bytes))
+    return error(ErrorCode::NotAModel, name, ": not a model file glassbox can read: ", *foreign);
   auto model = read_llama2c_checkpoint(std::move(bytes));
   if (!model)
     return error(
