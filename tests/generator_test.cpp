@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "glassbox/glassbox.hpp"
+#include "glassbox/formats.hpp"
 #include "test_support.hpp"
 
 namespace glassbox {
@@ -167,6 +168,32 @@ TEST(Generator, StopReasonsHaveStableNames) {
   EXPECT_STREQ(to_string(StopReason::ContextFull), "context-full");
   EXPECT_STREQ(to_string(StopReason::Length), "length");
   EXPECT_STREQ(to_string(StopReason::Stopped), "stopped");
+}
+
+// The policy for prompts that are not valid UTF-8: they are accepted as bytes, never rejected or repaired.
+// Each invalid byte is a character of its own (glassbox/utf8.hpp) that the tokenizer spells with its byte
+// tokens, so the prompt's tokens decode to exactly the bytes given and generation goes on from them.
+TEST(Generator, APromptOfInvalidUtf8IsReadAsBytesAndGenerationGoesOn) {
+  GLASSBOX_REQUIRE_FILE(test::model_path("stories260K.bin"));
+  GLASSBOX_REQUIRE_FILE(test::model_path("tok512.bin"));
+  auto loaded = open_model_files(test::model_path("stories260K.bin"), test::model_path("tok512.bin"));
+  ASSERT_TRUE(loaded.ok()) << loaded.error().message;
+  auto session = Session::create(loaded->model);
+  Sampler greedy({.temperature = 0.0f});
+  Generator generator(*session, greedy, *loaded->tokenizer);
+  // A stray byte, a lone continuation byte, an overlong encoding, a surrogate, a truncated character.
+  const std::string prompt = "Once \xff upon \x80 a \xc0\xaf time \xed\xa0\x80 there \xe4\xb8";
+  ASSERT_TRUE(generator.start_text(prompt, {.max_new_tokens = 8}).ok());
+  const std::span<const int> ids = generator.tokens();
+  const std::string decoded = loaded->tokenizer->decode(ids);
+  EXPECT_NE(decoded.find(prompt), std::string::npos) << "the prompt's bytes come back from its tokens";
+  int generated = 0;
+  while (!generator.finished()) {
+    auto token = generator.next();
+    ASSERT_TRUE(token.ok()) << token.error().message;
+    ++generated;
+  }
+  EXPECT_GE(generated, 1);
 }
 
 }  // namespace
