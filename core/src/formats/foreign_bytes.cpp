@@ -4,9 +4,13 @@
 #include <cctype>
 #include <string_view>
 
+#include "glassbox/error.hpp"
+#include "glassbox/utf8.hpp"
 
 namespace glassbox {
 namespace {
+
+constexpr std::size_t kHeadBytes = 64;  // what the checks read; the page's sniffing reads no more
 
 // The text after a UTF-8 byte-order mark and leading white space, at most `limit` bytes of it.
 std::string_view start_of_text(const Bytes& bytes, std::size_t limit) {
@@ -24,16 +28,40 @@ bool starts_with_ignoring_case(std::string_view text, std::string_view prefix) {
          });
 }
 
+// Well-formed UTF-8 without control characters other than tab and line breaks: no binary model format
+// starts so (their headers hold small integers, so zero bytes). A character cut by the limit still counts.
+bool is_text(std::string_view head) {
+  for (std::size_t i = 0; i < head.size();) {
+    const Utf8Char c = decode_utf8(head, i);
+    if (c.code_point == kInvalidCodePoint) return head.size() - i < 4 && i + 4 > kHeadBytes;
+    if ((c.code_point < 0x20 && c.code_point != '\t' && c.code_point != '\n' && c.code_point != '\r') ||
+        c.code_point == 0x7F)
+      return false;
+    i += c.length;
+  }
+  return true;
+}
+
+// The text's first line, to quote (at most the head).
+std::string first_line(std::string_view text) {
+  return std::string(text.substr(0, text.find_first_of("\r\n")));
+}
+
 }  // namespace
 
-std::optional<std::string> foreign_bytes(const Bytes& bytes) {
+std::optional<std::string> foreign_bytes(const Bytes& bytes, Expected expected) {
   if (bytes.size() == 0) return "the file is empty (0 bytes)";
-  const std::string_view text = start_of_text(bytes, 64);
+  const std::string_view head = start_of_text(bytes, kHeadBytes);
   for (std::string_view tag : {"<!doctype html", "<html", "<head", "<body", "<!--", "<?xml"}) {
-    if (starts_with_ignoring_case(text, tag))
+    if (starts_with_ignoring_case(head, tag))
       return "it is a web page (HTML): the address may be wrong, or the server answered with a page (an error "
              "or sign-in page) instead of the file";
   }
+  if (head.starts_with("version https://git-lfs"))
+    return "it is a Git LFS pointer, a small text file that stands in for the real one: download the file "
+           "itself (on Hugging Face, the link that says \"download\")";
+  if (expected == Expected::Model && is_text(head))
+    return cat("it is a text file, not a model's binary data; it starts \"", first_line(head), "\"");
   return std::nullopt;
 }
 
