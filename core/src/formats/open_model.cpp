@@ -13,7 +13,7 @@ namespace glassbox {
 namespace {
 
 Result<Tokenizer> read_tokenizer(const std::shared_ptr<const Bytes>& bytes) {
-  if (auto foreign = foreign_bytes(*bytes))
+  if (auto foreign = foreign_bytes(*bytes, Expected::Tokenizer))
     return error(ErrorCode::NotATokenizer, bytes->name(), ": not a tokenizer file glassbox can read: ", *foreign);
   if (is_gguf(*bytes)) return read_gguf_tokenizer(bytes);
   if (looks_like_json(*bytes)) return read_tokenizer_json(*bytes);
@@ -25,7 +25,7 @@ Result<Tokenizer> read_tokenizer(const std::shared_ptr<const Bytes>& bytes) {
 Result<Model> read_model(std::shared_ptr<const Bytes> bytes) {
   if (is_gguf(*bytes)) return read_gguf_model(std::move(bytes));
   const std::string name = bytes->name();
-  if (auto foreign = foreign_bytes(*bytes))
+  if (auto foreign = foreign_bytes(*bytes, Expected::Model))
     return error(ErrorCode::NotAModel, name, ": not a model file glassbox can read: ", *foreign);
   auto model = read_llama2c_checkpoint(std::move(bytes));
   if (!model)
