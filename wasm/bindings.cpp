@@ -20,129 +20,10 @@
 #include <vector>
 
 #include "glassbox/glassbox.hpp"
+#include "js_values.hpp"
 
 namespace glassbox::wasm {
 namespace {
-
-using emscripten::val;
-
-val failure(const Error& e) {
-  val result = val::object();
-  result.set("error", e.message);
-  result.set("code", std::string(to_string(e.code)));
-  return result;
-}
-
-template <class... Parts>
-val failure(ErrorCode code, const Parts&... parts) {
-  return failure(error(code, parts...));
-}
-
-val no_model() {
-  return failure(ErrorCode::InvalidState, "no model is loaded");
-}
-
-val bytes_to_js(const std::string& bytes) {
-  // A copy the JS side owns: a piece may be part of a UTF-8 character, so it travels as bytes.
-  val view(emscripten::typed_memory_view(bytes.size(), reinterpret_cast<const uint8_t*>(bytes.data())));
-  return val::global("Uint8Array").new_(view);
-}
-
-template <class T>
-val array_to_js(const std::vector<T>& values, const char* type) {
-  val view(emscripten::typed_memory_view(values.size(), values.data()));
-  return val::global(type).new_(view);
-}
-
-// The shortest decimal that reads back as the same float, as a double: 0.9f crosses as 0.9, not as
-// 0.89999997615814209 (a person sees these numbers in the page's controls).
-double float_to_js(float value) {
-  char text[32];
-  for (int digits = 1; digits <= 9; ++digits) {
-    std::snprintf(text, sizeof text, "%.*g", digits, static_cast<double>(value));
-    const double parsed = std::strtod(text, nullptr);
-    if (static_cast<float>(parsed) == value) return parsed;
-  }
-  return value;
-}
-
-// A JS number that must be a whole number in [0, limit]; false otherwise (NaN, fractions, negatives).
-bool whole_number(double value, double limit) {
-  return std::isfinite(value) && value >= 0 && value <= limit && std::floor(value) == value;
-}
-
-val sampler_settings_to_js(const SamplerSettings& s) {
-  val result = val::object();
-  result.set("temperature", float_to_js(s.temperature));
-  result.set("topK", s.top_k);
-  result.set("topP", float_to_js(s.top_p));
-  result.set("seed", static_cast<double>(s.seed));
-  return result;
-}
-
-}  // namespace
-
-// --- what the module is, from the core (no second copy of any of it) -------------------------------------
-
-std::string module_version() {
-  return version();
-}
-
-std::string module_build_description() {
-  return build_description();
-}
-
-// The core's SamplerSettings{}: the one place the defaults are written.
-val sampler_defaults() {
-  return sampler_settings_to_js(SamplerSettings{});
-}
-
-// Every ErrorCode's stable name, in the core's order (engine.d.ts states the same list as a type).
-val error_codes() {
-  val list = val::array();
-#define GLASSBOX_ERROR_NAME_TO_JS(name, text) list.call<void>("push", std::string(text));
-  GLASSBOX_ERROR_CODES(GLASSBOX_ERROR_NAME_TO_JS)
-#undef GLASSBOX_ERROR_NAME_TO_JS
-  return list;
-}
-
-// The page's memory budget for inspection traces. The views recompute attention rows and the logit lens
-// from the residual stream (ResidualTrace), which costs (layers + 1) x dim floats per position: 1.5 KiB for
-// stories260K, 39 KiB for a Llama-110M shape, 88 KiB for a 0.5B shape. 64 MiB keeps every position of the
-// first two at their full contexts, and the newest ~750 positions of the 0.5B shape; older ones are dropped
-// and the page says so. The full probability record would need n(n+1)/2 x layers x heads floats instead
-// (2.8 GB for the 0.5B shape at 2,048 positions).
-constexpr int64_t kTraceBudgetBytes = int64_t{64} << 20;
-
-double trace_budget_bytes() {
-  return static_cast<double>(kTraceBudgetBytes);
-}
-
-// The WebAssembly memory's current size: it grows on demand (to 4 GiB) and never shrinks.
-double memory_bytes() {
-  return static_cast<double>(emscripten_get_heap_size());
-}
-
-// Whether this is the pthreads build (glassbox-engine-threads, CMakeLists.txt), which can run a session on
-// several threads; the single-threaded build runs every session on one.
-bool threaded_build() {
-#if defined(__EMSCRIPTEN_PTHREADS__)
-  return true;
-#else
-  return false;
-#endif
-}
-
-// Threads running for the module now: this one and the pthreads started (the session's thread pool). Read
-// from Emscripten's own list rather than from what was asked for, so a thread that could not start (the
-// Worker pool used up) shows.
-int running_threads() {
-#if defined(__EMSCRIPTEN_PTHREADS__)
-  return 1 + EM_ASM_INT({ return PThread.runningWorkers.length; });
-#else
-  return 1;
-#endif
-}
 
 // One model, its tokenizer, one session and one generator over them. The worker owns exactly one Engine.
 class Engine {
@@ -909,44 +790,9 @@ class Engine {
   std::vector<float> matrix_;
 };
 
-// The thresholds and definitions behind the head roles (glassbox/head_roles.hpp, effective_rank.hpp,
-// measure_heads.hpp), for the page's help text.
-val head_role_thresholds() {
-  val result = val::object();
-  result.set("induction", kInductionThreshold);
-  result.set("previousToken", kPreviousTokenThreshold);
-  result.set("sink", kSinkThreshold);
-  result.set("local", kLocalThreshold);
-  result.set("localWindow", kLocalWindow);
-  result.set("broadFraction", kBroadFraction);
-  result.set("effectiveRankThreshold", kEffectiveRankThreshold);
-  result.set("rankWindow", kRankWindow);
-  result.set("probeLength", InductionProbe{}.length);
-  return result;
-}
+}  // namespace
 
-// The sinusoidal code of positions 0..positions-1, `dim` values each: a row-major Float32Array.
-val sinusoidal_table(int positions, int dim) {
-  if (positions < 1 || positions > 4096 || dim < 2 || dim > 8192)
-    return failure(ErrorCode::BadArgument, "sinusoidal table: ", positions, " positions x ", dim,
-                   " values is outside 1..4096 x 2..8192");
-  std::vector<float> table(static_cast<std::size_t>(positions) * static_cast<std::size_t>(dim));
-  for (int p = 0; p < positions; ++p)
-    sinusoidal_code(p, std::span<float>(table).subspan(static_cast<std::size_t>(p) * static_cast<std::size_t>(dim),
-                                                       static_cast<std::size_t>(dim)));
-  return array_to_js(table, "Float32Array");
-}
-
-EMSCRIPTEN_BINDINGS(glassbox) {
-  emscripten::function("version", &module_version);
-  emscripten::function("headRoleThresholds", &head_role_thresholds);
-  emscripten::function("sinusoidalTable", &sinusoidal_table);
-  emscripten::function("buildDescription", &module_build_description);
-  emscripten::function("samplerDefaults", &sampler_defaults);
-  emscripten::function("errorCodes", &error_codes);
-  emscripten::function("memoryBytes", &memory_bytes);
-  emscripten::function("traceBudgetBytes", &trace_budget_bytes);
-  emscripten::function("threadedBuild", &threaded_build);
+EMSCRIPTEN_BINDINGS(glassbox_engine) {
   emscripten::class_<Engine>("Engine")
       .constructor<>()
       .constructor<int>()

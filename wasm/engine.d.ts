@@ -257,6 +257,16 @@ export class GlassboxEngine {
   /** The thresholds of the role labels and the definitions' constants (glassbox/head_roles.hpp). */
   headRoleThresholds(): HeadRoleThresholds;
   /**
+   * What a file's first bytes plainly are when they are not the file expected (the core's rule,
+   * glassbox/formats.hpp `foreign_bytes`): an empty file, a web page, a Git LFS pointer, or (for a model) any
+   * text; null when they may be the file. Reads at most foreignBytesHead() bytes.
+   */
+  foreignBytes(head: Uint8Array, part: 'model' | 'tokenizer'): { kind: 'empty' | 'web-page' | 'git-lfs-pointer' | 'text'; description: string } | null;
+  /** Whether a file's first bytes are GGUF's magic "GGUF" (a GGUF carries its own tokenizer). */
+  isGguf(head: Uint8Array): boolean;
+  /** How many leading bytes foreignBytes() and isGguf() read (the core's kForeignBytesHead). */
+  foreignBytesHead(): number;
+  /**
    * Scales every head by `scales[layer * heads + head]` (0: off, 1: as trained) in the generation's session
    * and reads the traced tokens again, so attention and every later generation show the ablated model until
    * clearAblation(). Returns the change of the next-token distribution at the last position against the

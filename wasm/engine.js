@@ -201,6 +201,21 @@ export class GlassboxEngine {
     return this.module.headRoleThresholds();
   }
 
+  /** The core's foreign-bytes rule on a file's first bytes: {kind, description}, or null. */
+  foreignBytes(head, part) {
+    return this.module.foreignBytes(head, part);
+  }
+
+  /** Whether a file's first bytes are GGUF's magic (a GGUF carries its own tokenizer). */
+  isGguf(head) {
+    return this.module.isGguf(head);
+  }
+
+  /** How many leading bytes foreignBytes() and isGguf() read. */
+  foreignBytesHead() {
+    return this.module.foreignBytesHead();
+  }
+
   /** Scales heads (`scales[layer * heads + head]`, 0 = off) and reads the traced tokens again: the change. */
   ablate(scales) {
     return unwrap(this.engine.ablate(Array.from(scales)));

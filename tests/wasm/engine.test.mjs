@@ -292,3 +292,32 @@ test('version and build come from CMake\'s project(), and errorCodes() matches e
   assert.ok(engine.errorCodes().includes('prompt-too-long'));
   engine.dispose();
 });
+
+test('foreignBytes() and isGguf() are the core\'s rule on a file\'s first bytes', async (t) => {
+  const bin = path.join(modelsDir, 'stories260K.bin');
+  const gguf = path.join(modelsDir, 'stories260K.gguf');
+  const tok = path.join(modelsDir, 'tok512.bin');
+  if (!requireFiles(t, path.join(wasmDir, 'glassbox-engine.mjs'), bin, gguf, tok)) return;
+  const engine = await createEngine();
+  const n = engine.foreignBytesHead();
+  assert.equal(n, 64);
+  const head = (file) => new Uint8Array(fs.readFileSync(file).subarray(0, n));
+  const text = (s) => new Uint8Array(Buffer.from(s));
+  // Real files may be what they claim.
+  assert.equal(engine.foreignBytes(head(bin), 'model'), null);
+  assert.equal(engine.foreignBytes(head(gguf), 'model'), null);
+  assert.equal(engine.foreignBytes(head(tok), 'tokenizer'), null);
+  assert.equal(engine.isGguf(head(gguf)), true);
+  assert.equal(engine.isGguf(head(bin)), false);
+  // Plainly foreign bytes, named by kind, with the same words open_model uses.
+  const page = engine.foreignBytes(text('\ufeff\n <!DOCTYPE html><html><body>404</body></html>'), 'tokenizer');
+  assert.equal(page.kind, 'web-page');
+  assert.match(page.description, /^it is a web page \(HTML\)/);
+  assert.equal(engine.foreignBytes(text('version https://git-lfs.github.com/spec/v1\n'), 'model').kind, 'git-lfs-pointer');
+  assert.equal(engine.foreignBytes(new Uint8Array(0), 'model').kind, 'empty');
+  const other = engine.foreignBytes(text('Entry not found\n'), 'model');
+  assert.equal(other.kind, 'text');
+  assert.match(other.description, /it starts "Entry not found"/);
+  // Text may be a tokenizer (tokenizer.json).
+  assert.equal(engine.foreignBytes(text('{"model": {"type": "BPE"}}'), 'tokenizer'), null);
+});

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <memory>
+#include <optional>
+#include <span>
 #include <string>
 
 #include "glassbox/bytes.hpp"
@@ -42,6 +44,23 @@ Result<Model> load_model(const std::string& path);
 
 // Any tokenizer file, recognized by its content: GGUF, tokenizer.json or llama2.c tokenizer.bin.
 Result<Tokenizer> load_tokenizer(const std::string& path);
+
+// Bytes that are plainly no binary model or tokenizer at all: an empty file, a web page that a server sent
+// where a file was expected (a wrong address, a sign-in or error page), a Git LFS pointer standing in for the
+// real file, or (where a model was expected) any other text. Read as a llama2.c header, such bytes give
+// nonsense like "dim must be in 1..65536, found 1868833084"; named for what they are, a person knows what to
+// fix. open_model applies this rule; the page's worker asks it of a download's first kForeignBytesHead bytes
+// to stop early. A tokenizer may be text (tokenizer.json), so text in general only rules out a model.
+enum class Expected { Model, Tokenizer };
+inline constexpr std::size_t kForeignBytesHead = 64;  // how many leading bytes the rule reads
+struct ForeignBytes {
+  const char* kind;         // stable name: "empty", "web-page", "git-lfs-pointer", "text"
+  std::string description;  // "it is a web page (HTML): the address may be wrong, ..."
+};
+// `bytes`: the file, or at least its first kForeignBytesHead bytes (an empty span is an empty file).
+std::optional<ForeignBytes> foreign_bytes(std::span<const std::byte> bytes, Expected expected);
+// True when the bytes start with GGUF's magic "GGUF".
+bool is_gguf(std::span<const std::byte> bytes);
 
 // A model and the tokenizer that goes with it.
 struct LoadedModel {

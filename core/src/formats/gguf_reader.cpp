@@ -7,6 +7,7 @@
 #include "formats/gguf.hpp"
 #include "formats/gguf_names.hpp"
 #include "kernels/element_types.hpp"
+#include "glassbox/formats.hpp"
 
 namespace glassbox {
 namespace {
@@ -134,7 +135,7 @@ uint64_t align_up(uint64_t offset, uint64_t alignment) {
 }  // namespace
 
 bool is_gguf(const Bytes& bytes) {
-  return bytes.size() >= 4 && std::memcmp(bytes.data(), "GGUF", 4) == 0;
+  return is_gguf(std::span<const std::byte>(bytes.data(), bytes.size()));
 }
 
 Result<GgufFile> read_gguf(std::shared_ptr<const Bytes> bytes) {

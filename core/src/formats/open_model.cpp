@@ -3,7 +3,6 @@
 #include <filesystem>
 #include <optional>
 
-#include "formats/foreign_bytes.hpp"
 #include "formats/gguf.hpp"
 #include "formats/gguf_names.hpp"
 #include "glassbox/error.hpp"
@@ -12,9 +11,21 @@
 namespace glassbox {
 namespace {
 
+std::span<const std::byte> all_of(const Bytes& bytes) { return {bytes.data(), bytes.size()}; }
+
+bool looks_like_json(const Bytes& bytes) {
+  for (std::byte b : all_of(bytes)) {
+    const char c = static_cast<char>(b);
+    if (c == ' ' || c == '\n' || c == '\r' || c == '\t') continue;
+    return c == '{';
+  }
+  return false;
+}
+
 Result<Tokenizer> read_tokenizer(const std::shared_ptr<const Bytes>& bytes) {
-  if (auto foreign = foreign_bytes(*bytes, Expected::Tokenizer))
-    return error(ErrorCode::NotATokenizer, bytes->name(), ": not a tokenizer file glassbox can read: ", *foreign);
+  if (auto foreign = foreign_bytes(all_of(*bytes), Expected::Tokenizer))
+    return error(ErrorCode::NotATokenizer, bytes->name(), ": not a tokenizer file glassbox can read: ",
+                 foreign->description);
   if (is_gguf(*bytes)) return read_gguf_tokenizer(bytes);
   if (looks_like_json(*bytes)) return read_tokenizer_json(*bytes);
   return read_llama2c_tokenizer(*bytes);
@@ -25,8 +36,8 @@ Result<Tokenizer> read_tokenizer(const std::shared_ptr<const Bytes>& bytes) {
 Result<Model> read_model(std::shared_ptr<const Bytes> bytes) {
   if (is_gguf(*bytes)) return read_gguf_model(std::move(bytes));
   const std::string name = bytes->name();
-  if (auto foreign = foreign_bytes(*bytes, Expected::Model))
-    return error(ErrorCode::NotAModel, name, ": not a model file glassbox can read: ", *foreign);
+  if (auto foreign = foreign_bytes(all_of(*bytes), Expected::Model))
+    return error(ErrorCode::NotAModel, name, ": not a model file glassbox can read: ", foreign->description);
   auto model = read_llama2c_checkpoint(std::move(bytes));
   if (!model)
     return error(
