@@ -18,7 +18,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 "$root/scripts/build.sh"
 
-step() { printf '\n==== %s ====\n' "$*"; }
+step() { printf '\n==== %s (at %d s) ====\n' "$*" "$SECONDS"; }
 # Prints what the tests printed (CTest keeps every test's output in Testing/Temporary/LastTest.log) on lines
 # matching a pattern, without CTest's and GoogleTest's own lines, which name the tests. Finding none is not an
 # error (the tests that print them skip without their model files); an unreadable log is.
@@ -73,3 +73,4 @@ step "llama.cpp cross-checks"
 (cd tests/peers && node --test .)
 step "browser tests (headless Chromium)"
 node --test --test-concurrency=1 tests/browser/
+step "done"
