@@ -3,13 +3,14 @@
 // (build-wasm/, or GLASSBOX_WASM_DIR) and its .wasm is emitted as a hashed asset beside the worker; the threaded
 // build (glassbox-engine-threads.{mjs,wasm,worker.js}) is emitted as files of its own, loaded by URL when the
 // page is cross-origin isolated (web/src/worker/engine-build.ts). The dev and preview servers send the
-// headers that isolate the page, as the project's static server does (docs/hosting.md).
+// headers that isolate the page, and the page's Content-Security-Policy (its meta tag in web/index.html) as a
+// header, which reaches the worker scripts too, as the project's static server does (docs/hosting.md).
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 import { modelsPlugin } from './web/tools/models-plugin.mjs';
-import { ISOLATION_HEADERS } from './web/tools/static-server.mjs';
+import { ISOLATION_HEADERS, pagePolicy } from './web/tools/static-server.mjs';
 import { serviceWorkerPlugin } from './web/tools/sw-plugin.mjs';
 
 const repo = path.dirname(fileURLToPath(import.meta.url));
@@ -25,6 +26,8 @@ if (missing.length > 0) {
       'or point GLASSBOX_WASM_DIR at a folder holding glassbox-engine.{mjs,wasm} and glassbox-engine-threads.{mjs,wasm,worker.js}.',
   );
 }
+
+const serverHeaders = { ...ISOLATION_HEADERS, 'Content-Security-Policy': pagePolicy(path.join(repo, 'web', 'index.html')) };
 
 export default defineConfig({
   root: path.join(repo, 'web'),
@@ -44,8 +47,8 @@ export default defineConfig({
     assetsInlineLimit: 0, // the .wasm must stay a file (streaming compile), never a data: URL
     reportCompressedSize: false,
   },
-  server: { port: 5173, fs: { allow: [repo] }, headers: ISOLATION_HEADERS },
-  preview: { port: 4173, headers: ISOLATION_HEADERS },
+  server: { port: 5173, fs: { allow: [repo] }, headers: serverHeaders },
+  preview: { port: 4173, headers: serverHeaders },
   plugins: [
     modelsPlugin({ catalog: path.join(repo, 'web', 'models.json'), modelsDir: path.join(repo, 'models') }),
     serviceWorkerPlugin({ source: path.join(repo, 'web', 'sw.js') }),

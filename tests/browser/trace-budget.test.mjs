@@ -63,7 +63,7 @@ after(async () => {
 
 test('a 0.5B-shaped model at 2,048 tokens keeps its inspection trace within the budget, and every view works', { timeout: 1_200_000 }, async (t) => {
   if (!ready) return t.skip('the native CLI or models/tok512.bin is absent');
-  const models = await env.startServer({ root: modelDir, base: '/bench/' });
+  const models = await env.startServer({ root: modelDir, base: '/bench/', cors: true }); // another site: it must allow the page
   const { context, page, errors } = await openPage(env);
   try {
     await whenModelLoaded(page);

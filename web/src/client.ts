@@ -126,6 +126,11 @@ export class EngineClient {
     return this.request<LoadResult>({ type: 'load', source }, progress);
   }
 
+  /** Cancels the load under way: its promise rejects with a 'cancelled' report, and the model before stays. */
+  cancelLoad() {
+    this.send({ type: 'cancel-load' });
+  }
+
   tokenize(text: string): Promise<TokenSpan[]> {
     return this.request<TokenSpan[]>({ type: 'tokenize', text });
   }

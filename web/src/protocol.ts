@@ -9,10 +9,14 @@ import type { SeeInsideRequest, StepPipeline } from './protocol-see-inside';
 
 export type { ErrorCode, ModelInfo, SamplerSettings, StopReason, TokenSpan };
 
-/** Where a model comes from: URLs (the catalog, or typed in) or files the user picked or dropped. */
+/**
+ * Where a model comes from: URLs (the catalog, or typed in) or files the user picked or dropped.
+ * `tokenizerChosenBefore`: the tokenizer file was chosen in an earlier action (left in the tokenizer field),
+ * not together with this model; the worker decides whether it goes with the model (worker/pairing.ts).
+ */
 export type ModelSource =
   | { kind: 'url'; label: string; format?: string; model: string; tokenizer?: string }
-  | { kind: 'files'; label: string; model: File; tokenizer?: File };
+  | { kind: 'files'; label: string; model: File; tokenizer?: File; tokenizerChosenBefore?: boolean };
 
 /** A candidate of the next-token distribution, with its vocabulary piece. */
 export interface TopToken extends EngineTopToken {
@@ -49,8 +53,15 @@ export interface ErrorReport {
   title: string;
   detail?: string;
   advice?: string;
-  code?: ErrorCode; // the engine's code, when the engine raised it
+  code?: ErrorCode | PageErrorCode; // the engine's code, or the worker's own for what the engine never sees
 }
+
+/**
+ * What went wrong before the engine saw the bytes (worker/explain.ts words them): the load was cancelled,
+ * the browser is offline, the server gave no answer or an error status, or the bytes are a web page or
+ * other text rather than a model.
+ */
+export type PageErrorCode = 'cancelled' | 'offline' | 'unreachable' | 'http-status' | 'web-page' | 'text-file';
 
 /** The engine's memory: the whole WebAssembly memory, and what its inspection trace holds and may hold. */
 export interface MemoryReport {
@@ -76,6 +87,7 @@ export type ToWorker =
   | InsideRequest // the part-2 inspection views' requests (protocol-inside.ts)
   | SeeInsideRequest // the part-1 views' requests (protocol-see-inside.ts)
   | { type: 'load'; req: number; source: ModelSource }
+  | { type: 'cancel-load' } // ends the load under way, if any: it answers with a 'cancelled' error
   | { type: 'tokenize'; req: number; text: string }
   | { type: 'attention'; req: number; layer: number; head: number }
   | { type: 'memory'; req: number }
@@ -109,4 +121,8 @@ export type FromWorker =
 export interface LoadResult {
   label: string;
   info: ModelInfo;
+  /** The tokenizer file loaded with the model; null: the model's own (GGUF). */
+  tokenizer: { name: string; chosenBefore: boolean } | null;
+  /** A tokenizer chosen before that was left out because the model carries its own. */
+  setAside?: string;
 }

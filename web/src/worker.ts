@@ -4,13 +4,13 @@
 // Generation is paced by the page: each token is posted, and the next one is computed only when the page
 // acknowledges it. Between tokens the worker is back in its event loop, so a Stop (or a tokenize request
 // while the user types) is handled before the next forward pass.
-import { type GlassboxEngine, MODEL_SLOT, TOKENIZER_SLOT } from '@glassbox/engine';
-import type { AttentionTrace, DoneReason, FromWorker, ModelSource, SamplerSettings, ToWorker } from './protocol';
+import type { GlassboxEngine } from '@glassbox/engine';
+import type { AttentionTrace, DoneReason, FromWorker, LoadResult, ModelSource, SamplerSettings, ToWorker } from './protocol';
 import { chooseBuild, startEngine } from './worker/engine-build';
-import { downloadFailure, explain, PlainError } from './worker/explain';
+import { explain, PageError, PlainError } from './worker/explain';
 import { handleInside } from './worker/inside';
 import { handleSeeInside, stepPipeline } from './worker/see-inside';
-import { nameOfUrl, uploadFile, uploadUrl } from './worker/sources';
+import { type Part, uploadSource } from './worker/upload-source';
 
 interface WorkerScope {
   postMessage(message: FromWorker, transfer?: Transferable[]): void;
@@ -48,33 +48,6 @@ interface LoadJob {
 }
 let currentLoad: LoadJob | null = null;
 
-async function uploadSource(e: GlassboxEngine, req: number, source: ModelSource, signal: AbortSignal) {
-  const parts: { slot: number; file: 'model' | 'tokenizer'; from: string | File }[] = [{ slot: MODEL_SLOT, file: 'model', from: source.model }];
-  if (source.tokenizer) parts.push({ slot: TOKENIZER_SLOT, file: 'tokenizer', from: source.tokenizer });
-  const names = { model: '', tokenizer: '' };
-  for (const part of parts) {
-    const name = typeof part.from === 'string' ? nameOfUrl(part.from) : part.from.name;
-    names[part.file] = name;
-    const progress = (loaded: number, total: number | null) => post({ type: 'progress', req, file: part.file, name, loaded, total });
-    try {
-      if (typeof part.from === 'string') {
-        const url = part.from;
-        await uploadUrl(e, part.slot, url, progress, signal).catch((error: unknown) => {
-          throw downloadFailure(error, name, url);
-        });
-      } else {
-        await uploadFile(e, part.slot, part.from, progress, signal);
-      }
-    } catch (error) {
-      // A half-filled buffer must not be picked up by a later load.
-      e.clearUpload(MODEL_SLOT);
-      e.clearUpload(TOKENIZER_SLOT);
-      throw error;
-    }
-  }
-  return names;
-}
-
 async function load(req: number, source: ModelSource) {
   const previous = currentLoad;
   previous?.abort.abort();
@@ -85,13 +58,15 @@ async function load(req: number, source: ModelSource) {
   try {
     await previous?.finished; // two loads never write into the upload slots at once
     const e = await engineReady;
-    const names = await uploadSource(e, req, source, abort.signal);
-    if (abort.signal.aborted) throw new PlainError('Loading was cancelled');
+    const progress = (file: Part, name: string) => (loaded: number, total: number | null) => post({ type: 'progress', req, file, name, loaded, total });
+    const uploaded = await uploadSource(e, source, progress, abort.signal);
+    if (abort.signal.aborted) throw new PageError('cancelled', source.label);
     stopGeneration(e);
-    const info = e.load(names.model, names.tokenizer);
-    post({ type: 'reply', req, ok: true, value: { label: source.label, info } });
+    const info = e.load(uploaded.model, uploaded.tokenizer?.name ?? '');
+    const value: LoadResult = { label: source.label, info, tokenizer: uploaded.tokenizer, setAside: uploaded.setAside };
+    post({ type: 'reply', req, ok: true, value });
   } catch (error) {
-    post({ type: 'reply', req, ok: false, error: explain(error, 'The model could not be loaded') });
+    post({ type: 'reply', req, ok: false, error: explain(error, 'The model could not be loaded', source.kind) });
   } finally {
     finish();
     if (currentLoad === job) currentLoad = null;
@@ -224,6 +199,9 @@ scope.onmessage = (event) => {
   switch (message.type) {
     case 'load':
       void load(message.req, message.source);
+      break;
+    case 'cancel-load':
+      currentLoad?.abort.abort(); // the load answers 'cancelled'; the model loaded before stays
       break;
     case 'tokenize':
       reply(message.req, () => engine!.tokenize(message.text, true), 'Could not tokenize the text');

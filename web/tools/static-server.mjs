@@ -2,8 +2,9 @@
 // A tiny static file server for the built site, used by `npm run serve` and by the browser tests.
 // It can mount the site under a subfolder (--base /glassbox/) to prove the build only uses relative paths.
 // It makes the page cross-origin isolated (COOP/COEP), so the page runs the threaded engine; --no-isolation
-// serves without those headers, as a host that cannot set them would (docs/hosting.md).
-//   node web/tools/static-server.mjs [DIR] [--port 4173] [--host 127.0.0.1] [--base /] [--bytes-per-second N] [--no-isolation]
+// serves without those headers, as a host that cannot set them would (docs/hosting.md). It sends the page's
+// Content-Security-Policy as a header; --cors lets pages on other sites load its files (models).
+//   node web/tools/static-server.mjs [DIR] [--port 4173] [--host 127.0.0.1] [--base /] [--bytes-per-second N] [--no-isolation] [--cors]
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
@@ -25,30 +26,51 @@ const TYPES = {
 
 /**
  * The headers that make a page cross-origin isolated (SharedArrayBuffer, so the threaded engine), sent with
- * every response: a Worker's script needs COEP too. CORP lets isolated pages on other sites load the files
- * (models) of this server, as the CORS header below lets them read them.
+ * every response: a Worker's script needs COEP too. CORP keeps the files to this site's own pages.
  */
 export const ISOLATION_HEADERS = {
   'Cross-Origin-Opener-Policy': 'same-origin',
   'Cross-Origin-Embedder-Policy': 'require-corp',
-  'Cross-Origin-Resource-Policy': 'cross-origin',
+  'Cross-Origin-Resource-Policy': 'same-origin',
 };
+
+/**
+ * For a server of models that pages on other sites may load (`cors: true`; the tests' "other site"): CORS lets
+ * them read the files, CORP lets isolated pages take them. Off by default: the site's own page needs neither.
+ */
+const CORS_HEADERS = { 'Access-Control-Allow-Origin': '*', 'Cross-Origin-Resource-Policy': 'cross-origin' };
+
+/**
+ * The Content-Security-Policy of the page in `htmlFile`, read from its <meta http-equiv> tag (web/index.html
+ * states it, once), or null. Sent as a header too, since a meta tag does not reach the worker scripts.
+ */
+export function pagePolicy(htmlFile) {
+  if (!fs.existsSync(htmlFile)) return null;
+  const match = /<meta\s+http-equiv="Content-Security-Policy"\s+content="([^"]*)"/i.exec(fs.readFileSync(htmlFile, 'utf8'));
+  return match ? match[1] : null;
+}
 
 /**
  * Serves `root` under `base` ('/' or '/sub/'). Resolves to {url, port, close()}; `url` ends with `base`.
  * `onRequest(pathname)` sees every request (the tests use it to check which files the page fetched);
- * `bytesPerSecond` slows responses down, to watch progress bars; `isolation: false` leaves out ISOLATION_HEADERS.
- * @param {{root: string, base?: string, port?: number, host?: string, log?: boolean, onRequest?: (path: string) => void, bytesPerSecond?: number, isolation?: boolean}} options
+ * `bytesPerSecond` slows responses down, to watch progress bars; `isolation: false` leaves out ISOLATION_HEADERS;
+ * `cors: true` adds CORS_HEADERS. Every response carries the policy of `root`/index.html (pagePolicy), if any.
+ * @param {{root: string, base?: string, port?: number, host?: string, log?: boolean, onRequest?: (path: string) => void, bytesPerSecond?: number, isolation?: boolean, cors?: boolean}} options
  */
-export function startStaticServer({ root, base = '/', port = 0, host = '127.0.0.1', log = false, onRequest, bytesPerSecond, isolation = true }) {
+export function startStaticServer({ root, base = '/', port = 0, host = '127.0.0.1', log = false, onRequest, bytesPerSecond, isolation = true, cors = false }) {
   const rootDir = path.resolve(root);
   const prefix = `/${base.replace(/^\/+|\/+$/g, '')}/`.replace('//', '/');
+  const policy = pagePolicy(path.join(rootDir, 'index.html'));
+  const headersForAll = {
+    ...(isolation ? ISOLATION_HEADERS : {}),
+    ...(cors ? CORS_HEADERS : {}),
+    ...(policy ? { 'Content-Security-Policy': policy } : {}),
+  };
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     onRequest?.(url.pathname);
-    const isolating = isolation ? ISOLATION_HEADERS : {};
     const send = (status, body, headers = {}) => {
-      res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', ...isolating, ...headers });
+      res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', ...headersForAll, ...headers });
       res.end(req.method === 'HEAD' ? undefined : body);
       if (log) console.log(`${status} ${req.method} ${url.pathname}`);
     };
@@ -69,11 +91,10 @@ export function startStaticServer({ root, base = '/', port = 0, host = '127.0.0.
     const ext = path.extname(file).toLowerCase();
     const revalidate = ext === '.html' || path.basename(file) === 'sw.js' || path.basename(file) === 'manifest.json';
     res.writeHead(200, {
-      'Access-Control-Allow-Origin': '*', // model files may be loaded by glassbox pages on other sites
       'Content-Type': TYPES[ext] ?? 'application/octet-stream',
       'Content-Length': String(stat.size),
       'Cache-Control': revalidate ? 'no-cache' : 'public, max-age=3600',
-      ...isolating,
+      ...headersForAll,
     });
     if (log) console.log(`200 ${req.method} ${url.pathname}`);
     if (req.method === 'HEAD') return res.end();
@@ -120,6 +141,7 @@ function parseArgs(argv) {
     else if (arg === '--base') options.base = argv[++i];
     else if (arg === '--bytes-per-second') options.bytesPerSecond = Number(argv[++i]);
     else if (arg === '--no-isolation') options.isolation = false;
+    else if (arg === '--cors') options.cors = true;
     else if (arg === '--help' || arg === '-h') options.help = true;
     else options.root = arg;
   }
@@ -129,7 +151,7 @@ function parseArgs(argv) {
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const options = parseArgs(process.argv.slice(2));
   if (options.help) {
-    console.log('usage: static-server.mjs [DIR=dist] [--port 4173] [--host 127.0.0.1] [--base /] [--bytes-per-second N] [--no-isolation]');
+    console.log('usage: static-server.mjs [DIR=dist] [--port 4173] [--host 127.0.0.1] [--base /] [--bytes-per-second N] [--no-isolation] [--cors]');
     process.exit(0);
   }
   if (!fs.existsSync(path.join(options.root, 'index.html'))) {

@@ -48,6 +48,14 @@ export function describeBytes(bytes: number): string {
   return `${(bytes / 2 ** 30).toFixed(2)} GiB`;
 }
 
+/**
+ * A probability or attention weight for reading: four decimals ("0.0123"), and below 0.001, where four
+ * decimals keep one digit or none, two significant digits ("2.3e-6"), so a small weight never reads as 0.
+ */
+export function describeProbability(p: number): string {
+  return p === 0 || Math.abs(p) >= 0.001 ? p.toFixed(4) : p.toExponential(1);
+}
+
 export function describeCount(n: number): string {
   if (n >= 1e9) return `${(n / 1e9).toFixed(n >= 1e10 ? 0 : 1)}B`;
   if (n >= 1e6) return `${(n / 1e6).toFixed(n >= 1e7 ? 0 : 1)}M`;

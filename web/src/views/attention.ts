@@ -5,7 +5,7 @@
 // refreshes it every so often ("live"); on a touch screen a tap shows the cell's numbers and pins the row.
 import type { AttentionTrace } from '../protocol';
 import { cssColor, inkOn, legend, type Scale } from '../ui/colors';
-import { el, tokenLabel } from '../ui/text';
+import { describeProbability, el, tokenLabel } from '../ui/text';
 import { hideTip, pinTip, showTip } from '../ui/tooltip';
 import { HeadGrid } from './head-grid';
 import { Heatmap, type Cell } from './heatmap';
@@ -236,7 +236,7 @@ export class AttentionView {
     showTip(event.clientX, event.clientY, `${q} → ${k}`, [
       ['query', `token ${begin + cell.query} ${q}`, true],
       ['key', `token ${begin + cell.key} ${k}`, true],
-      ['weight', masked ? 'masked: the future is not visible' : this.weight(cell.query, cell.key).toFixed(4), !masked],
+      ['weight', masked ? 'masked: the future is not visible' : describeProbability(this.weight(cell.query, cell.key)), !masked],
     ]);
   }
 

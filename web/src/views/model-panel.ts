@@ -1,11 +1,11 @@
 // The model panel: the catalog served beside the page (models/manifest.json), local files by picker or
 // drag-and-drop (a model and, for llama2.c checkpoints, its tokenizer), or URLs; a progress bar while bytes
-// arrive; the loaded model's shape; errors in plain words. A model dropped alone is loaded with the
-// tokenizer already chosen (it may have been dropped a moment before); the panel says so, with a way out.
-import type { ErrorReport, ModelInfo, ModelSource } from '../protocol';
+// arrive, with Cancel; the loaded model's shape; errors in plain words. The panel tells the worker whether the
+// tokenizer in its field was chosen with the model or before it; the worker decides whether it goes with the
+// model (worker/pairing.ts), and the panel says what was done once the model has loaded, with a way out.
+import type { ErrorReport, LoadResult, ModelInfo, ModelSource } from '../protocol';
 import { byId, describeBytes, describeCount, el } from '../ui/text';
-
-const nameOfUrl = (url: string) => decodeURIComponent(url.split(/[?#]/)[0].split('/').filter(Boolean).pop() ?? url);
+import { describeDrop, sortDropped } from './dropped-files';
 
 export interface CatalogFile {
   file: string;
@@ -48,31 +48,41 @@ export class ModelPanel {
   private readonly dropzone = byId('dropzone');
   private readonly filesNote = byId('files-note');
   private readonly filesNoteText = byId('files-note-text');
+  private readonly dropTokenizer = byId<HTMLButtonElement>('drop-tokenizer');
+  private readonly dropNote = byId('drop-note');
   private entries: CatalogEntry[] = [];
   private base = new URL(document.baseURI);
   private formats: string[] = [];
+  /** A tokenizer was picked (or dropped alone) since the last load: Load files takes it as chosen with the model. */
+  private tokenizerPicked = false;
   onLoad: (source: ModelSource) => void = () => {};
+  onCancel: () => void = () => {};
 
   constructor() {
     this.select.addEventListener('change', () => {
       const entry = this.entries.find((e) => e.id === this.select.value);
+      this.showDropNote([]);
       if (entry) this.loadEntry(entry);
     });
     const updateButton = () => (this.loadFiles.disabled = !this.modelFile.files?.length);
     this.modelFile.addEventListener('change', updateButton);
-    this.tokenizerFile.addEventListener('change', () => this.noteReusedTokenizer(null));
-    this.loadFiles.addEventListener('click', () => this.loadChosenFiles());
-    byId('drop-tokenizer').addEventListener('click', () => {
-      this.tokenizerFile.value = '';
-      this.noteReusedTokenizer(null);
-      this.loadChosenFiles();
+    this.tokenizerFile.addEventListener('change', () => (this.tokenizerPicked = true));
+    this.loadFiles.addEventListener('click', () => {
+      this.showDropNote([]);
+      this.loadChosenFiles(!this.tokenizerPicked);
     });
+    this.dropTokenizer.addEventListener('click', () => {
+      this.tokenizerFile.value = '';
+      this.loadChosenFiles(false);
+    });
+    byId('cancel-load').addEventListener('click', () => this.onCancel());
     byId<HTMLFormElement>('url-form').addEventListener('submit', (event) => {
       event.preventDefault();
       const model = byId<HTMLInputElement>('model-url').value.trim();
       const tokenizer = byId<HTMLInputElement>('tokenizer-url').value.trim();
       if (!model) return;
       this.select.value = '';
+      this.showDropNote([]);
       this.onLoad({ kind: 'url', label: decodeURIComponent(model.split('/').pop() || model), model, tokenizer: tokenizer || undefined });
     });
     this.setUpDropzone(updateButton);
@@ -94,30 +104,49 @@ export class ModelPanel {
       const files = [...(event.dataTransfer?.files ?? [])];
       if (files.length === 0) return;
       (byId('files-source') as HTMLDetailsElement).open = true; // the chosen files, and any note, in sight
-      const { model, tokenizer } = sortDropped(files);
+      const dropped = sortDropped(files);
+      const { model, tokenizer } = dropped;
       if (model) this.modelFile.files = fileList(model);
       if (tokenizer) this.tokenizerFile.files = fileList(tokenizer);
-      const reused = model && !tokenizer ? this.tokenizerFile.files?.[0] : undefined;
-      this.noteReusedTokenizer(model && reused ? { model, tokenizer: reused } : null);
+      if (tokenizer && !model) this.tokenizerPicked = true;
+      this.showDropNote(describeDrop(dropped));
+      this.showError(null); // a new drop: what was said about the last load is over
+      this.showPairing(null);
       updateButton();
-      if (model) this.loadChosenFiles();
+      // Dropped together, the tokenizer is chosen with the model; a model dropped alone meets the one chosen before.
+      if (model) this.loadChosenFiles(!tokenizer);
     });
   }
 
-  /** Says that a model dropped alone goes with the tokenizer chosen before it (or hides the note). */
-  private noteReusedTokenizer(files: { model: File; tokenizer: File } | null) {
-    this.filesNote.hidden = !files;
-    this.filesNoteText.textContent = files
-      ? `${files.model.name} goes with the tokenizer chosen before, ${files.tokenizer.name}. GGUF models carry their own.`
-      : '';
+  /** Says what a drop did beyond the load it starts (dropped-files.ts), or hides the note. */
+  private showDropNote(lines: string[]) {
+    this.dropNote.hidden = lines.length === 0;
+    this.dropNote.replaceChildren(...lines.map((line) => el('span', '', line)));
   }
 
-  private loadChosenFiles() {
+  /**
+   * After a load, says which tokenizer went with a model given without one of its own choosing: the one chosen
+   * before (with a way to load the model alone instead), or none, the model carrying its own. Null hides it.
+   */
+  showPairing(result: LoadResult | null) {
+    const reused = result?.tokenizer?.chosenBefore ? result.tokenizer.name : null;
+    const setAside = result?.setAside;
+    this.filesNote.hidden = !reused && !setAside;
+    this.dropTokenizer.hidden = !reused;
+    this.filesNoteText.textContent = reused
+      ? `${result!.label} goes with the tokenizer chosen before, ${reused}.`
+      : setAside
+        ? `${result!.label} carries its own tokenizer: ${setAside}, chosen before, was not used.`
+        : '';
+  }
+
+  private loadChosenFiles(tokenizerChosenBefore: boolean) {
     const model = this.modelFile.files?.[0];
     if (!model) return;
     const tokenizer = this.tokenizerFile.files?.[0];
+    this.tokenizerPicked = false;
     this.select.value = '';
-    this.onLoad({ kind: 'files', label: model.name, model, tokenizer });
+    this.onLoad({ kind: 'files', label: model.name, model, tokenizer, tokenizerChosenBefore: tokenizer ? tokenizerChosenBefore : undefined });
   }
 
   setFormats(formats: string[]) {
@@ -171,18 +200,19 @@ export class ModelPanel {
     this.select.value = entry ? entry.id : '';
   }
 
-  describe(label: string, source: ModelSource) {
+  /** Says what was loaded: the catalog's description, or the files and which tokenizer went with the model. */
+  describe({ label, tokenizer }: LoadResult, source: ModelSource) {
     const entry = this.entries.find((e) => e.id === this.select.value && e.name === label);
     if (entry) {
       const size = describeBytes(entry.model.bytes + (entry.tokenizer?.bytes ?? 0));
       this.description.textContent = `${entry.description} ${size}${entry.license ? `, ${entry.license} license` : ''}.`;
       return;
     }
-    const tokenizer = source.tokenizer === undefined ? '' : typeof source.tokenizer === 'string' ? nameOfUrl(source.tokenizer) : source.tokenizer.name;
     const from = source.kind === 'files' ? 'from your files' : 'from a URL';
-    this.description.textContent = tokenizer ? `${label} with the tokenizer ${tokenizer}, ${from}.` : `${label}, ${from}.`;
+    this.description.textContent = tokenizer ? `${label} with the tokenizer ${tokenizer.name}, ${from}.` : `${label} with its own tokenizer, ${from}.`;
   }
 
+  /** Shows the download's progress, with Cancel. */
   showProgress(file: string, loaded: number, total: number | null) {
     this.progress.hidden = false;
     const fraction = total ? Math.min(1, loaded / total) : null;
@@ -197,9 +227,12 @@ export class ModelPanel {
     this.progress.hidden = true;
   }
 
+  /** Shows why a load failed (or hides it); a cancelled load is no error, and is shown as a plain notice. */
   showError(report: ErrorReport | null, note?: string) {
     this.error.hidden = !report;
     if (!report) return this.error.replaceChildren();
+    this.error.classList.toggle('error', report.code !== 'cancelled');
+    this.error.classList.toggle('info', report.code === 'cancelled');
     const parts: HTMLElement[] = [el('strong', 'notice-title', report.title)];
     if (report.detail) parts.push(el('span', 'notice-detail', report.detail));
     if (report.advice) parts.push(el('span', 'notice-advice', report.advice));
@@ -228,16 +261,6 @@ const NICE: Record<string, string> = { rmsnorm: 'RMSNorm', layernorm: 'LayerNorm
 const niceName = (name: string) => NICE[name.toLowerCase()] ?? name;
 const GATED: Record<string, string> = { silu: 'SwiGLU', gelu: 'GeGLU', relu: 'ReGLU' };
 const ffnName = (activation: string, gated: boolean) => (gated ? (GATED[activation.toLowerCase()] ?? `gated ${niceName(activation)}`) : niceName(activation));
-
-/** Tells a dropped model from its tokenizer: by name ("tok…"), else the smaller file is the tokenizer. */
-function sortDropped(files: File[]): { model?: File; tokenizer?: File } {
-  if (files.length === 1) return /tok/i.test(files[0].name) ? { tokenizer: files[0] } : { model: files[0] };
-  const named = files.find((f) => /tok/i.test(f.name));
-  const [larger, smaller] = [...files].sort((a, b) => b.size - a.size);
-  const tokenizer = named ?? smaller;
-  const model = files.find((f) => f !== tokenizer) ?? larger;
-  return { model, tokenizer };
-}
 
 function fileList(file: File): FileList {
   const transfer = new DataTransfer();
