@@ -97,7 +97,16 @@ export async function openPage(env, { url = env.server.url, viewport = { width: 
 /** Waits until the page has loaded `count` models (the default model on start is the first). */
 export async function whenModelLoaded(page, count = 1, timeout = 20_000) {
   await page.waitForFunction(() => window.__glassbox !== undefined, null, { timeout });
-  return page.evaluate((n) => window.__glassbox.whenLoaded(n), count);
+  // Bounded (generously: a busy machine loads slowly): an engine that fails to start would otherwise leave the
+  // test waiting until the runner's limit.
+  return page.evaluate(
+    ([n, ms]) =>
+      Promise.race([
+        window.__glassbox.whenLoaded(n),
+        new Promise((_, reject) => setTimeout(() => reject(new Error(`no model loaded within ${ms} ms`)), ms)),
+      ]),
+    [count, Math.max(timeout, 120_000)],
+  );
 }
 
 export async function screenshot(page, name) {

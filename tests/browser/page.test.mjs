@@ -29,6 +29,8 @@ import { createEngine, wasmDir } from '../wasm/helpers.mjs';
 const suite = browserSuite();
 const { withPage } = suite;
 const slowServers = [];
+/** A weight as the heatmap's tooltip writes it: four decimals, below 0.001 two significant digits (2.3e-6). */
+const weightShown = (w) => (w === 0 || w >= 0.001 ? w.toFixed(4) : w.toExponential(1));
 after(async () => {
   for (const server of slowServers) await server.close();
 });
@@ -118,7 +120,7 @@ test('2b. a catalog entry in a format the engine cannot read is listed, greyed o
 });
 
 test('3. tokenizing in the page gives the native CLI ids and byte spans, live as the user types', async (t) => {
-  if (!fs.existsSync(process.suite.env.GLASSBOX_CLI ?? path.join(repo, 'build', 'glassbox'))) {
+  if (!fs.existsSync(process.env.GLASSBOX_CLI ?? path.join(repo, 'build', 'glassbox'))) {
     return skipOrFail(t, 'build/glassbox is absent (build the native CLI with scripts/build.sh): cannot compare with it');
   }
   await withPage(t, async ({ page, errors }) => {
@@ -244,7 +246,7 @@ test('6. the attention heatmap is drawn and every traced row is a causal distrib
     const [query, key, shown] = await page.$$eval('.tooltip dd', (dds) => dds.map((d) => d.textContent));
     assert.ok(query.startsWith(`token ${q} `), `the tooltip names query ${q}: ${query}`);
     assert.ok(key.startsWith(`token ${k} `), `the tooltip names key ${k}: ${key}`);
-    assert.equal(shown, weight.toFixed(4), 'the tooltip shows the trace\'s weight of the hovered cell');
+    assert.equal(shown, weightShown(weight), 'the tooltip shows the trace\'s weight of the hovered cell');
     // The overlay outlines the hovered row up to the diagonal, and the hovered cell inside it.
     const { row, cell } = await heatmapHighlight(page);
     const near = (found, expected, what) => assert.ok(Math.abs(found - expected) <= 2, `${what}: ${found} is not near ${expected}`);
@@ -342,7 +344,7 @@ test('8. a model and tokenizer load by drag-and-drop and by URL, with a progress
     assert.equal(await page.isVisible('#files-note'), false);
     assert.equal(await page.inputValue('#tokenizer-file'), '');
     // From a URL on another, slow site (CORS allowed), so the progress bar shows.
-    const slow = await suite.env.startServer({ base: '/elsewhere/', bytesPerSecond: 600_000 });
+    const slow = await suite.env.startServer({ base: '/elsewhere/', bytesPerSecond: 600_000, cors: true });
     slowServers.push(slow);
     await page.click('#url-source summary');
     await page.fill('#model-url', new URL('models/stories260K.bin', slow.url).href);
@@ -457,7 +459,7 @@ test('12. on a phone the prompt comes first, the heads overview has two columns,
   await withPage(
     t,
     async ({ page, errors }) => {
-      const cards = ['.prompt-card', '.output-card', '#model-card', '#sampling-card', '.next-card', '.attention-card'];
+      const cards = ['.prompt-card', '.output-card', '.next-card', '#model-card', '#sampling-card', '.attention-card'];
       const tops = [];
       for (const card of cards) tops.push(await page.$eval(card, (e) => e.getBoundingClientRect().top + window.scrollY));
       assert.deepEqual([...tops].sort((a, b) => a - b), tops, `${cards.join(', ')} from top to bottom (${tops})`);
@@ -483,7 +485,7 @@ test('12. on a phone the prompt comes first, the heads overview has two columns,
         const [tq, tk] = [query, key].map((text) => Number(/^token (\d+) /.exec(text)[1]));
         // Cells are about a pixel here: the tap may land one cell off, but the numbers must be that cell's.
         assert.ok(Math.abs(tq - q) <= 1 && Math.abs(tk - k) <= 1, `tapped near (${q}, ${k}), the tooltip shows (${tq}, ${tk})`);
-        assert.equal(shown, trace.matrix[tq * size + tk].toFixed(4));
+        assert.equal(shown, weightShown(trace.matrix[tq * size + tk]));
         assert.match(await page.textContent('.panel-title:has(.focus-token)'), new RegExp(`\\(token ${tq}\\) looks.*pinned`));
         const chip = await page.$eval('.focus-chip.query', (c) => {
           const list = c.parentElement.getBoundingClientRect();

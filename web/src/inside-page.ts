@@ -242,11 +242,18 @@ export function mountInside(client: EngineClient, attention: AttentionView, hook
         }),
     );
   }
-  // Each token the output view shows: the sequence grows by one (and the heads' views may be due).
+  // Each token the output view shows: the sequence grows by one. The FLOPs follow it every LIVE_MS (each
+  // answer redraws the anatomy's bars: once a token was a layout and paint at 100+ tokens/s), and the heads'
+  // views when they are due.
+  let flopsDue = 0;
   new MutationObserver(() => {
     const last = hook.last;
-    if (generating && last) requestFlops(Math.max(1, last.promptIds.length + last.ids.length - 1));
-    if (generating && last && last.ids.length > 0) refreshHeadsLive();
+    if (!generating || !last) return;
+    if (performance.now() >= flopsDue) {
+      flopsDue = performance.now() + LIVE_MS;
+      requestFlops(Math.max(1, last.promptIds.length + last.ids.length - 1));
+    }
+    if (last.ids.length > 0) refreshHeadsLive();
   }).observe(byId('output'), { childList: true, subtree: true, characterData: true });
 
   // --- what main.ts tells us ----------------------------------------------------------------------------------

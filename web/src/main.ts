@@ -14,6 +14,7 @@ import { TokensView } from './views/tokens';
 import { mountInside } from './inside-page';
 import { mountSeeInside } from './see-inside-page';
 import { readHash, writeHash } from './ui/hash-state';
+import { revealOnNarrow } from './ui/reveal';
 
 const TOP_CANDIDATES = 10;
 
@@ -39,6 +40,7 @@ const generateError = byId('generate-error');
 let model: LoadResult | null = null;
 let modelSource: ModelSource | null = null;
 let loadAttempt = 0;
+let loading = false; // a model is on its way: Generate and Step wait for it (or for Cancel)
 let generation: ReturnType<EngineClient['generate']> | null = null;
 let steps: StepDistribution[] = [];
 
@@ -46,9 +48,9 @@ const reportOf = (error: unknown): ErrorReport =>
   error instanceof EngineError ? error.report : { title: 'Something went wrong', detail: error instanceof Error ? error.message : String(error) };
 
 function updateButtons() {
-  generateButton.disabled = !model || generation !== null;
+  generateButton.disabled = !model || generation !== null || loading;
   stopButton.disabled = generation === null;
-  seeInside.control.stepButton.disabled = !model || generation !== null;
+  seeInside.control.stepButton.disabled = !model || generation !== null || loading;
 }
 
 function showGenerateError(report: ErrorReport | null) {
@@ -68,8 +70,11 @@ function showGenerateError(report: ErrorReport | null) {
 async function load(source: ModelSource) {
   const attempt = ++loadAttempt;
   generation?.stop();
+  loading = true; // Generate waits: text from the old model would be wiped when the new one arrives
+  updateButtons();
   status.set('loading', `Loading ${source.label}…`);
   panel.showError(null);
+  panel.showPairing(null);
   panel.showProgress(source.label, 0, null);
   try {
     const result = await client.load(source, (p) => {
@@ -80,7 +85,8 @@ async function load(source: ModelSource) {
     modelSource = source;
     panel.showLoaded(source);
     panel.showInfo(result.info);
-    panel.describe(result.label, source);
+    panel.describe(result, source);
+    panel.showPairing(result);
     controls.setContextLength(result.info.contextLength);
     tokens.setContextLength(result.info.contextLength);
     attention.setModel(result.info.layers, result.info.heads, result.info.kvHeads);
@@ -101,13 +107,17 @@ async function load(source: ModelSource) {
     panel.showError(reportOf(error), model ? `${model.label} is still loaded: you can keep generating with it.` : undefined);
     status.set(model ? 'ready' : 'error', model ? `${model.label} · ready` : 'No model loaded');
   } finally {
-    if (attempt === loadAttempt) panel.hideProgress();
+    if (attempt === loadAttempt) {
+      panel.hideProgress();
+      loading = false;
+    }
     updateButtons();
     hook.changed();
   }
 }
 
 panel.onLoad = (source) => void load(source);
+panel.onCancel = () => client.cancelLoad(); // the load answers 'cancelled' and the model before stays
 
 // --- tokenization as the user types: one request in flight, the latest text next -------------------------
 
@@ -146,6 +156,13 @@ prompt.addEventListener('keydown', (event) => {
 // --- generation -------------------------------------------------------------------------------------------
 
 let nextTokenFrame = 0;
+let nextTokenTimer = 0;
+let followedAt = 0;
+// While tokens stream faster than FOLLOW_MS apart, the views that follow the newest step (the next-token
+// panel, the sampling pipeline, the step control) are redrawn every FOLLOW_MS rather than every frame: each
+// redraw lays out and paints several cards, and at 100+ tokens/s doing it every frame kept the main thread
+// busy (tests/browser/usability.test.mjs measures its longest task).
+const FOLLOW_MS = 100;
 
 // The attention view follows a running generation: first LIVE_ATTENTION_MS after Generate (a short
 // generation is done by then and simply shows its attention at the end), then each time the pause since the
@@ -169,7 +186,7 @@ function refreshAttentionLive() {
 }
 
 function generate(only?: { maxTokens: number }) {
-  if (!model || generation) return;
+  if (!model || generation || loading) return;
   const { sampler, maxTokens: chosenMax } = controls.value;
   const maxTokens = only?.maxTokens ?? chosenMax;
   const text = prompt.value;
@@ -197,12 +214,16 @@ function generate(only?: { maxTokens: number }) {
       steps.push({ index: event.index, chosen: event.id, chosenPiece: event.piece, top: event.top });
       seeInside.token(event);
       if (!event.end) refreshAttentionLive();
-      if (!nextTokenFrame) {
-        // The views follow the newest step (or stay on a pinned one), once per frame.
-        nextTokenFrame = requestAnimationFrame(() => {
-          nextTokenFrame = 0;
-          seeInside.tokenDrawn();
-        });
+      if (!nextTokenFrame && !nextTokenTimer) {
+        // The views follow the newest step (or stay on a pinned one), in a frame at most every FOLLOW_MS.
+        nextTokenTimer = window.setTimeout(() => {
+          nextTokenTimer = 0;
+          nextTokenFrame = requestAnimationFrame(() => {
+            nextTokenFrame = 0;
+            followedAt = performance.now();
+            seeInside.tokenDrawn();
+          });
+        }, Math.max(0, followedAt + FOLLOW_MS - performance.now()));
       }
     },
     done(event) {
@@ -213,11 +234,12 @@ function generate(only?: { maxTokens: number }) {
       record.error = event.error ?? null;
       record.text = output.text;
       if (event.error) showGenerateError(event.error);
-      status.set('ready', `${model?.label ?? 'model'} · ready`);
+      if (!loading) status.set('ready', `${model?.label ?? 'model'} · ready`); // a load stopped it: the pill says so
       updateButtons();
       seeInside.generationDone(); // the views show the selected (or newest) step
       restoreHashPosition();
-      if (document.activeElement === stopButton || document.activeElement === document.body) generateButton.focus();
+      // Focus left on a button that was disabled goes back where the keyboard came from: Step for a step.
+      if (document.activeElement === stopButton || document.activeElement === document.body) (only ? seeInside.control.stepButton : generateButton).focus();
       // Without a new token the engine still holds the previous generation's trace: show none.
       if (event.count > 0) void attention.refresh();
       else attention.clear();
@@ -252,11 +274,14 @@ const seeInside = mountSeeInside(client, attention, hook, {
     step: stepOnce,
 });
 tokens.onSelect = (position) => seeInside.current.select(position);
-output.onSelect = (index) => seeInside.current.select((hook.last?.promptIds.length ?? 0) + index);
+output.onSelect = (index) => {
+  seeInside.current.select((hook.last?.promptIds.length ?? 0) + index);
+  revealOnNarrow(byId('next-heading').closest('section')!); // on a phone, the distribution it came from
+};
 
 /** Step: exactly one more token, continuing the text shown (prompt and output) with the same sampler. */
 function stepOnce() {
-  if (!model || generation) return;
+  if (!model || generation || loading) return;
   if (hook.last && output.generated && hook.last.prompt === prompt.value) {
     prompt.value = output.text;
     void retokenize();

@@ -3,6 +3,7 @@
 // distribution at the last position changed (KL divergence in bits, the top token's probability) while every
 // attention view redraws from the ablated run. A badge says so until Reset.
 import type { AblationResult } from '../protocol-inside';
+import { setDisabled } from '../ui/keep-focus';
 import { el, tokenLabel } from '../ui/text';
 import type { HeadSelection } from './head-selection';
 
@@ -75,8 +76,9 @@ export class AblationPanel {
   }
 
   private updateButtons() {
-    this.applyButton.disabled = !this.enabled || !this.hasTokens || this.selection.size === 0;
-    this.resetButton.disabled = !this.enabled || this.active === null;
+    // While Apply or Reset runs, the keyboard's focus waits on the result it is about to show.
+    setDisabled(this.applyButton, !this.enabled || !this.hasTokens || this.selection.size === 0, this.result);
+    setDisabled(this.resetButton, !this.enabled || this.active === null, this.result);
   }
 
   private renderList() {

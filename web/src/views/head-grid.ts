@@ -88,6 +88,9 @@ export class HeadGrid {
     }
     this.element.style.setProperty('--columns', String(columnsFor(heads)));
     this.element.style.setProperty('--columns-narrow', String(narrowColumnsFor(heads)));
+    // Redrawn on every pick and live refresh: the keyboard keeps its place on the head it was on.
+    const focusedHead = this.element.contains(document.activeElement) ? (document.activeElement as HTMLElement).dataset.head : undefined;
     this.element.replaceChildren(...tiles);
+    if (focusedHead !== undefined) tiles[Number(focusedHead)]?.focus({ preventScroll: true });
   }
 }

@@ -2,6 +2,7 @@
 // (one head at a time, with progress), then a table of each head's numbers and role label, sortable by any
 // column, and how many heads have each role. The definitions come with their thresholds from the engine.
 import type { HeadReport, HeadRoleThresholds, MeasureResult } from '../protocol-inside';
+import { setDisabled } from '../ui/keep-focus';
 import { el } from '../ui/text';
 import type { HeadSelection } from './head-selection';
 
@@ -58,7 +59,7 @@ export class HeadTable {
   }
 
   setEnabled(enabled: boolean) {
-    this.measureButton.disabled = !enabled;
+    setDisabled(this.measureButton, !enabled, this.status); // the keyboard's focus waits on the progress
   }
 
   setThresholds(t: HeadRoleThresholds) {

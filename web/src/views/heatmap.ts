@@ -1,7 +1,10 @@
 // One head's attention as a heatmap: rows are query positions (the token doing the looking), columns are
 // key positions (the token looked at), with token labels on both axes. The base canvas holds the matrix
 // and labels; a transparent overlay canvas above it draws the hover highlight, so hovering never redraws
-// the matrix.
+// the matrix. On a touch or narrow screen cells stay at least MIN_CELL pixels wide: past that the frame
+// scrolls sideways (a phone at 200 tokens) rather than shrinking cells to a pixel that no finger can pick;
+// with a mouse, hover reads even thin cells and the whole matrix stays in view. The overlay takes the
+// keyboard too: arrow keys move a cell cursor (what hovering shows), Enter or Space picks it as a click does.
 import { LUT, MASKED, level, type Scale } from '../ui/colors';
 
 export interface HeatmapData {
@@ -18,6 +21,8 @@ export interface Cell {
 
 const FONT = '11px ui-monospace, "SFMono-Regular", Menlo, Consolas, "DejaVu Sans Mono", monospace';
 const LABEL_MAX = 12; // characters
+const MIN_CELL = 3; // CSS pixels, on touch or narrow screens
+const TOUCH_OR_NARROW = '(pointer: coarse), (max-width: 560px)';
 
 export class Heatmap {
   readonly element: HTMLElement;
@@ -28,6 +33,7 @@ export class Heatmap {
   onHover: (cell: Cell | null, event: PointerEvent | null) => void = () => {};
   onPick: (cell: Cell, event: MouseEvent, pointerType: string) => void = () => {};
   private pointerType = 'mouse'; // of the latest press: a click does not say whether it was a touch everywhere
+  private cursor: Cell | null = null; // the keyboard's cell
 
   constructor() {
     this.element = document.createElement('div');
@@ -45,6 +51,52 @@ export class Heatmap {
       const cell = this.cellAt(event);
       if (cell) this.onPick(cell, event, this.pointerType);
     });
+    this.overlay.tabIndex = 0;
+    this.overlay.setAttribute('role', 'application');
+    this.overlay.setAttribute('aria-roledescription', 'heatmap');
+    this.overlay.setAttribute('aria-label', 'Attention heatmap: arrow keys move between cells, Enter pins the row');
+    this.overlay.addEventListener('keydown', (event) => this.key(event));
+    this.overlay.addEventListener('blur', () => {
+      if (this.cursor) this.onHover(null, null);
+      this.cursor = null;
+    });
+  }
+
+  /** The keyboard's cursor: rows with ↑/↓, keys with ←/→ (never into the masked future), Home/End. */
+  private key(event: KeyboardEvent) {
+    if (!this.data) return;
+    const last = this.data.size - 1;
+    const at = this.cursor ?? { query: last, key: last };
+    let { query, key } = at;
+    if (event.key === 'ArrowUp') query--;
+    else if (event.key === 'ArrowDown') query++;
+    else if (event.key === 'ArrowLeft') key--;
+    else if (event.key === 'ArrowRight') key++;
+    else if (event.key === 'Home') key = 0;
+    else if (event.key === 'End') key = query;
+    else if (event.key === 'Enter' || event.key === ' ') {
+      event.preventDefault();
+      this.onPick(at, this.pointAt(at), 'keyboard');
+      return;
+    } else return;
+    event.preventDefault();
+    query = Math.max(0, Math.min(query, last));
+    const cell = { query, key: Math.max(0, Math.min(key, query)) };
+    this.cursor = cell;
+    this.onHover(cell, this.pointAt(cell) as PointerEvent);
+  }
+
+  /** Where a cell's centre is on screen, scrolled into the frame's view: the tooltip's anchor for keys. */
+  private pointAt(cell: Cell): MouseEvent {
+    const { left, top, cell: size } = this.geometry;
+    const x = left + (cell.key + 0.5) * size;
+    const y = top + (cell.query + 0.5) * size;
+    const frame = this.element;
+    if (x - size < frame.scrollLeft || x + size > frame.scrollLeft + frame.clientWidth) frame.scrollLeft = x - frame.clientWidth / 2;
+    const above = this.overlay.getBoundingClientRect().top + y;
+    if (above < size || above > window.innerHeight - size) window.scrollBy(0, above - window.innerHeight / 2);
+    const rect = this.overlay.getBoundingClientRect();
+    return new MouseEvent('click', { clientX: rect.left + x, clientY: rect.top + y });
   }
 
   get canvas() {
@@ -58,7 +110,8 @@ export class Heatmap {
     ctx.font = FONT;
     const labels = data.labels.map(shorten);
     const labelWidth = Math.min(96, Math.max(24, ...labels.map((l) => ctx.measureText(l).width))) + 10;
-    const plot = Math.max(60, Math.floor(width - labelWidth - 4));
+    const minimum = window.matchMedia(TOUCH_OR_NARROW).matches ? Math.ceil(n * MIN_CELL) : 0;
+    const plot = Math.max(60, Math.floor(width - labelWidth - 4), minimum);
     const cell = plot / n;
     const top = labelWidth;
     this.geometry = { left: labelWidth, top, cell, plot, width: labelWidth + plot + 4, height: top + plot + 4 };
@@ -70,6 +123,7 @@ export class Heatmap {
       canvas.style.height = `${this.geometry.height}px`;
     }
     this.base.setAttribute('aria-label', `Attention heatmap over ${n} tokens`);
+    if (this.cursor && this.cursor.query >= n) this.cursor = null;
 
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     ctx.clearRect(0, 0, this.geometry.width, this.geometry.height);
