@@ -305,9 +305,7 @@ class Engine {
   // The k most likely next tokens after the last step: [{id, logit, probability}], probabilities at
   // temperature 1 over the whole vocabulary.
   val top_tokens(int k) const {
-    if (!session_) return no_model();
-    if (session_->position() == 0)
-      return failure(ErrorCode::InvalidState, "nothing has been computed yet: call step() first");
+    if (auto not_yet = no_logits_yet()) return *not_yet;
     if (k < 0) return failure(ErrorCode::BadArgument, "k must be >= 0, found ", k);
     val result = val::array();
     for (const TokenProbability& t : glassbox::top_tokens(session_->logits(), k)) {
@@ -393,15 +391,7 @@ class Engine {
         measuring_.reset();
         return failure(read.error());
       }
-      const HeadStats s = stats.mean();
-      m.reports.push_back({.layer = layer,
-                           .head = head,
-                           .entropy_bits = s.entropy_bits,
-                           .uniform_entropy_bits = s.uniform_entropy_bits,
-                           .sink = s.sink,
-                           .previous_token = s.previous,
-                           .local = s.local,
-                           .effective_rank = effective_rank(rows, window)});
+      m.reports.push_back(head_report(layer, head, stats.mean(), effective_rank(rows, window)));
       ++m.next;
       val result = val::object();
       result.set("done", false);
@@ -580,9 +570,7 @@ class Engine {
   // with the settings of the generation under way: {vocabSize, topKKept, topPKept, tokens: [{id, logit,
   // pTemperature1, pTemperature, pTopK, pTopP, keptByTopK, keptByTopP}]}, the `top_n` highest logits first.
   val sampling_pipeline_at_last(int top_n) const {
-    if (!session_) return no_model();
-    if (session_->position() == 0)
-      return failure(ErrorCode::InvalidState, "nothing has been computed yet: call step() first");
+    if (auto not_yet = no_logits_yet()) return *not_yet;
     if (top_n < 0) return failure(ErrorCode::BadArgument, "top_n must be >= 0, found ", top_n);
     const SamplingPipeline p = sampling_pipeline(session_->logits(), sampler_.settings(), top_n);
     val tokens = val::array();
@@ -713,6 +701,14 @@ class Engine {
       return bytes_from_malloc(std::exchange(data, nullptr), size, name);
     }
   };
+
+  // Why there are no next-token logits to read (no model, or no step computed yet); nothing when there are.
+  std::optional<val> no_logits_yet() const {
+    if (!session_) return no_model();
+    if (session_->position() == 0)
+      return failure(ErrorCode::InvalidState, "nothing has been computed yet: call step() first");
+    return std::nullopt;
+  }
 
   // --- see inside, part 2 (private) ---
   struct Measuring {

@@ -45,6 +45,10 @@ struct MeasureHeadsOptions {
 Result<std::vector<HeadReport>> measure_heads(const Model& model, std::span<const int> tokens,
                                               const MeasureHeadsOptions& options = {});
 
+// A head's report from its statistics over the prompt and its effective rank (induction and role come later,
+// from the probe): what measure_heads and a head-at-a-time measurement (the page's) both build.
+HeadReport head_report(int layer, int head, const HeadStats& stats, int rank);
+
 // How many heads have each role.
 RoleCounts summarize_roles(std::span<const HeadReport> heads);
 

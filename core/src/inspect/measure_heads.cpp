@@ -70,15 +70,8 @@ Result<std::vector<HeadReport>> measure_heads(const Model& model, std::span<cons
         ranks[h] = effective_rank(heads[h].window, window);
     });
     for (int head = 0; head < heads_per_layer; ++head) {
-      const HeadStats s = heads[static_cast<std::size_t>(head)].stats.mean();
-      reports.push_back({.layer = layer,
-                         .head = head,
-                         .entropy_bits = s.entropy_bits,
-                         .uniform_entropy_bits = s.uniform_entropy_bits,
-                         .sink = s.sink,
-                         .previous_token = s.previous,
-                         .local = s.local,
-                         .effective_rank = ranks[static_cast<std::size_t>(head)]});
+      const auto h = static_cast<std::size_t>(head);
+      reports.push_back(head_report(layer, head, heads[h].stats.mean(), ranks[h]));
     }
   }
 
@@ -94,6 +87,17 @@ Result<std::vector<HeadReport>> measure_heads(const Model& model, std::span<cons
     r.role = classify_head(s, r.induction);
   }
   return reports;
+}
+
+HeadReport head_report(int layer, int head, const HeadStats& s, int rank) {
+  return {.layer = layer,
+          .head = head,
+          .entropy_bits = s.entropy_bits,
+          .uniform_entropy_bits = s.uniform_entropy_bits,
+          .sink = s.sink,
+          .previous_token = s.previous,
+          .local = s.local,
+          .effective_rank = rank};
 }
 
 RoleCounts summarize_roles(std::span<const HeadReport> heads) {
