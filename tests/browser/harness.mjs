@@ -206,3 +206,32 @@ export async function heatmapHighlight(page) {
     return boxes;
   });
 }
+
+/** A file of models/ by name. */
+export const modelFile = (name) => path.join(repo, 'models', name);
+/** A file to drop: {name, base64}, read from models/ unless its bytes are given. */
+export const fileOf = (name, buffer = fs.readFileSync(modelFile(name))) => ({ name, base64: Buffer.from(buffer).toString('base64') });
+
+/** Drops `files` ({name, base64}) on the page at once, as a person dragging them from a file manager would. */
+export async function drop(page, files) {
+  await page.evaluate((dropped) => {
+    const transfer = new DataTransfer();
+    for (const { name, base64 } of dropped) transfer.items.add(new File([Uint8Array.from(atob(base64), (c) => c.charCodeAt(0))], name));
+    document.querySelector('#dropzone').dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }));
+  }, files);
+}
+
+/** Waits until one more load has ended, either way; says which. */
+export async function loadEnded(page, before) {
+  await page.waitForFunction((n) => window.__glassbox.loads + window.__glassbox.failedLoads > n, before.loads + before.failedLoads);
+  const now = await loadCounts(page);
+  return now.loads > before.loads ? 'loaded' : 'failed';
+}
+export const loadCounts = (page) => page.evaluate(() => ({ loads: window.__glassbox.loads, failedLoads: window.__glassbox.failedLoads }));
+
+/** Drops files and waits for the load they start to end. */
+export async function dropAndSettle(page, files) {
+  const before = await loadCounts(page);
+  await drop(page, files);
+  return loadEnded(page, before);
+}

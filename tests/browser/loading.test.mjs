@@ -7,7 +7,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { browserSuite, generate, haveStories, heatmapGeometry, openPage, readGolden, repo, screenshot, skipOrFail, whenModelLoaded } from './harness.mjs';
+import { browserSuite, drop, dropAndSettle, fileOf, generate, haveStories, heatmapGeometry, loadCounts, loadEnded, modelFile, openPage, readGolden, repo, screenshot, skipOrFail, whenModelLoaded } from './harness.mjs';
 
 const suite = browserSuite();
 const { withPage } = suite;
@@ -16,33 +16,8 @@ after(async () => {
   for (const server of servers) await server.close();
 });
 
-const model = (name) => path.join(repo, 'models', name);
-const haveAll = (...names) => names.every((n) => fs.existsSync(model(n)));
-const fileOf = (name, buffer = fs.readFileSync(model(name))) => ({ name, base64: Buffer.from(buffer).toString('base64') });
-
-/** Drops `files` ({name, base64}) on the page at once, as a person dragging them from a file manager would. */
-async function drop(page, files) {
-  await page.evaluate((dropped) => {
-    const transfer = new DataTransfer();
-    for (const { name, base64 } of dropped) transfer.items.add(new File([Uint8Array.from(atob(base64), (c) => c.charCodeAt(0))], name));
-    document.querySelector('#dropzone').dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }));
-  }, files);
-}
-
-/** Waits until one more load has ended, either way; says which. */
-async function loadEnded(page, before) {
-  await page.waitForFunction((n) => window.__glassbox.loads + window.__glassbox.failedLoads > n, before.loads + before.failedLoads);
-  const now = await loadCounts(page);
-  return now.loads > before.loads ? 'loaded' : 'failed';
-}
-const loadCounts = (page) => page.evaluate(() => ({ loads: window.__glassbox.loads, failedLoads: window.__glassbox.failedLoads }));
-
-/** Drops files and waits for the load they start to end. */
-async function dropAndSettle(page, files) {
-  const before = await loadCounts(page);
-  await drop(page, files);
-  return loadEnded(page, before);
-}
+const haveAll = (...names) => names.every((n) => fs.existsSync(modelFile(n)));
+const model = modelFile;
 
 /** The text of an element, or null without waiting when there is none (the page before a fix may lack it). */
 const textOf = (page, selector) => page.evaluate((s) => document.querySelector(s)?.textContent ?? null, selector);
