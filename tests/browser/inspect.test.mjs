@@ -58,7 +58,7 @@ async function assertEveryViewAt(page, position) {
   const nextHead = await page.textContent('#next-token');
   if (step) {
     const index = step.pipeline ? s.steps.indexOf(step) : -1;
-    assert.match(nextHead, new RegExp(`^Token ${index + 1}(?!\\d)`), 'the next-token panel shows the step drawn at this position');
+    assert.match(nextHead, new RegExp(`^Step ${index + 1}(?!\\d)`), 'the next-token panel shows the step drawn at this position');
   }
 }
 

@@ -86,7 +86,7 @@ async function assertSelectionShown(page, position) {
   assert.equal(trace.begin + Math.round((row.y0 + 1 - geometry.top) / geometry.cell), position, 'the heatmap outlines its row');
   if (s.stepIndex >= 0) {
     assert.equal(s.pipeline, `Step ${s.stepIndex + 1} · from position ${position}`, 'the sampling pipeline shows the step drawn here');
-    assert.match(s.nextToken, new RegExp(`^Token ${s.stepIndex + 1}(?!\\d)`), 'the next-token panel shows the same step');
+    assert.match(s.nextToken, new RegExp(`^Step ${s.stepIndex + 1}(?!\\d)`), 'the next-token panel shows the same step');
   }
   return s;
 }
@@ -251,7 +251,7 @@ test('u3. on a phone, a tapped token\'s distribution is in sight, heatmap cells 
       // A tap on a token: the next-token card, right under the output, comes into sight with the token.
       const token = page.locator('#output .tok[data-index="20"]');
       await token.tap();
-      await page.waitForFunction(() => /^Token 22\b/.test(document.querySelector('#next-token .next-step')?.textContent ?? ''));
+      await page.waitForFunction(() => /^Step 22\b/.test(document.querySelector('#next-token .next-step')?.textContent ?? ''));
       const inSight = () =>
         page.evaluate(() => {
           const next = document.querySelector('.next-card').getBoundingClientRect();

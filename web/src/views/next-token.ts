@@ -17,7 +17,7 @@ export class NextTokenView {
 
   empty() {
     this.root.replaceChildren(
-      el('p', 'empty', 'As the model writes, its top candidates for each step appear here. Click a generated token to see the choice it was drawn from.'),
+      el('p', 'empty', 'As the model writes, its top candidates for each step appear here. Select a token to see the step that read it: the candidates for the token after it, and the one chosen.'),
     );
   }
 
@@ -25,7 +25,7 @@ export class NextTokenView {
     const header = el('div', 'next-head');
     const chosen = el('span', 'next-chosen');
     chosen.append('chose ', el('code', 'next-chosen-token', tokenLabel(step.chosenPiece)));
-    header.append(el('span', 'next-step', `Token ${step.index + 1}${latest ? ' (latest)' : ''}`), chosen);
+    header.append(el('span', 'next-step', `Step ${step.index + 1}${latest ? ' (latest)' : ''}`), chosen);
     const list = el('ol', 'bars');
     const max = Math.max(...step.top.map((t) => t.probability), 1e-9);
     for (const candidate of step.top) {
