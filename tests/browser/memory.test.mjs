@@ -52,7 +52,10 @@ test('ten loads and ten reloads leave the main thread\'s heap and the engine\'s 
       reloads.push(await jsHeapBytes(cdp));
     }
     t.diagnostic(`main-thread JS heap over ${LOADS} reloads (MiB): ${reloads.map(mib).join(', ')}`);
-    assert.ok(reloads.at(-1) <= reloads[0] + 4 * MiB, `JS heap grew from ${mib(reloads[0])} to ${mib(reloads.at(-1))} MiB over reloads`);
+    // The first reloads warm caches (compiled code) and the heap rises a few MiB, then levels off: the second
+    // half may not climb above the first half's peak, as it would if each reload left something behind.
+    const firstHalfPeak = Math.max(...reloads.slice(0, LOADS / 2));
+    assert.ok(reloads.at(-1) <= firstHalfPeak + 2 * MiB, `JS heap rose to ${mib(reloads.at(-1))} MiB after the first reloads' peak of ${mib(firstHalfPeak)} MiB`);
     const result = await generate(page, 'Once upon a time', { temperature: 0, maxTokens: 16 });
     assert.equal(result.ids.length, 16, 'the page still generates after the reloads');
     assert.deepEqual(errors, []);
