@@ -33,7 +33,8 @@
 namespace glassbox::fuzz {
 
 struct Outcome {
-  bool loaded = false;  // the reader accepted the input (a fuzzed input usually is refused, with an error value)
+  bool loaded =
+      false;  // the reader accepted the input (a fuzzed input usually is refused, with an error value)
   std::string problem;  // empty unless a result broke a promise of the API
 };
 
@@ -55,7 +56,8 @@ inline std::string exercise_tokenizer(const Tokenizer& tokenizer, std::string_vi
     const std::vector<EncodedToken> tokens = tokenizer.encode(text, bos);
     std::vector<int> ids;
     for (const EncodedToken& t : tokens) {
-      if (!tokenizer.valid_id(t.id)) return "encode gave id " + std::to_string(t.id) + " outside the vocabulary";
+      if (!tokenizer.valid_id(t.id))
+        return "encode gave id " + std::to_string(t.id) + " outside the vocabulary";
       if (t.byte_begin < 0 || t.byte_begin > t.byte_end || static_cast<std::size_t>(t.byte_end) > text.size())
         return "encode gave a byte span outside the text";
       ids.push_back(t.id);

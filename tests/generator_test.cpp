@@ -2,8 +2,8 @@
 // generation ends, with the reason it reports.
 #include <gtest/gtest.h>
 
-#include "glassbox/glassbox.hpp"
 #include "glassbox/formats.hpp"
+#include "glassbox/glassbox.hpp"
 #include "test_support.hpp"
 
 namespace glassbox {

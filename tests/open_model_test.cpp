@@ -93,23 +93,27 @@ TEST(OpenModel, BytesThatAreNoModelAreNotAskedForATokenizer) {
                      "model.html");
   expect_not_a_model({}, "empty.bin");
   // Named for what they are rather than read as a header of nonsense sizes.
-  expect_error(open_model(bytes_from_buffer(bytes_of("\xEF\xBB\xBF\n  <html lang=\"en\"><body>404</body></html>"),
-                                            "page.gguf"),
-                          nullptr),
-               {"page.gguf: not a model file glassbox can read: it is a web page (HTML)"});
+  expect_error(
+      open_model(bytes_from_buffer(bytes_of("\xEF\xBB\xBF\n  <html lang=\"en\"><body>404</body></html>"),
+                                   "page.gguf"),
+                 nullptr),
+      {"page.gguf: not a model file glassbox can read: it is a web page (HTML)"});
   expect_error(open_model(bytes_from_buffer({}, "empty.bin"), nullptr),
                {"empty.bin: not a model file glassbox can read: the file is empty (0 bytes)"});
-  expect_error(open_model(bytes_from_buffer(bytes_of("version https://git-lfs.github.com/spec/v1\noid sha256:4d7a\n"),
-                                            "model.gguf"),
-                          nullptr),
-               {"model.gguf: not a model file glassbox can read: it is a Git LFS pointer"});
-  expect_error(open_model(bytes_from_buffer(bytes_of("Entry not found\n"), "stories.bin"), nullptr),
-               {"stories.bin: not a model file glassbox can read: it is a text file, not a model's binary data; "
-                "it starts \"Entry not found\""});
+  expect_error(
+      open_model(bytes_from_buffer(bytes_of("version https://git-lfs.github.com/spec/v1\noid sha256:4d7a\n"),
+                                   "model.gguf"),
+                 nullptr),
+      {"model.gguf: not a model file glassbox can read: it is a Git LFS pointer"});
+  expect_error(
+      open_model(bytes_from_buffer(bytes_of("Entry not found\n"), "stories.bin"), nullptr),
+      {"stories.bin: not a model file glassbox can read: it is a text file, not a model's binary data; "
+       "it starts \"Entry not found\""});
   // A config.json handed over as the model is text too.
-  expect_error(open_model(bytes_from_buffer(bytes_of("{\"architectures\": [\"LlamaForCausalLM\"]}"), "config.json"),
-                          nullptr),
-               {"config.json: not a model file glassbox can read: it is a text file"});
+  expect_error(
+      open_model(bytes_from_buffer(bytes_of("{\"architectures\": [\"LlamaForCausalLM\"]}"), "config.json"),
+                 nullptr),
+      {"config.json: not a model file glassbox can read: it is a text file"});
   // A checkpoint with one float too few is not a checkpoint either.
   auto short_checkpoint = test::make_llama2c_checkpoint({});
   short_checkpoint.resize(short_checkpoint.size() - 4);
@@ -118,7 +122,8 @@ TEST(OpenModel, BytesThatAreNoModelAreNotAskedForATokenizer) {
 
 TEST(OpenModel, AWebPageOrEmptyFileGivenAsTheTokenizerIsNamedForWhatItIs) {
   const auto checkpoint = [] { return bytes_from_buffer(test::make_llama2c_checkpoint({}), "m.bin"); };
-  auto loaded = open_model(checkpoint(), bytes_from_buffer(bytes_of("<!doctype html><title>Sign in</title>"), "tok.bin"));
+  auto loaded = open_model(checkpoint(),
+                           bytes_from_buffer(bytes_of("<!doctype html><title>Sign in</title>"), "tok.bin"));
   expect_error(loaded, {"tok.bin: not a tokenizer file glassbox can read: it is a web page (HTML)"});
   if (!loaded.ok()) {
     EXPECT_EQ(loaded.error().code, ErrorCode::NotATokenizer);

@@ -58,7 +58,8 @@ TEST(WeightsCheck, NamesTheTensorCountsAndFirstPositionOfNaNAndInfinity) {
   EXPECT_EQ(embedding.nan, 2);
   EXPECT_EQ(embedding.infinite, 1);
   EXPECT_EQ(embedding.first_bad, 21);
-  EXPECT_EQ(describe(embedding), "token_embedding (F32, 32 x 16): 2 NaN, 1 infinite; the first at row 1, column 5");
+  EXPECT_EQ(describe(embedding),
+            "token_embedding (F32, 32 x 16): 2 NaN, 1 infinite; the first at row 1, column 5");
   EXPECT_TRUE(named(check, "layers.0.wq").finite());
 }
 
@@ -83,8 +84,8 @@ TEST(CliCheck, PassesTheRealModelAndNamesAPoisonedTensor) {
   GLASSBOX_REQUIRE_FILE(test::model_path("stories260K.bin"));
   GLASSBOX_REQUIRE_FILE(test::model_path("tok512.bin"));
   const std::string tokenizer = test::model_path("tok512.bin");
-  auto run = test::run_process({GLASSBOX_CLI_PATH, "check", "--model", test::model_path("stories260K.bin"),
-                                "--tokenizer", tokenizer});
+  auto run = test::run_process(
+      {GLASSBOX_CLI_PATH, "check", "--model", test::model_path("stories260K.bin"), "--tokenizer", tokenizer});
   EXPECT_EQ(run.exit_code, 0) << run.err;
   EXPECT_NE(run.out.find("ok   layers.4.ffn_down (F32, 64 x 172)"), std::string::npos) << run.out;
   EXPECT_NE(run.err.find("every value finite"), std::string::npos) << run.err;
@@ -94,16 +95,20 @@ TEST(CliCheck, PassesTheRealModelAndNamesAPoisonedTensor) {
   const std::size_t norm_offset = 28 + 512 * 64 * sizeof(float);  // after the token embedding
   const float nan = std::numeric_limits<float>::quiet_NaN();
   std::memcpy(bytes.data() + norm_offset + 3 * sizeof(float), &nan, sizeof nan);
-  const std::string poisoned = (std::filesystem::temp_directory_path() / "glassbox-check-poisoned.bin").string();
+  const std::string poisoned =
+      (std::filesystem::temp_directory_path() / "glassbox-check-poisoned.bin").string();
   std::ofstream(poisoned, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   run = test::run_process({GLASSBOX_CLI_PATH, "check", "--model", poisoned, "--tokenizer", tokenizer});
   EXPECT_EQ(run.exit_code, 1);
-  EXPECT_NE(run.out.find("BAD  layers.0.attn_norm (F32, 1 x 64): 1 NaN, 0 infinite; the first at row 0, column 3"),
-            std::string::npos)
+  EXPECT_NE(
+      run.out.find("BAD  layers.0.attn_norm (F32, 1 x 64): 1 NaN, 0 infinite; the first at row 0, column 3"),
+      std::string::npos)
       << run.out;
-  EXPECT_NE(run.err.find("1 tensor(s) hold NaN or infinite values, the first layers.0.attn_norm"), std::string::npos)
+  EXPECT_NE(run.err.find("1 tensor(s) hold NaN or infinite values, the first layers.0.attn_norm"),
+            std::string::npos)
       << run.err;
-  run = test::run_process({GLASSBOX_CLI_PATH, "check", "--model", poisoned, "--tokenizer", tokenizer, "--json"});
+  run = test::run_process(
+      {GLASSBOX_CLI_PATH, "check", "--model", poisoned, "--tokenizer", tokenizer, "--json"});
   EXPECT_EQ(run.exit_code, 1);
   EXPECT_NE(run.out.find("\"non_finite_tensors\":1"), std::string::npos) << run.out;
 }

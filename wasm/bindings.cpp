@@ -355,9 +355,10 @@ class Engine {
                      c.max_seq_len);
     Measuring m{.model = model_, .probe = induction_probe_for(*tokenizer_), .tokens = tokens};
     const int probe_positions = static_cast<int>(m.probe.prefix.size()) + 2 * m.probe.length;
-    auto session = Session::create(model_, {.threads = 1,
-                                            .context_length = std::min(c.max_seq_len, std::max(n, probe_positions)),
-                                            .trace_residuals = true});
+    auto session =
+        Session::create(model_, {.threads = 1,
+                                 .context_length = std::min(c.max_seq_len, std::max(n, probe_positions)),
+                                 .trace_residuals = true});
     if (!session) return failure(session.error());
     m.session.emplace(std::move(*session));
     if (auto read = m.session->prefill(tokens); !read) return failure(read.error());
@@ -381,12 +382,13 @@ class Engine {
       const int window = std::min(n, kRankWindow), window_start = n - window;
       HeadStatsAccumulator stats;
       std::vector<float> rows(static_cast<std::size_t>(window) * static_cast<std::size_t>(window), 0.0f);
-      auto read = m.session->attention_rows(layer, head, head + 1, 0, n, [&](int, int query, std::span<const float> row) {
-        stats.add(row);
-        if (query < window_start) return;
-        std::copy(row.begin() + window_start, row.end(),
-                  rows.begin() + static_cast<std::ptrdiff_t>(query - window_start) * window);
-      });
+      auto read = m.session->attention_rows(
+          layer, head, head + 1, 0, n, [&](int, int query, std::span<const float> row) {
+            stats.add(row);
+            if (query < window_start) return;
+            std::copy(row.begin() + window_start, row.end(),
+                      rows.begin() + static_cast<std::ptrdiff_t>(query - window_start) * window);
+          });
       if (!read) {
         measuring_.reset();
         return failure(read.error());
@@ -492,7 +494,8 @@ class Engine {
     if (!model_) return no_model();
     const ModelConfig& c = model_->config;
     if (c.position != PositionKind::RoPE)
-      return failure(ErrorCode::BadArgument, "the model's positions are ", to_string(c.position), ", not rope");
+      return failure(ErrorCode::BadArgument, "the model's positions are ", to_string(c.position),
+                     ", not rope");
     if (position < 0 || position > 1 << 20)
       return failure(ErrorCode::BadArgument, "position ", position, " is outside 0..", 1 << 20);
     std::vector<double> angles;
@@ -665,7 +668,8 @@ class Engine {
     const std::span<const float> scales = session_->head_scales();
     for (int i = 0; i < static_cast<int>(scales.size()); ++i)
       if (scales[static_cast<std::size_t>(i)] != 1.0f)
-        options.ablate.push_back({.layer = i / c.n_heads, .head = i % c.n_heads, .scale = scales[static_cast<std::size_t>(i)]});
+        options.ablate.push_back(
+            {.layer = i / c.n_heads, .head = i % c.n_heads, .scale = scales[static_cast<std::size_t>(i)]});
     auto document = inspect_json(model_, *tokenizer_, prompt, options);
     if (!document) return failure(document.error());
     return val(*document);
@@ -673,9 +677,9 @@ class Engine {
 
  private:
   Result<Session> create_session(std::shared_ptr<const Model> model) const {
-    return Session::create(std::move(model), {.threads = threads_,
-                                              .trace_residuals = true,
-                                              .residual_budget_bytes = kTraceBudgetBytes});
+    return Session::create(
+        std::move(model),
+        {.threads = threads_, .trace_residuals = true, .residual_budget_bytes = kTraceBudgetBytes});
   }
 
   val reason_to_js() const {

@@ -93,8 +93,9 @@ val sinusoidal_table(int positions, int dim) {
                    " values is outside 1..4096 x 2..8192");
   std::vector<float> table(static_cast<std::size_t>(positions) * static_cast<std::size_t>(dim));
   for (int p = 0; p < positions; ++p)
-    sinusoidal_code(p, std::span<float>(table).subspan(static_cast<std::size_t>(p) * static_cast<std::size_t>(dim),
-                                                       static_cast<std::size_t>(dim)));
+    sinusoidal_code(
+        p, std::span<float>(table).subspan(static_cast<std::size_t>(p) * static_cast<std::size_t>(dim),
+                                           static_cast<std::size_t>(dim)));
   return array_to_js(table, "Float32Array");
 }
 

@@ -50,7 +50,8 @@ Result<void> check(const Options& o) {
     return error(ErrorCode::Malformed, o.model.model, ": ", result.non_finite_tensors,
                  " tensor(s) hold NaN or infinite values, the first ", describe(*first));
   }
-  std::fprintf(stderr, "%s: %zu tensors, %lld parameters, shapes and sizes as the file says, every value finite\n",
+  std::fprintf(stderr,
+               "%s: %zu tensors, %lld parameters, shapes and sizes as the file says, every value finite\n",
                o.model.model.c_str(), result.tensors.size(), static_cast<long long>(model.parameter_count()));
   return ok();
 }
@@ -59,12 +60,14 @@ Result<void> check(const Options& o) {
 
 Command add_check_command(CLI::App& parent) {
   CLI::App* app = parent.add_subcommand(
-      "check", "Verifies a model file: header, tensor shapes and sizes, tokenizer, and that every weight is finite");
+      "check",
+      "Verifies a model file: header, tensor shapes and sizes, tokenizer, and that every weight is finite");
   auto options = std::make_shared<Options>();
   add_model_flags(*app, options->model);
-  app->add_flag("--json", options->json,
-                "print JSON: {architecture, parameters, tensors: [{name, type, shape, nan, infinite, max_abs}], "
-                "non_finite_tensors}");
+  app->add_flag(
+      "--json", options->json,
+      "print JSON: {architecture, parameters, tensors: [{name, type, shape, nan, infinite, max_abs}], "
+      "non_finite_tensors}");
   return {app, [options] { return check(*options); }};
 }
 

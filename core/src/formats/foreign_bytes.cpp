@@ -54,17 +54,19 @@ std::optional<ForeignBytes> foreign_bytes(std::span<const std::byte> bytes, Expe
   const std::string_view head = start_of_text(bytes, kForeignBytesHead);
   for (std::string_view tag : {"<!doctype html", "<html", "<head", "<body", "<!--", "<?xml"}) {
     if (starts_with_ignoring_case(head, tag))
-      return ForeignBytes{"web-page",
-                          "it is a web page (HTML): the address may be wrong, or the server answered with a page "
-                          "(an error or sign-in page) instead of the file"};
+      return ForeignBytes{
+          "web-page",
+          "it is a web page (HTML): the address may be wrong, or the server answered with a page "
+          "(an error or sign-in page) instead of the file"};
   }
   if (head.starts_with("version https://git-lfs"))
-    return ForeignBytes{"git-lfs-pointer",
-                        "it is a Git LFS pointer, a small text file that stands in for the real one: download "
-                        "the file itself (on Hugging Face, the link that says \"download\")"};
+    return ForeignBytes{
+        "git-lfs-pointer",
+        "it is a Git LFS pointer, a small text file that stands in for the real one: download "
+        "the file itself (on Hugging Face, the link that says \"download\")"};
   if (expected == Expected::Model && is_text(head))
-    return ForeignBytes{"text",
-                        cat("it is a text file, not a model's binary data; it starts \"", first_line(head), "\"")};
+    return ForeignBytes{
+        "text", cat("it is a text file, not a model's binary data; it starts \"", first_line(head), "\"")};
   return std::nullopt;
 }
 

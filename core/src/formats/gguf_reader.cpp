@@ -6,8 +6,8 @@
 #include "formats/byte_reader.hpp"
 #include "formats/gguf.hpp"
 #include "formats/gguf_names.hpp"
-#include "kernels/element_types.hpp"
 #include "glassbox/formats.hpp"
+#include "kernels/element_types.hpp"
 
 namespace glassbox {
 namespace {

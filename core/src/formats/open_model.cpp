@@ -11,7 +11,9 @@
 namespace glassbox {
 namespace {
 
-std::span<const std::byte> all_of(const Bytes& bytes) { return {bytes.data(), bytes.size()}; }
+std::span<const std::byte> all_of(const Bytes& bytes) {
+  return {bytes.data(), bytes.size()};
+}
 
 bool looks_like_json(const Bytes& bytes) {
   for (std::byte b : all_of(bytes)) {
@@ -24,8 +26,8 @@ bool looks_like_json(const Bytes& bytes) {
 
 Result<Tokenizer> read_tokenizer(const std::shared_ptr<const Bytes>& bytes) {
   if (auto foreign = foreign_bytes(all_of(*bytes), Expected::Tokenizer))
-    return error(ErrorCode::NotATokenizer, bytes->name(), ": not a tokenizer file glassbox can read: ",
-                 foreign->description);
+    return error(ErrorCode::NotATokenizer, bytes->name(),
+                 ": not a tokenizer file glassbox can read: ", foreign->description);
   if (is_gguf(*bytes)) return read_gguf_tokenizer(bytes);
   if (looks_like_json(*bytes)) return read_tokenizer_json(*bytes);
   return read_llama2c_tokenizer(*bytes);

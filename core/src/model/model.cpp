@@ -15,13 +15,26 @@ void for_each_slot(const ModelWeights& w, Visit visit) {
   visit("position_embedding", w.position_embedding);
   for (std::size_t i = 0; i < w.layers.size(); ++i) {
     const LayerWeights& l = w.layers[i];
-    const std::pair<const char*, const Tensor*> slots[] = {
-        {"attn_norm", &l.attn_norm}, {"attn_norm_bias", &l.attn_norm_bias}, {"wq", &l.wq}, {"wk", &l.wk},
-        {"wv", &l.wv}, {"bq", &l.bq}, {"bk", &l.bk}, {"bv", &l.bv}, {"wo", &l.wo}, {"bo", &l.bo},
-        {"ffn_norm", &l.ffn_norm}, {"ffn_norm_bias", &l.ffn_norm_bias}, {"ffn_gate", &l.ffn_gate},
-        {"ffn_up", &l.ffn_up}, {"ffn_down", &l.ffn_down}, {"ffn_gate_bias", &l.ffn_gate_bias},
-        {"ffn_up_bias", &l.ffn_up_bias}, {"ffn_down_bias", &l.ffn_down_bias}};
-    for (const auto& [name, tensor] : slots) visit(cat("layers.", i, ".", name), *tensor);
+    const std::pair<const char*, const Tensor*> slots[] = {{"attn_norm", &l.attn_norm},
+                                                           {"attn_norm_bias", &l.attn_norm_bias},
+                                                           {"wq", &l.wq},
+                                                           {"wk", &l.wk},
+                                                           {"wv", &l.wv},
+                                                           {"bq", &l.bq},
+                                                           {"bk", &l.bk},
+                                                           {"bv", &l.bv},
+                                                           {"wo", &l.wo},
+                                                           {"bo", &l.bo},
+                                                           {"ffn_norm", &l.ffn_norm},
+                                                           {"ffn_norm_bias", &l.ffn_norm_bias},
+                                                           {"ffn_gate", &l.ffn_gate},
+                                                           {"ffn_up", &l.ffn_up},
+                                                           {"ffn_down", &l.ffn_down},
+                                                           {"ffn_gate_bias", &l.ffn_gate_bias},
+                                                           {"ffn_up_bias", &l.ffn_up_bias},
+                                                           {"ffn_down_bias", &l.ffn_down_bias}};
+    for (const auto& [name, tensor] : slots)
+      visit(cat("layers.", i, ".", name), *tensor);
   }
   visit("final_norm", w.final_norm);
   visit("final_norm_bias", w.final_norm_bias);
@@ -45,7 +58,8 @@ int64_t Model::parameter_count() const {
 
 int64_t Model::weight_bytes() const {
   int64_t n = 0;
-  for_each_weight(weights, [&](const std::string&, const Tensor& t) { n += tensor_bytes(t.type, t.rows, t.cols); });
+  for_each_weight(weights,
+                  [&](const std::string&, const Tensor& t) { n += tensor_bytes(t.type, t.rows, t.cols); });
   return n;
 }
 
