@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <clocale>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -75,6 +78,47 @@ TEST(JsonReader, DecodesEscapesAndKeepsNulCharacters) {
   EXPECT_EQ(json::text_of(doc[0]), "\xC3\xA9\xF0\x9F\x98\x80");
   EXPECT_EQ(json::text_of(doc[1]), std::string_view("a\0b", 3));
   EXPECT_EQ(json::text_of(doc[2]), "\"\\/\b\f\n\r\t");
+}
+
+// RapidJSON 1.1.0 read these zeros through undefined behaviour (a count of leading zeros of 0) and, on x86,
+// returned garbage such as -3.99e146; the fuzzer found it (see json_reader.hpp). Numbers that are not zero
+// still convert with full precision: each equals what strtod gives in the C locale.
+TEST(JsonReader, ZerosWithLongFractionsOrExponentsAreZero) {
+  json::Document doc;
+  ASSERT_TRUE(
+      json::parse("[0.000000000000000000000000, 0e100, -0.0E-400, 0.0, 0, -0, 0e-5]", "z.json", doc).ok());
+  ASSERT_EQ(doc.Size(), 7u);
+  for (rapidjson::SizeType i = 0; i < doc.Size(); ++i) {
+    ASSERT_TRUE(doc[i].IsNumber()) << i;
+    EXPECT_EQ(doc[i].GetDouble(), 0.0) << i;
+  }
+  EXPECT_TRUE(std::signbit(doc[2].GetDouble()));
+  EXPECT_TRUE(doc[4].IsUint() && doc[4].GetUint() == 0u);
+
+  const char* numbers[] = {"1e-06",
+                           "0.1",
+                           "2.2250738585072011e-308",
+                           "9007199254740993",
+                           "-12.345678901234567890123",
+                           "1.7976931348623157e308",
+                           "123456789012345678901234567890",
+                           "0.0000000000000000000000000000001234567890123456789",
+                           "4.9406564584124654e-324"};
+  std::string text = "[";
+  for (const char* n : numbers)
+    text += std::string(text.size() > 1 ? "," : "") + n;
+  ASSERT_TRUE(json::parse(text + "]", "n.json", doc).ok());
+  for (rapidjson::SizeType i = 0; i < doc.Size(); ++i)
+    EXPECT_EQ(doc[i].GetDouble(), std::strtod(numbers[i], nullptr)) << numbers[i];
+  ASSERT_TRUE(json::parse("[18446744073709551615, -9223372036854775808, 4294967296]", "i.json", doc).ok());
+  EXPECT_EQ(doc[0].GetUint64(), 18446744073709551615ull);
+  EXPECT_EQ(doc[1].GetInt64(), INT64_MIN);
+  EXPECT_EQ(doc[2].GetInt64(), 4294967296ll);
+
+  EXPECT_EQ(parse_error("[1, 1e400]"),
+            "x.json: invalid JSON at byte 4: Number too big to be stored in double.")
+      << "a number out of range names why";
+  EXPECT_NE(parse_error("[0.]").find("invalid JSON at byte 3"), std::string::npos) << parse_error("[0.]");
 }
 
 // strtod follows LC_NUMERIC: under a German locale it reads "0.5" as 0. RapidJSON converts numbers itself.

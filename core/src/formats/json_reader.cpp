@@ -10,6 +10,18 @@ Error syntax_error(const std::string& source, std::size_t offset, std::string_vi
   return error(ErrorCode::Malformed, source, ": invalid JSON at byte ", offset, ": ", what);
 }
 
+bool detail::is_fractional_zero(std::string_view number) {
+  bool written_as_fraction = false;
+  for (const char c : number) {
+    if (c == 'e' || c == 'E') return true;  // the digits before the exponent were all zero
+    if (c == '.')
+      written_as_fraction = true;
+    else if (c >= '1' && c <= '9')
+      return false;
+  }
+  return written_as_fraction;
+}
+
 const char* describe(rapidjson::ParseErrorCode code) {
   return rapidjson::GetParseError_En(code);
 }
