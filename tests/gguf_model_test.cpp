@@ -1,7 +1,7 @@
 // The config a GGUF model's metadata gives is checked before use: integer hyper-parameters of any GGUF
 // integer type are range-checked (no truncation to int), rope.dimension_count must be an even number in
-// 2..head_dim, blk.N tensors must lie below block_count, and RoPE scaling, which glassbox does not implement,
-// is refused by name instead of being ignored.
+// 2..head_dim, blk.N tensors must lie below block_count, and RoPE scaling becomes per-pair frequency factors
+// (the kinds glassbox does not implement are refused by name instead of being ignored).
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -117,32 +117,59 @@ TEST(GgufModelConfig, TensorsOfLayersPastBlockCountAreRejected) {
   EXPECT_EQ(model->config.n_layers, 2);
 }
 
-TEST(GgufModelConfig, RopeScalingIsRefusedByName) {
+// RoPE scaling as llama.cpp reads it: a linear factor divides every frequency, Llama 3.1's rope_freqs.weight
+// divides each pair's own, and both may apply; kinds that change more than frequencies are refused by name.
+TEST(GgufModelConfig, RopeScalingBecomesFrequencyFactors) {
   const auto with = [](const std::string& key, GgufValue value) {
-    TinyLlama tiny;
+    TinyLlama tiny;  // head_dim 4: two rotated pairs
     tiny.metadata[key] = std::move(value);
     return model_of(tiny.bytes());
   };
-  expect_error(with("llama.rope.scaling.type", gguf_string("linear")),
-               {"metadata llama.rope.scaling.type is \"linear\"", "does not support RoPE scaling"});
-  expect_error(with("llama.rope.scaling.type", gguf_string("yarn")), {"\"yarn\"", "does not support"});
-  expect_error(with("llama.rope.scaling.factor", gguf_real(GgufType::Float32, 4)),
-               {"metadata llama.rope.scaling.factor is 4", "does not support RoPE scaling"});
-  expect_error(with("llama.rope.scale_linear", gguf_real(GgufType::Float32, 2)),
-               {"metadata llama.rope.scale_linear is 2", "does not support RoPE scaling"});
+  const auto factors = [](const Result<Model>& model) {
+    EXPECT_TRUE(model.ok()) << model.error().message;
+    return model.ok() ? model->config.rope_freq_factors : std::vector<float>{-1};
+  };
+  EXPECT_EQ(factors(with("llama.rope.scaling.type", gguf_string("none"))), std::vector<float>{});
+  EXPECT_EQ(factors(with("llama.rope.scaling.factor", gguf_real(GgufType::Float32, 1))),
+            std::vector<float>{});
+  EXPECT_EQ(factors(with("llama.rope.scaling.factor", gguf_real(GgufType::Float32, 0))),
+            std::vector<float>{});
+  // Without a type, a factor is linear scaling (llama.cpp's default too).
+  EXPECT_EQ(factors(with("llama.rope.scaling.factor", gguf_real(GgufType::Float32, 4))),
+            (std::vector<float>{4, 4}));
+  EXPECT_EQ(factors(with("llama.rope.scale_linear", gguf_real(GgufType::Float32, 2))),
+            (std::vector<float>{2, 2}));
+  {
+    TinyLlama tiny;
+    tiny.metadata["llama.rope.scaling.type"] = gguf_string("linear");
+    tiny.metadata["llama.rope.scaling.factor"] = gguf_real(GgufType::Float32, 8);
+    tiny.extra_vectors["rope_freqs.weight"] = {1.0f, 2.5f};
+    EXPECT_EQ(factors(model_of(tiny.bytes())), (std::vector<float>{8, 20}));
+  }
+  {
+    TinyLlama tiny;
+    tiny.extra_vectors["rope_freqs.weight"] = {1.0f, 32.0f};
+    EXPECT_EQ(factors(model_of(tiny.bytes())), (std::vector<float>{1, 32}));
+  }
+
+  expect_error(with("llama.rope.scaling.type", gguf_string("yarn")),
+               {"metadata llama.rope.scaling.type is \"yarn\"", "not this kind yet"});
+  expect_error(with("llama.rope.scaling.factor", gguf_real(GgufType::Float32, -2)),
+               {"metadata llama.rope.scaling.factor must be a positive RoPE scaling factor, found -2"});
   expect_error(with("llama.rope.scaling.type", gguf_integer(GgufType::Uint32, 1)),
                {"metadata llama.rope.scaling.type must be a string"});
-  // "none" and a factor of 1 (or 0, llama.cpp's "unset") change nothing, so they load.
-  EXPECT_TRUE(with("llama.rope.scaling.type", gguf_string("none")).ok());
-  EXPECT_TRUE(with("llama.rope.scaling.factor", gguf_real(GgufType::Float32, 1)).ok());
-  EXPECT_TRUE(with("llama.rope.scaling.factor", gguf_real(GgufType::Float32, 0)).ok());
-
-  for (const char* tensor : {"rope_freqs.weight", "rope_factors_long.weight"}) {
+  for (const std::vector<float>& bad : {std::vector<float>{1, 2, 3}, std::vector<float>{1, 0}}) {
     TinyLlama tiny;
-    tiny.extra_tensors = {tensor};
+    tiny.extra_vectors["rope_freqs.weight"] = bad;
     expect_error(model_of(tiny.bytes()),
-                 {std::string("t.gguf: tensor ") + tensor, "RoPE frequencies", "does not support"});
+                 {"t.gguf: ", bad.size() == 3
+                                  ? "tensor rope_freqs.weight must be F32 with one value per rotated pair (2)"
+                                  : "RoPE frequency factor 1 must be a positive number, found 0"});
   }
+  TinyLlama longrope;
+  longrope.extra_tensors = {"rope_factors_long.weight"};
+  expect_error(model_of(longrope.bytes()),
+               {"t.gguf: tensor rope_factors_long.weight", "LongRoPE", "does not support"});
 }
 
 }  // namespace

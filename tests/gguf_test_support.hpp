@@ -44,8 +44,10 @@ struct TinyLlama {
   uint32_t q_type = 0;  // ggml type of attn_q
   // Replaces the value of a metadata key the model writes ("llama.block_count"), or adds it.
   std::map<std::string, GgufValue> metadata;
-  std::vector<std::string> extra_tensors;  // more float32 vectors of `dim` values (e.g. rope_freqs.weight)
-  bool with_tokenizer = false;             // a 4-token SentencePiece vocabulary in tokenizer.ggml.*
+  std::vector<std::string>
+      extra_tensors;  // more float32 vectors of `dim` values (e.g. rope_factors_long.weight)
+  std::map<std::string, std::vector<float>> extra_vectors;  // more float32 vectors with these values
+  bool with_tokenizer = false;  // a 4-token SentencePiece vocabulary in tokenizer.ggml.*
   std::vector<std::vector<float>> storage;
 
   GgufWriter writer() {
@@ -77,11 +79,13 @@ struct TinyLlama {
       w.add_float32_array("tokenizer.ggml.scores", {0, 0, 0, -1});
       w.add_int32_array("tokenizer.ggml.token_type", {2, 3, 3, 1});
     }
-    auto tensor = [&](const std::string& name, std::vector<uint64_t> dims, uint32_t type = 0) {
+    auto tensor = [&](const std::string& name, std::vector<uint64_t> dims, uint32_t type = 0,
+                      std::vector<float> values = {}) {
       uint64_t n = 1;
       for (uint64_t d : dims)
         n *= d;
-      storage.emplace_back(n, 0.5f);
+      if (values.empty()) values.assign(n, 0.5f);
+      storage.push_back(std::move(values));
       const auto* data = reinterpret_cast<const std::byte*>(storage.back().data());
       w.add_tensor(name, dims, type, std::span<const std::byte>(data, n * 4));
     };
@@ -103,6 +107,8 @@ struct TinyLlama {
     tensor("output_norm.weight", {d});
     for (const std::string& name : extra_tensors)
       tensor(name, {d});
+    for (const auto& [name, values] : extra_vectors)
+      tensor(name, {values.size()}, 0, values);
     return w;
   }
   std::vector<std::byte> bytes() { return writer().to_bytes(); }

@@ -30,6 +30,43 @@ TEST(Positions, RopeAnglesFallGeometricallyAcrossPairs) {
   EXPECT_EQ(rope_angle(c, 1, 0), 0.0);
 }
 
+TEST(Positions, RopeFrequencyFactorsDivideEachPairsAngle) {
+  ModelConfig c = test::base_config();
+  c.rope_freq_factors = {4.0f, 0.5f};
+  EXPECT_EQ(rope_angle(c, 0, 8), 2.0);
+  EXPECT_NEAR(rope_angle(c, 1, 5), 10.0 / std::sqrt(500.0), 1e-6);
+}
+
+// Llama 3.1 8B's settings: theta 500000, 128 rotated values, factor 8, low 1, high 4, original context 8192.
+// Pairs turning faster than once per 2048 positions keep their frequency, pairs slower than once per 8192 are
+// divided by 8, and the ones between blend smoothly (so the divisor grows monotonically from 1 to 8).
+TEST(Positions, Llama3RopeFactorsKeepFastPairsAndSlowTheSlowOnes) {
+  ModelConfig c = test::base_config();
+  c.rope_theta = 500000.0f;
+  c.head_dim = 128;
+  const std::vector<float> f = llama3_rope_factors(c, Llama3RopeScaling{8, 1, 4, 8192});
+  ASSERT_EQ(f.size(), 64u);
+  const auto wavelength = [&](int i) { return 2 * M_PI * std::pow(500000.0, 2.0 * i / 128); };
+  int kept = 0, slowed = 0, blended = 0;
+  for (int i = 0; i < 64; ++i) {
+    if (wavelength(i) < 2048) {
+      EXPECT_EQ(f[i], 1.0f) << i;
+      ++kept;
+    } else if (wavelength(i) > 8192) {
+      EXPECT_EQ(f[i], 8.0f) << i;
+      ++slowed;
+    } else {
+      EXPECT_GT(f[i], 1.0f) << i;
+      EXPECT_LT(f[i], 8.0f) << i;
+      ++blended;
+    }
+    if (i > 0) EXPECT_GE(f[i], f[i - 1]) << i;
+  }
+  EXPECT_GT(kept, 0);
+  EXPECT_GT(slowed, 0);
+  EXPECT_GT(blended, 0);
+}
+
 TEST(Positions, RopeDotProductsDependOnlyOnTheOffset) {
   std::mt19937 rng(9);
   std::normal_distribution<float> normal;

@@ -103,20 +103,19 @@ TEST_P(ReferenceFixture, ConvertingToGgufKeepsEveryLogit) {
   std::filesystem::remove(out);
 }
 
-INSTANTIATE_TEST_SUITE_P(Variants, ReferenceFixture,
-                         ::testing::Values("llama-like", "rope-half-partial", "gpt2-like",
-                                           "transformer-postln", "mqa-postln-geglu",
-                                           "rmsnorm-sinusoidal-reglu", "layernorm-gqa",
-                                           "layernorm-mqa-postln", "llama-like.f16", "llama-like.bf16",
-                                           "llama-like.q8_0", "llama-like.q4_0", "llama-tiny",
-                                           "llama-tiny.q8_0", "llama-tiny.q4_0", "llama-kquants",
-                                           "qwen2-tiny", "phi3-tiny", "gpt2-tiny"),
-                         [](const auto& info) {
-                           std::string name = info.param;
-                           for (char& c : name)
-                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                           return name;
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Variants, ReferenceFixture,
+    ::testing::Values("llama-like", "rope-half-partial", "gpt2-like", "transformer-postln",
+                      "mqa-postln-geglu", "rmsnorm-sinusoidal-reglu", "layernorm-gqa", "layernorm-mqa-postln",
+                      "qk-norm-wide-heads", "llama-like.f16", "llama-like.bf16", "llama-like.q8_0",
+                      "llama-like.q4_0", "llama-tiny", "llama-tiny.q8_0", "llama-tiny.q4_0", "llama-kquants",
+                      "qwen2-tiny", "phi3-tiny", "gpt2-tiny", "llama3-rope-tiny", "qwen3-tiny"),
+    [](const auto& info) {
+      std::string name = info.param;
+      for (char& c : name)
+        if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+      return name;
+    });
 
 // Head ablation against the reference: the model of `stem`.gguf with the heads of `stem`.ablated.json
 // scaled (every head of a layer off, and a mix of off and scaled heads).
@@ -162,7 +161,8 @@ TEST_P(HuggingFaceFixture, FolderMatchesTheNumpyReference) {
 
 INSTANTIATE_TEST_SUITE_P(Folders, HuggingFaceFixture,
                          ::testing::Values("hf-gpt2", "hf-gpt2-openai-names", "hf-gpt2-f16", "hf-llama",
-                                           "hf-llama-sharded", "hf-llama-bf16", "hf-qwen2"),
+                                           "hf-llama-sharded", "hf-llama-bf16", "hf-qwen2", "hf-llama3-rope",
+                                           "hf-qwen3"),
                          [](const auto& info) {
                            std::string name = info.param;
                            for (char& c : name)

@@ -114,11 +114,32 @@ TEST_F(HuggingFaceFolder, RejectsAMissingConfigField) {
   expect_error(load_model(dir_.string()), "config.json: intermediate_size is missing");
 }
 
-TEST_F(HuggingFaceFolder, RejectsRopeScaling) {
-  write("config.json", R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 8, "intermediate_size": 16,
-    "num_hidden_layers": 1, "num_attention_heads": 2, "max_position_embeddings": 16, "vocab_size": 4,
-    "rope_scaling": {"type": "llama3"}})");
-  expect_error(load_model(dir_.string()), "rope_scaling is not supported");
+// rope_scaling kinds glassbox computes (linear, llama3: the fixtures check their logits) need their fields;
+// the kinds it does not are refused by name.
+TEST_F(HuggingFaceFolder, RopeScalingIsReadOrRefusedByName) {
+  const auto with_scaling = [&](const std::string& scaling) {
+    write("config.json", R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 8, "intermediate_size": 16,
+      "num_hidden_layers": 1, "num_attention_heads": 2, "max_position_embeddings": 16, "vocab_size": 4,
+      "rope_scaling": )" + scaling +
+                             "}");
+    return load_model(dir_.string());
+  };
+  expect_error(
+      with_scaling(R"({"rope_type": "yarn", "factor": 4})"),
+      "config.json: rope_scaling type \"yarn\" is not supported (glassbox supports linear and llama3)");
+  expect_error(with_scaling(R"({"type": "dynamic", "factor": 4})"), "rope_scaling type \"dynamic\"");
+  expect_error(with_scaling(R"({"rope_type": "llama3", "factor": 8})"),
+               "config.json: rope_scaling.low_freq_factor is missing");
+  expect_error(with_scaling(R"({"rope_type": "linear", "factor": -1})"),
+               "config.json: rope_scaling.factor must be positive, found -1");
+  expect_error(
+      with_scaling(R"({"rope_type": "llama3", "factor": 8, "low_freq_factor": 4, "high_freq_factor": 1,
+                               "original_max_position_embeddings": 8192})"),
+      "rope_scaling.high_freq_factor (1) must exceed rope_scaling.low_freq_factor (4)");
+  expect_error(with_scaling("3"), "config.json: rope_scaling must be an object");
+  // Known kinds get as far as the weights, which this folder lacks.
+  for (const char* fine : {"null", R"({"rope_type": "default"})", R"({"type": "linear", "factor": 2})"})
+    expect_error(with_scaling(fine), "model.safetensors: cannot open");
 }
 
 TEST_F(HuggingFaceFolder, RejectsMissingWeights) {

@@ -1,5 +1,5 @@
-// glassbox against llama.cpp itself: random-weight GGUF models of the llama, phi3, qwen2 and gpt2 architectures
-// with real vocabularies must give the same prompt tokens (BOS included, as each engine adds it by default)
+// glassbox against llama.cpp itself: random-weight GGUF models of the llama (plain and with Llama 3.1's RoPE
+// scaling), phi3, qwen2, qwen3 and gpt2 architectures with real vocabularies must give the same prompt tokens (BOS included, as each engine adds it by default)
 // and the same 32 greedy tokens in both engines; llama.cpp must decode the reference's K-quant/BF16 file as
 // the reference does; and llama.cpp must read the GGUF files `glassbox convert` writes.
 //
@@ -73,7 +73,15 @@ async function crossCheck(t, name, file) {
   }
 }
 
-for (const name of ['llama-spm-vocab', 'phi3-vocab', 'llama-bpe-vocab', 'qwen2-vocab', 'gpt2-vocab']) {
+for (const name of [
+  'llama-spm-vocab',
+  'phi3-vocab',
+  'llama-bpe-vocab',
+  'qwen2-vocab',
+  'gpt2-vocab',
+  'llama3-rope-vocab',
+  'qwen3-vocab',
+]) {
   test(`${name}: same prompt tokens and the same ${GREEDY_TOKENS} greedy tokens as llama.cpp`, async (t) => {
     const file = path.join(fixtures, `${name}.gguf`);
     if (!requireFiles(t, cli, file, vectorsDir)) return;

@@ -558,7 +558,8 @@ def weights_from_hf(folder, cfg):
         w["output.weight"] = t["lm_head.weight"]
     names = {"self_attn.q_proj": "attn_q", "self_attn.k_proj": "attn_k", "self_attn.v_proj": "attn_v",
              "self_attn.o_proj": "attn_output", "mlp.gate_proj": "ffn_gate", "mlp.up_proj": "ffn_up",
-             "mlp.down_proj": "ffn_down", "input_layernorm": "attn_norm", "post_attention_layernorm": "ffn_norm"}
+             "mlp.down_proj": "ffn_down", "input_layernorm": "attn_norm", "post_attention_layernorm": "ffn_norm",
+             "self_attn.q_norm": "attn_q_norm", "self_attn.k_norm": "attn_k_norm"}
     for k, v in t.items():
         if k.startswith("model.layers."):
             i, rest = k[len("model.layers."):].split(".", 1)
@@ -584,9 +585,10 @@ def every_fixture_reproduces_from_its_files():
             if first.endswith(".gguf") and len(entry["files"]) == 2:
                 expected = json.load(open(os.path.join(d, entry["files"][1])))
                 f, w = weights_from_gguf(os.path.join(d, first), expected["config"])
-                assert f.value("general.architecture") in ("glassbox", "llama", "qwen2", "phi3", "gpt2")
+                assert f.value("general.architecture") in ("glassbox", "llama", "qwen2", "qwen3", "phi3", "gpt2")
                 if f.value("general.architecture") == "glassbox":
                     check_glassbox_metadata(f, expected["config"])
+                check_rope_scaling(f, w, expected["config"])
             elif first.endswith("/"):
                 expected = json.load(open(os.path.join(d, first, "expected.json")))
                 w = weights_from_hf(os.path.join(d, first), expected["config"])
@@ -595,7 +597,7 @@ def every_fixture_reproduces_from_its_files():
             logits = model.forward(expected["config"], w, expected["tokens"], head_scales=expected.get("head_scales"))
             close(logits, expected["logits"], 1e-12, entry["files"][-1])
             checked += 1
-        assert checked == 31, f"checked {checked} fixtures with logits, expected 31 (28 plain, 3 head ablations)"
+        assert checked == 36, f"checked {checked} fixtures with logits, expected 36 (33 plain, 3 head ablations)"
         # the quantized files really are quantized, and their logits moved
         for stem, kinds in (("llama-like", (("f16", 1e-6, 0.05), ("bf16", 1e-5, 0.5), ("q8_0", 1e-3, 0.6),
                                             ("q4_0", 1e-2, 4.0))),
@@ -620,6 +622,24 @@ def every_fixture_reproduces_from_its_files():
             la = json.load(open(os.path.join(d, a, "expected.json")))["logits"]
             lb = json.load(open(os.path.join(d, b, "expected.json")))["logits"]
             close(la, lb, 0, f"{a} vs {b}")
+
+
+def check_rope_scaling(f, weights, cfg):
+    """The file says the config's RoPE scaling: Llama 3.1's as rope_freqs.weight (the divisors the reference
+    computes), linear as rope.scaling.type/factor keys, none as neither."""
+    arch = f.value("general.architecture")
+    scaling = cfg.get("rope_scaling")
+    kind = scaling["type"] if scaling else None
+    freqs = weights.get("rope_freqs.weight")
+    if kind == "llama3":
+        assert freqs is not None and np.allclose(freqs, model.rope_freq_factors(cfg), rtol=1e-7), freqs
+    else:
+        assert freqs is None
+    if kind == "linear":
+        assert f.value(f"{arch}.rope.scaling.type") == "linear"
+        assert f.value(f"{arch}.rope.scaling.factor") == scaling["factor"]
+    else:
+        assert f"{arch}.rope.scaling.type" not in f.metadata
 
 
 def check_glassbox_metadata(f, cfg):

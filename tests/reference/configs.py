@@ -13,10 +13,11 @@ def tiny(**overrides):
         "activation": "silu", "ffn_gated": True,
         "qkv_bias": False, "out_bias": False, "ffn_bias": False,
         "tied_embeddings": True,
+        "head_dim": None, "qk_norm": False, "rope_scaling": None,
     }
     cfg.update(overrides)
     if cfg["position"] != "rope":
-        cfg.update(rope_theta=None, rotary_dim=None, rope_pairing=None)
+        cfg.update(rope_theta=None, rotary_dim=None, rope_pairing=None, rope_scaling=None)
     return cfg
 
 
@@ -59,11 +60,25 @@ VARIANTS = [
     ("layernorm-mqa-postln", tiny(norm="layernorm", norm_placement="post", n_kv_heads=1, position="learned",
                                   activation="silu", n_layers=3, out_bias=True),
      "LayerNorm post-norm with MQA (1 kv head), learned positions, SwiGLU, attention-output bias, tied"),
+    ("qk-norm-wide-heads", tiny(head_dim=12, rotary_dim=12, qk_norm=True, rope_pairing="half", n_kv_heads=2,
+                                rope_scaling={"type": "linear", "factor": 4.0}),
+     "q/k RMSNorm per head (Qwen3's), heads 12 wide (q is 48 values, wider than dim 32), GQA 4/2, half-pair "
+     "RoPE with linear scaling by 4 (a rope_freqs.weight of 4s), tied"),
 ]
+
+# Llama 3.1's RoPE scaling, at a scale where its three regimes show in 4 rotated pairs: wavelengths 6.3, 63,
+# 628 and 6283 positions against original_context / high = 32 and original_context / low = 256, so pair 0 is
+# kept, pair 1 blended, pairs 2 and 3 slowed by the factor.
+LLAMA3_SCALING = {"type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 8.0,
+                  "original_context": 256}
 
 # Hugging Face-convention models (half-pair RoPE over the whole head).
 HF_LLAMA = tiny(n_kv_heads=2, hidden_dim=64, rope_pairing="half", tied_embeddings=False)
 HF_QWEN2 = tiny(n_kv_heads=2, hidden_dim=64, rope_pairing="half", qkv_bias=True, rope_theta=1000000.0)
+HF_LLAMA3 = tiny(n_kv_heads=2, hidden_dim=64, rope_pairing="half", tied_embeddings=False,
+                rope_scaling=LLAMA3_SCALING, rope_theta=10000.0)
+HF_QWEN3 = tiny(n_kv_heads=2, hidden_dim=64, rope_pairing="half", qk_norm=True, head_dim=16, rotary_dim=16,
+                rope_theta=1000000.0)
 HF_PHI3 = tiny(n_kv_heads=2, hidden_dim=48, rope_pairing="half", tied_embeddings=False)
 HF_GPT2 = tiny(norm="layernorm", position="learned", activation="gelu", ffn_gated=False,
                qkv_bias=True, out_bias=True, ffn_bias=True, hidden_dim=128)

@@ -3,6 +3,7 @@
   glassbox  our own architecture: every variant knob is a metadata key
   llama     llama.cpp's `llama`: q/k rows permuted for adjacent-pair RoPE
   qwen2     llama.cpp's `qwen2`: q/k/v biases, half-pair ("NeoX") RoPE, no permutation
+  qwen3     llama.cpp's `qwen3`: qwen2 without biases, with per-head q/k RMSNorm
   phi3      llama.cpp's `phi3`: fused q|k|v and gate|up matrices, half-pair RoPE
   gpt2      llama.cpp's `gpt2`: fused q|k|v matrix, learned positions
 
@@ -22,7 +23,7 @@ from collections import OrderedDict
 import numpy as np
 
 import gguf
-from model import head_dim
+from model import head_dim, rope_freq_factors
 
 QUANTIZED_FILE_TYPES = ("Q8_0", "Q4_0", "Q4_K_M")
 
@@ -116,6 +117,28 @@ def split_rows(stored, fused, parts, sizes):
     return out
 
 
+def _head_metadata(arch, cfg):
+    """attention.key_length / value_length, written (as llama.cpp's converter does) only where heads are not
+    dim / n_heads wide."""
+    if head_dim(cfg) * cfg["n_heads"] == cfg["dim"]:
+        return []
+    return [(f"{arch}.attention.key_length", gguf.u32(head_dim(cfg))),
+            (f"{arch}.attention.value_length", gguf.u32(head_dim(cfg)))]
+
+
+def _rope_scaling(arch, cfg):
+    """(metadata, tensors) for the config's RoPE scaling, as llama.cpp's converter writes them: linear
+    scaling as rope.scaling.type/factor keys, Llama 3.1's as a rope_freqs.weight tensor of per-pair
+    divisors (float32)."""
+    scaling = cfg.get("rope_scaling") if cfg["position"] == "rope" else None
+    if scaling is None:
+        return [], OrderedDict()
+    if scaling["type"] == "linear":
+        return [(f"{arch}.rope.scaling.type", gguf.string("linear")),
+                (f"{arch}.rope.scaling.factor", gguf.f32(scaling["factor"]))], OrderedDict()
+    return [], OrderedDict([("rope_freqs.weight", np.asarray(rope_freq_factors(cfg), dtype=np.float32))])
+
+
 # -- glassbox --------------------------------------------------------------------
 
 def glassbox_metadata(cfg):
@@ -134,7 +157,9 @@ def glassbox_metadata(cfg):
         ("glassbox.position", gguf.string(cfg["position"])),
         ("glassbox.activation", gguf.string(cfg["activation"])),
         ("glassbox.ffn_gated", gguf.boolean(cfg["ffn_gated"])),
-    ]
+    ] + _head_metadata("glassbox", cfg)
+    if cfg.get("qk_norm"):
+        kvs.append(("glassbox.attention.qk_norm", gguf.boolean(True)))
     if cfg["position"] == "rope":
         kvs += [
             ("glassbox.rope.freq_base", gguf.f32(cfg["rope_theta"])),
@@ -149,8 +174,10 @@ def write_glassbox(path, cfg, weights, name, tensor_type="F32", alignment=32, to
     w = gguf.GGUFWriter(alignment)
     _common_header(w, "glassbox", name, tensor_type)
     _add_all(w, glassbox_metadata(cfg))
+    scaling_kvs, scaling_tensors = _rope_scaling("glassbox", cfg)
+    _add_all(w, scaling_kvs)
     _add_all(w, tokenizer_kvs)
-    stored = _add_tensors(w, weights, tensor_type)
+    stored = _add_tensors(w, OrderedDict(list(scaling_tensors.items()) + list(weights.items())), tensor_type)
     w.write(path)
     return stored
 
@@ -195,7 +222,7 @@ def _llm_metadata(arch, cfg, epsilon_key):
         (f"{arch}.attention.{epsilon_key}", gguf.f32(cfg["norm_eps"])),
         (f"{arch}.vocab_size", gguf.u32(cfg["vocab_size"])),
         (f"{arch}.rope.dimension_count", gguf.u32(cfg["rotary_dim"])),
-    ]
+    ] + _head_metadata(arch, cfg)
 
 
 def _check_hf_rope_model(cfg):
@@ -215,8 +242,9 @@ def write_llama(path, cfg, weights, name, tokenizer_kvs, tensor_type="F32", file
     w = gguf.GGUFWriter()
     _common_header(w, "llama", name, file_type or tensor_type)
     _add_all(w, _llm_metadata("llama", cfg, "layer_norm_rms_epsilon"))
+    scaling_kvs, tensors = _rope_scaling("llama", cfg)
+    _add_all(w, scaling_kvs)
     _add_all(w, tokenizer_kvs)
-    tensors = OrderedDict()
     for key, value in weights.items():
         if ".attn_q." in key:
             value = llama_permute(value, cfg["n_heads"])
@@ -241,6 +269,21 @@ def write_qwen2(path, cfg, weights, name, tokenizer_kvs, tensor_type="F32"):
     w = gguf.GGUFWriter()
     _common_header(w, "qwen2", name, tensor_type)
     _add_all(w, _llm_metadata("qwen2", cfg, "layer_norm_rms_epsilon"))
+    _add_all(w, tokenizer_kvs)
+    stored = _add_tensors(w, weights, tensor_type)
+    w.write(path)
+    return stored
+
+
+def write_qwen3(path, cfg, weights, name, tokenizer_kvs, tensor_type="F32"):
+    """A llama.cpp `qwen3` file: qwen2's layout without biases, plus blk.{i}.attn_q_norm / attn_k_norm
+    ([head_dim] RMSNorm weights applied to each head before RoPE); heads may be wider than dim / n_heads
+    (attention.key_length)."""
+    _check_hf_rope_model(cfg)
+    assert cfg.get("qk_norm") and not (cfg["qkv_bias"] or cfg["out_bias"] or cfg["ffn_bias"])
+    w = gguf.GGUFWriter()
+    _common_header(w, "qwen3", name, tensor_type)
+    _add_all(w, _llm_metadata("qwen3", cfg, "layer_norm_rms_epsilon"))
     _add_all(w, tokenizer_kvs)
     stored = _add_tensors(w, weights, tensor_type)
     w.write(path)

@@ -25,7 +25,7 @@ ROUND = {"F32": lambda a: a, "F16": round_to_f16, "BF16": round_to_bf16}
 # -- Llama / Qwen2 ------------------------------------------------------------------
 
 def llama_tensors(cfg, weights):
-    """{HF name: array} for LlamaForCausalLM / Qwen2ForCausalLM."""
+    """{HF name: array} for LlamaForCausalLM / Qwen2ForCausalLM / Qwen3ForCausalLM."""
     out = OrderedDict()
     out["model.embed_tokens.weight"] = weights["token_embd.weight"]
     for i in range(cfg["n_layers"]):
@@ -35,6 +35,9 @@ def llama_tensors(cfg, weights):
             out[dst + f"self_attn.{theirs}.weight"] = weights[src + ours + ".weight"]
             if cfg["qkv_bias"]:
                 out[dst + f"self_attn.{theirs}.bias"] = weights[src + ours + ".bias"]
+        if cfg.get("qk_norm"):
+            out[dst + "self_attn.q_norm.weight"] = weights[src + "attn_q_norm.weight"]
+            out[dst + "self_attn.k_norm.weight"] = weights[src + "attn_k_norm.weight"]
         out[dst + "self_attn.o_proj.weight"] = weights[src + "attn_output.weight"]
         out[dst + "post_attention_layernorm.weight"] = weights[src + "ffn_norm.weight"]
         out[dst + "mlp.gate_proj.weight"] = weights[src + "ffn_gate.weight"]
@@ -46,13 +49,25 @@ def llama_tensors(cfg, weights):
     return out
 
 
+def _rope_scaling(scaling):
+    """The reference's rope_scaling as transformers spells it in config.json."""
+    if scaling is None:
+        return None
+    if scaling["type"] == "linear":
+        return {"rope_type": "linear", "factor": scaling["factor"]}
+    return {"rope_type": "llama3", "factor": scaling["factor"], "low_freq_factor": scaling["low_freq_factor"],
+            "high_freq_factor": scaling["high_freq_factor"],
+            "original_max_position_embeddings": scaling["original_context"]}
+
+
 def llama_config(cfg, dtype, family):
     assert cfg["position"] == "rope" and cfg["rope_pairing"] == "half"
     assert cfg["rotary_dim"] == head_dim(cfg) and cfg["norm"] == "rmsnorm"
     assert cfg["norm_placement"] == "pre" and cfg["activation"] == "silu" and cfg["ffn_gated"]
     assert not cfg["out_bias"] and not cfg["ffn_bias"]
+    architecture = {"llama": "LlamaForCausalLM", "qwen2": "Qwen2ForCausalLM", "qwen3": "Qwen3ForCausalLM"}
     config = {
-        "architectures": ["LlamaForCausalLM" if family == "llama" else "Qwen2ForCausalLM"],
+        "architectures": [architecture[family]],
         "model_type": family,
         "vocab_size": cfg["vocab_size"],
         "hidden_size": cfg["dim"],
@@ -64,7 +79,7 @@ def llama_config(cfg, dtype, family):
         "max_position_embeddings": cfg["context_length"],
         "rms_norm_eps": cfg["norm_eps"],
         "rope_theta": cfg["rope_theta"],
-        "rope_scaling": None,
+        "rope_scaling": _rope_scaling(cfg.get("rope_scaling")),
         "tie_word_embeddings": cfg["tied_embeddings"],
         "torch_dtype": TORCH_DTYPE[dtype],
         "initializer_range": 0.02,
@@ -73,6 +88,12 @@ def llama_config(cfg, dtype, family):
     if family == "llama":
         assert not cfg["qkv_bias"], "LlamaForCausalLM: use attention_bias for all four projections"
         config.update({"attention_bias": False, "mlp_bias": False, "bos_token_id": 1, "eos_token_id": 2})
+    elif family == "qwen3":
+        assert cfg.get("qk_norm") and not cfg["qkv_bias"], "Qwen3 has q/k norms and no biases"
+        eos = cfg["vocab_size"] - 1
+        config.update({"head_dim": head_dim(cfg), "attention_bias": False, "use_sliding_window": False,
+                       "sliding_window": None, "max_window_layers": cfg["n_layers"], "bos_token_id": eos,
+                       "eos_token_id": eos})
     else:
         assert cfg["qkv_bias"], "Qwen2 always has q/k/v biases"
         eos = cfg["vocab_size"] - 1

@@ -178,6 +178,22 @@ class Fixtures:
                   reference_greedy={"prompt_ids": prompt, "continuation_ids": model.greedy(cfg, stored, prompt, 16)},
                   reference_greedy_q8_k_inputs={"prompt_ids": prompt, "continuation_ids": greedy_q8_k})
 
+        cfg = configs.as_float32_file(configs.HF_LLAMA3)
+        stored = gguf_export.write_llama(self.path("llama3-rope-tiny.gguf"), cfg, random_weights(cfg, 205),
+                                         "llama3-rope-tiny", tiny_vocab.bpe_metadata("llama-bpe"))
+        write_expected(self.path("llama3-rope-tiny.json"), cfg, stored, sample_tokens(cfg, 205))
+        self.note(["llama3-rope-tiny.gguf", "llama3-rope-tiny.json"],
+                  "arch llama with Llama 3.1's RoPE scaling (factor 8, low 1, high 8, original context 256): "
+                  "a rope_freqs.weight of per-pair divisors, one pair kept, one blended, two slowed")
+
+        cfg = configs.as_float32_file(configs.HF_QWEN3)
+        stored = gguf_export.write_qwen3(self.path("qwen3-tiny.gguf"), cfg, random_weights(cfg, 206),
+                                         "qwen3-tiny", tiny_vocab.bpe_metadata("qwen2"))
+        write_expected(self.path("qwen3-tiny.json"), cfg, stored, sample_tokens(cfg, 206))
+        self.note(["qwen3-tiny.gguf", "qwen3-tiny.json"],
+                  "arch qwen3: per-head q/k RMSNorm before RoPE, heads 16 wide (q 64 values, dim 32: "
+                  "attention.key_length), half-pair RoPE theta 1e6, no biases, GQA 4/2, tied")
+
         cfg = configs.as_float32_file(configs.HF_PHI3)
         stored = gguf_export.write_phi3(self.path("phi3-tiny.gguf"), cfg, random_weights(cfg, 203),
                                         "phi3-tiny", tiny_vocab.bpe_metadata("gpt-2"))
@@ -210,20 +226,26 @@ class Fixtures:
         if not vocab_files_present():
             return
         jobs = [
-            ("llama-spm-vocab", "llama", configs.HF_LLAMA, spm, {}, 300),
-            ("phi3-vocab", "phi3", configs.HF_PHI3, phi3, {}, 304),
+            ("llama-spm-vocab", "llama", configs.HF_LLAMA, spm, {}, 300, {}),
+            ("phi3-vocab", "phi3", configs.HF_PHI3, phi3, {}, 304, {}),
             ("llama-bpe-vocab", "llama", configs.HF_LLAMA, gpt2,
-             {"tokenizer.ggml.pre": gguf.string("llama-bpe")}, 301),
+             {"tokenizer.ggml.pre": gguf.string("llama-bpe")}, 301, {}),
             ("qwen2-vocab", "qwen2", configs.HF_QWEN2, gpt2,
-             {"tokenizer.ggml.pre": gguf.string("qwen2")}, 302),
-            ("gpt2-vocab", "gpt2", configs.HF_GPT2, gpt2, {}, 303),
+             {"tokenizer.ggml.pre": gguf.string("qwen2")}, 302, {}),
+            ("gpt2-vocab", "gpt2", configs.HF_GPT2, gpt2, {}, 303, {"hidden_dim": 256}),
+            # 8 rotated pairs: two kept, two blended, four slowed by Llama 3.1's scaling
+            ("llama3-rope-vocab", "llama", configs.HF_LLAMA3, gpt2,
+             {"tokenizer.ggml.pre": gguf.string("llama-bpe")}, 305, {}),
+            # heads 32 wide, twice dim / n_heads
+            ("qwen3-vocab", "qwen3", configs.HF_QWEN3, gpt2,
+             {"tokenizer.ggml.pre": gguf.string("qwen2")}, 306, {"head_dim": 32, "rotary_dim": 32}),
         ]
         writers = {"llama": gguf_export.write_llama, "qwen2": gguf_export.write_qwen2,
-                   "phi3": gguf_export.write_phi3, "gpt2": gguf_export.write_gpt2}
-        for stem, arch, base, vocab_path, overrides, seed in jobs:
+                   "qwen3": gguf_export.write_qwen3, "phi3": gguf_export.write_phi3,
+                   "gpt2": gguf_export.write_gpt2}
+        for stem, arch, base, vocab_path, overrides, seed, cfg_overrides in jobs:
             kvs, n_vocab = tiny_vocab.copy_tokenizer(vocab_path, overrides)
-            extra = {"hidden_dim": 256} if arch == "gpt2" else {}
-            cfg = configs.as_float32_file(configs.real_vocab(base, n_vocab, **extra))
+            cfg = configs.as_float32_file(configs.real_vocab(base, n_vocab, **cfg_overrides))
             # Small token embeddings and larger layer weights: the blocks, not the
             # current token's own embedding, decide the next token, so greedy
             # decoding wanders instead of repeating one token.
@@ -234,6 +256,8 @@ class Fixtures:
             distinct = len(set(continuation))
             if distinct < 6:
                 raise RuntimeError(f"{stem}: greedy decoding is too repetitive: {continuation}")
+            if cfg.get("rope_scaling") and model.greedy(dict(cfg, rope_scaling=None), stored, prompt, 16) == continuation:
+                raise RuntimeError(f"{stem}: RoPE scaling does not change the greedy tokens (a weak cross-check)")
             self.note([stem + ".gguf"],
                       f"arch {arch} with the real {os.path.basename(vocab_path)} tokenizer metadata"
                       + (f" ({overrides})" if overrides else "") + "; for a llama.cpp cross-check",
@@ -249,6 +273,8 @@ class Fixtures:
             ("hf-llama-sharded", configs.HF_LLAMA, "llama", "F32", 2, 401),
             ("hf-llama-bf16", configs.HF_LLAMA, "llama", "BF16", 1, 401),
             ("hf-qwen2", configs.HF_QWEN2, "qwen2", "F32", 1, 402),
+            ("hf-llama3-rope", configs.HF_LLAMA3, "llama", "F32", 1, 405),
+            ("hf-qwen3", configs.HF_QWEN3, "qwen3", "F32", 1, 406),
         ]
         for folder, cfg, family, dtype, shards, seed in jobs:
             weights = random_weights(cfg, seed)

@@ -10,6 +10,11 @@ The configuration (all keys required; README.md has the equations):
   position        "rope" | "learned" (table added to the token embedding)
                   | "sinusoidal" (fixed table added, embeddings not scaled)
   rope_theta, rotary_dim, rope_pairing ("adjacent" | "half")   (rope only)
+  rope_scaling    None | {"type": "linear" | "llama3", ...}: per-pair frequency divisors
+                  (ops.rope_freq_factors; rope only)
+  head_dim        None (dim / n_heads) or each head's width, when q/k/v are wider or narrower than dim
+  qk_norm         True: each head's q and k are RMS-normalized over head_dim (own weights
+                  attn_q_norm / attn_k_norm, [head_dim]) before RoPE (Qwen3)
   activation      "silu" | "gelu" (tanh approximation) | "relu"
   ffn_gated       True: down(act(gate x) * up x)   False: down(act(up x))
   qkv_bias, out_bias, ffn_bias   whether those projections add a bias
@@ -36,7 +41,12 @@ import ops
 
 
 def head_dim(cfg):
-    return cfg["dim"] // cfg["n_heads"]
+    return cfg.get("head_dim") or cfg["dim"] // cfg["n_heads"]
+
+
+def rope_freq_factors(cfg):
+    """The config's RoPE scaling as per-pair frequency divisors (None: plain RoPE)."""
+    return ops.rope_freq_factors(cfg.get("rope_scaling"), cfg["rotary_dim"], cfg["rope_theta"])
 
 
 def _round_input(x, rounding, weight_name):
@@ -76,10 +86,14 @@ def attention(cfg, weights, layer, x, trace=None, rounding=None, head_scales=Non
     q = _linear(x, weights, p + "attn_q", cfg["qkv_bias"], rounding).reshape(T, H, hd)
     k = _linear(x, weights, p + "attn_k", cfg["qkv_bias"], rounding).reshape(T, KV, hd)
     v = _linear(x, weights, p + "attn_v", cfg["qkv_bias"], rounding).reshape(T, KV, hd)
+    if cfg.get("qk_norm"):
+        q = ops.rms_norm(q, weights[p + "attn_q_norm.weight"], cfg["norm_eps"])
+        k = ops.rms_norm(k, weights[p + "attn_k_norm.weight"], cfg["norm_eps"])
     if cfg["position"] == "rope":
         positions = np.arange(T)
-        q = ops.apply_rope(q, positions, cfg["rotary_dim"], cfg["rope_theta"], cfg["rope_pairing"])
-        k = ops.apply_rope(k, positions, cfg["rotary_dim"], cfg["rope_theta"], cfg["rope_pairing"])
+        factors = rope_freq_factors(cfg)
+        q = ops.apply_rope(q, positions, cfg["rotary_dim"], cfg["rope_theta"], cfg["rope_pairing"], factors)
+        k = ops.apply_rope(k, positions, cfg["rotary_dim"], cfg["rope_theta"], cfg["rope_pairing"], factors)
     group = H // KV
     mask = ops.causal_mask(T)
     heads = []

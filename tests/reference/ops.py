@@ -61,14 +61,44 @@ def causal_mask(n):
 
 # -- positions --------------------------------------------------------------------
 
-def rope_angles(positions, rotary_dim, theta):
-    """[T, rotary_dim/2] angles pos * theta^(-2i/rotary_dim), one per rotated pair."""
+def rope_angles(positions, rotary_dim, theta, freq_factors=None):
+    """[T, rotary_dim/2] angles pos * theta^(-2i/rotary_dim) / freq_factors[i], one per rotated pair
+    (freq_factors: RoPE scaling's per-pair divisors, None for plain RoPE)."""
     i = np.arange(rotary_dim // 2, dtype=np.float64)
     inv_freq = theta ** (-2.0 * i / rotary_dim)
+    if freq_factors is not None:
+        inv_freq = inv_freq / np.asarray(freq_factors, dtype=np.float64)
     return np.asarray(positions, dtype=np.float64)[:, None] * inv_freq[None, :]
 
 
-def apply_rope(x, positions, rotary_dim, theta, pairing):
+def rope_freq_factors(scaling, rotary_dim, theta):
+    """The per-pair frequency divisors a Hugging Face-style rope_scaling dict asks for (None: no scaling).
+
+      {"type": "linear", "factor": f}   every frequency divided by f (positions squeezed f times)
+      {"type": "llama3", "factor": f, "low_freq_factor": lo, "high_freq_factor": hi,
+       "original_context": n}           Llama 3.1: with wavelength w = 2 pi / frequency, pairs with
+                                        w < n / hi keep their frequency, pairs with w > n / lo are divided
+                                        by f, and in between the frequency is the blend
+                                        (1 - s) * freq / f + s * freq, s = (n / w - lo) / (hi - lo)
+    """
+    if scaling is None:
+        return None
+    half = rotary_dim // 2
+    if scaling["type"] == "linear":
+        return np.full(half, float(scaling["factor"]))
+    if scaling["type"] != "llama3":
+        raise ValueError(f"unknown RoPE scaling {scaling['type']!r}")
+    f, lo, hi, n = (float(scaling[k]) for k in ("factor", "low_freq_factor", "high_freq_factor",
+                                                   "original_context"))
+    freq = theta ** (-2.0 * np.arange(half, dtype=np.float64) / rotary_dim)
+    wavelength = 2 * np.pi / freq
+    s = (n / wavelength - lo) / (hi - lo)
+    blended = (1 - s) * freq / f + s * freq
+    scaled = np.where(wavelength < n / hi, freq, np.where(wavelength > n / lo, freq / f, blended))
+    return freq / scaled
+
+
+def apply_rope(x, positions, rotary_dim, theta, pairing, freq_factors=None):
     """Rotate pairs of features of x ([T, heads, head_dim]) by position.
 
     Pair i (i < rotary_dim/2) is turned by the angle pos * theta^(-2i/rotary_dim):
@@ -79,7 +109,7 @@ def apply_rope(x, positions, rotary_dim, theta, pairing):
     Features at index >= rotary_dim pass through unchanged (partial rotary).
     """
     half = rotary_dim // 2
-    angles = rope_angles(positions, rotary_dim, theta)[:, None, :]  # [T, 1, half]
+    angles = rope_angles(positions, rotary_dim, theta, freq_factors)[:, None, :]  # [T, 1, half]
     cos, sin = np.cos(angles), np.sin(angles)
     out = x.copy()
     if pairing == "adjacent":

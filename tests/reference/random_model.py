@@ -32,6 +32,9 @@ def weight_shapes(cfg):
             shapes[p + name + ".weight"] = (rows, D)
             if cfg["qkv_bias"]:
                 shapes[p + name + ".bias"] = (rows,)
+        if cfg.get("qk_norm"):
+            shapes[p + "attn_q_norm.weight"] = (head_dim(cfg),)
+            shapes[p + "attn_k_norm.weight"] = (head_dim(cfg),)
         shapes[p + "attn_output.weight"] = (D, q_dim)
         if cfg["out_bias"]:
             shapes[p + "attn_output.bias"] = (D,)

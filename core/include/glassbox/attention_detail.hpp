@@ -18,7 +18,7 @@ struct AttentionDetail {
   int keys = 0;                        // keys 0..query: query + 1 of them; later keys are masked
   float scale = 0;                     // sqrt(d_k), what the dot products are divided by
   float head_scale = 1;                // the ablation factor on the output (1: as trained)
-  std::vector<float> query_unrotated;  // q before RoPE [head_dim] (the same as `q` without RoPE)
+  std::vector<float> query_unrotated;  // q before RoPE (after the q norm, if any) [head_dim]
   std::vector<float> q;                // q as dotted with the keys [head_dim]
   std::vector<float> rope_angles;      // RoPE: the angle each pair of q turned by here, radians in (-pi, pi]
   std::vector<float> key_rows;         // k_j as cached (after RoPE) [keys][head_dim]

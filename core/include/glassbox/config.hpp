@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "glassbox/result.hpp"
 
@@ -47,6 +48,15 @@ struct ModelConfig {
   RopePairing rope_pairing = RopePairing::Adjacent;
   float rope_theta = 10000.0f;
   int rope_dim = 0;  // values of each head that rotate; 0 (what every reader gives) means all of head_dim
+  // RoPE scaling: pair i turns by position * theta^(-2i / rotary_dim) / rope_freq_factors[i] (rotary_dim / 2
+  // divisors; empty: none). Llama 3.1's scaling (GGUF's rope_freqs.weight, or computed from a Hugging Face
+  // rope_scaling by llama3_rope_factors in glassbox/positions.hpp) and linear scaling (every divisor the
+  // same factor: positions squeezed by it) are both this.
+  std::vector<float> rope_freq_factors;
+
+  // Each head's queries and keys are RMS-normalized over head_dim, with weights of their own (one set for
+  // queries, one for keys), before RoPE: Qwen3, Gemma 3.
+  bool qk_norm = false;
 
   Activation activation = Activation::SiLU;
   bool gated_ffn = true;  // true: down(act(gate x) * up x) (SwiGLU); false: down(act(up x)) (GPT-2)

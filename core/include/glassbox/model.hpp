@@ -16,6 +16,7 @@ struct LayerWeights {
   Tensor attn_norm, attn_norm_bias;                  // [dim]
   Tensor wq, wk, wv;                                 // [q_dim][dim], [kv_dim][dim], [kv_dim][dim]
   Tensor bq, bk, bv;                                 // optional biases
+  Tensor q_norm, k_norm;                             // [head_dim], with ModelConfig::qk_norm
   Tensor wo, bo;                                     // [dim][q_dim], optional [dim]
   Tensor ffn_norm, ffn_norm_bias;                    // [dim]
   Tensor ffn_gate, ffn_up, ffn_down;                 // [hidden][dim], [hidden][dim], [dim][hidden]

@@ -2,8 +2,9 @@
 // pass, the session's RoPE tables and the page's positional-encoding view all use.
 //   sinusoidal ("Attention Is All You Need"): PE(p, 2i) = sin(p / 10000^(2i/d)), PE(p, 2i+1) = cos(...),
 //     added to the token embedding;
-//   RoPE: pair i of each query and key turns by the angle p * theta^(-2i / rotary_dim), so that the dot
-//     product of a query at m and a key at n depends on m - n alone.
+//   RoPE: pair i of each query and key turns by the angle p * theta^(-2i / rotary_dim) (divided by the pair's
+//     frequency factor where the model scales RoPE), so that the dot product of a query at m and a key at n
+//     depends on m - n alone.
 #pragma once
 
 #include <span>
@@ -20,6 +21,20 @@ void sinusoidal_code(int position, std::span<float> out);
 // The angle RoPE turns pair `pair` by at `position`, in radians (not reduced modulo 2 pi). The frequency is
 // rounded to float first, as the engine's tables are built.
 double rope_angle(const ModelConfig& config, int pair, int position);
+
+// Llama 3.1's RoPE scaling (Hugging Face's rope_scaling with rope_type "llama3"): pairs whose wavelength
+// (2 pi / frequency) exceeds original_context / low_freq_factor turn `factor` times slower, pairs whose
+// wavelength is below original_context / high_freq_factor are kept, and those in between blend the two.
+struct Llama3RopeScaling {
+  double factor = 8;
+  double low_freq_factor = 1;
+  double high_freq_factor = 4;
+  double original_context = 8192;
+};
+
+// The per-pair divisors of ModelConfig::rope_freq_factors that Llama 3.1's scaling amounts to, for the
+// config's theta and rotary dimensions (what llama.cpp's converter stores as rope_freqs.weight).
+std::vector<float> llama3_rope_factors(const ModelConfig& config, const Llama3RopeScaling& scaling);
 
 // RoPE made visible: q and k (head_dim values each) rotated to every position 0..positions-1 with the
 // model's theta, rotary dimensions and pairing, and their dot products: [m][n] = R(m) q · R(n) k, row-major.

@@ -148,6 +148,10 @@ void write_layer_tensor(Exporter& out, const gguf::Architecture& arch, int layer
       return out.stacked(name, {L.wq, L.wk, L.wv});
     case LayerRole::QKVBias:
       return out.joined(name, {L.bq, L.bk, L.bv});
+    case LayerRole::QNorm:
+      return out.vector(name, L.q_norm);
+    case LayerRole::KNorm:
+      return out.vector(name, L.k_norm);
     case LayerRole::O:
       return out.matrix(name, L.wo);
     case LayerRole::OBias:
@@ -181,6 +185,10 @@ void add_config(GgufWriter& w, const gguf::Architecture& arch, const ModelConfig
   w.add_uint32(key(gguf::kBlockCount), static_cast<uint32_t>(c.n_layers));
   w.add_uint32(key(gguf::kHeadCount), static_cast<uint32_t>(c.n_heads));
   w.add_uint32(key(gguf::kHeadCountKv), static_cast<uint32_t>(c.n_kv_heads));
+  if (c.head_dim * c.n_heads != c.dim) {
+    w.add_uint32(key(gguf::kKeyLength), static_cast<uint32_t>(c.head_dim));
+    w.add_uint32(key(gguf::kValueLength), static_cast<uint32_t>(c.head_dim));
+  }
   w.add_float32(key(arch.norm_eps_key), c.norm_eps);
   if (c.position == PositionKind::RoPE) {
     w.add_uint32(key(gguf::kRopeDimensionCount), static_cast<uint32_t>(c.rotary_dim()));
@@ -193,6 +201,7 @@ void add_config(GgufWriter& w, const gguf::Architecture& arch, const ModelConfig
   if (c.position == PositionKind::RoPE) w.add_string(key(gguf::kRopePairing), choice_name(c.rope_pairing));
   w.add_string(key(gguf::kActivation), choice_name(c.activation));
   w.add_bool(key(gguf::kFfnGated), c.gated_ffn);
+  if (c.qk_norm) w.add_bool(key(gguf::kQkNorm), true);
 }
 
 void add_tokenizer(GgufWriter& w, const Tokenizer& tokenizer) {
@@ -245,6 +254,12 @@ Result<ExportSummary> export_gguf(const Model& model, const Tokenizer& tokenizer
   const ModelWeights& m = model.weights;
   out.matrix(gguf::kTokenEmbedding, m.token_embedding);
   out.matrix(gguf::kPositionEmbedding, m.position_embedding);
+  // RoPE scaling as one divisor per pair, the way llama.cpp's converter writes Llama 3.1's (and any linear
+  // factor folded in), which the reader reads back whatever the architecture.
+  if (c.position == PositionKind::RoPE && !c.rope_freq_factors.empty())
+    out.vector(gguf::kRopeFreqs,
+               Tensor{DType::F32, reinterpret_cast<const std::byte*>(c.rope_freq_factors.data()), 1,
+                      static_cast<int64_t>(c.rope_freq_factors.size())});
   for (std::size_t l = 0; l < m.layers.size(); ++l)
     for (const gguf::LayerTensorName& t : gguf::kLayerTensors)
       write_layer_tensor(out, arch, static_cast<int>(l), m.layers[l], t.role);

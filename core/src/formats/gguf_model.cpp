@@ -7,6 +7,8 @@
 //   glassbox our own: every ModelConfig choice spelled out in glassbox.* keys (tests/reference/README.md)
 // The names of architectures, keys and tensors, and what each architecture fixes, are in gguf_names.hpp,
 // which the writer (gguf_export.cpp) shares.
+#include <algorithm>
+#include <cstring>
 #include <functional>
 #include <optional>
 
@@ -55,29 +57,52 @@ Result<int> rope_dimension(const GgufFile& file, const std::string& key, int hea
   return *v == head_dim ? 0 : static_cast<int>(*v);
 }
 
-// RoPE scaling (linear, YaRN, LongRoPE, Llama 3's rope_freqs) changes the rotation angles; glassbox does not
-// implement it yet, and running such a file with plain RoPE would silently compute something else.
-Result<void> reject_rope_scaling(const GgufFile& file, const std::string& arch) {
+// RoPE scaling, as llama.cpp reads it: a factor (rope.scaling.factor, or the older rope.scale_linear; 0 and 1
+// mean none) divides every frequency, and a rope_freqs.weight tensor (Llama 3.1's scaling, as llama.cpp's
+// converter stores it) divides each pair's frequency by its own value; both may apply. The result is the
+// config's per-pair divisors. YaRN and LongRoPE change more than the frequencies (YaRN also scales attention
+// by its own rule): they are refused, since running them as plain RoPE would silently compute something else.
+Result<std::vector<float>> rope_freq_factors(const GgufFile& file, const std::string& arch, int rotary_dim) {
   const std::string type_key = gguf::arch_key(arch, gguf::kRopeScalingType);
-  auto type = file.string(type_key, "none");
+  auto type = file.string(type_key, "linear");
   if (!type) return type.error();
-  if (*type != "none")
+  if (*type != "none" && *type != "linear")
     return error(ErrorCode::UnsupportedArchitecture, file.source(), ": metadata ", type_key, " is \"", *type,
-                 "\": glassbox does not support RoPE scaling yet");
-  // llama.cpp reads a factor of 0 as "no scaling", like 1; rope.scale_linear is the older name.
-  for (const std::string& key :
-       {gguf::arch_key(arch, gguf::kRopeScalingFactor), gguf::arch_key(arch, gguf::kRopeScaleLinear)}) {
-    auto factor = file.real(key, 1.0);
-    if (!factor) return factor.error();
-    if (*factor != 1.0 && *factor != 0.0)
-      return error(ErrorCode::UnsupportedArchitecture, file.source(), ": metadata ", key, " is ", *factor,
-                   ": glassbox does not support RoPE scaling yet (only 1 means no scaling)");
+                 "\": glassbox supports linear RoPE scaling and Llama 3's rope_freqs, not this kind yet");
+  double factor = 1.0;
+  if (*type == "linear") {
+    for (const std::string& key :
+         {gguf::arch_key(arch, gguf::kRopeScalingFactor), gguf::arch_key(arch, gguf::kRopeScaleLinear)}) {
+      auto value = file.real(key, 0.0);
+      if (!value) return value.error();
+      if (*value == 0.0) continue;  // absent, or llama.cpp's "no scaling"
+      if (!(*value > 0.0 && *value < 1e6))
+        return error(ErrorCode::Malformed, file.source(), ": metadata ", key,
+                     " must be a positive RoPE scaling factor, found ", *value);
+      factor = *value;
+      break;
+    }
   }
-  for (const char* name : gguf::kRopeScalingTensors)
+  for (const char* name : gguf::kUnsupportedRopeTensors)
     if (file.tensor(name))
       return error(ErrorCode::UnsupportedArchitecture, file.source(), ": tensor ", name,
-                   " scales the RoPE frequencies, which glassbox does not support yet");
-  return ok();
+                   " scales the RoPE frequencies the LongRoPE way, which glassbox does not support yet");
+
+  const auto pairs = static_cast<std::size_t>(rotary_dim / 2);
+  const GgufTensorInfo* freqs = file.tensor(gguf::kRopeFreqs);
+  if (!freqs && factor == 1.0) return std::vector<float>{};
+  std::vector<float> factors(pairs, static_cast<float>(factor));
+  if (freqs) {
+    if (freqs->ggml_type != 0 || freqs->dims != std::vector<uint64_t>{pairs})
+      return error(ErrorCode::Malformed, file.source(), ": tensor ", gguf::kRopeFreqs,
+                   " must be F32 with one value per rotated pair (", pairs, ")");
+    for (std::size_t i = 0; i < pairs; ++i) {
+      float divisor;
+      std::memcpy(&divisor, freqs->data + i * sizeof(float), sizeof(float));
+      factors[i] *= divisor;  // validate() checks that each is a positive number
+    }
+  }
+  return factors;
 }
 
 // Every blk.N tensor must belong to a layer the config has (llama.cpp rejects extra tensors too): a file
@@ -109,7 +134,14 @@ Result<ModelConfig> read_config(const GgufFile& file, const gguf::Architecture& 
   GLASSBOX_ASSIGN(c.n_heads, positive(file, key(gguf::kHeadCount)));
   GLASSBOX_ASSIGN(c.n_kv_heads, positive(file, key(gguf::kHeadCountKv), c.n_heads));
   GLASSBOX_ASSIGN(c.max_seq_len, positive(file, key(gguf::kContextLength)));
-  c.head_dim = c.dim / c.n_heads;
+  // Each head's width: dim / n_heads unless attention.key_length says otherwise (Qwen3, Gemma 3), and values
+  // as wide as keys (llama.cpp allows them to differ; no model glassbox targets does).
+  GLASSBOX_ASSIGN(c.head_dim, positive(file, key(gguf::kKeyLength), std::max(1, c.dim / c.n_heads)));
+  GLASSBOX_ASSIGN(const int value_dim, positive(file, key(gguf::kValueLength), c.head_dim));
+  if (value_dim != c.head_dim)
+    return error(ErrorCode::UnsupportedArchitecture, file.source(), ": metadata ", key(gguf::kValueLength),
+                 " is ", value_dim, " but ", key(gguf::kKeyLength), " is ", c.head_dim,
+                 ": glassbox needs values as wide as keys");
 
   auto eps = file.real(key(arch.norm_eps_key), 1e-5);
   if (!eps) return eps.error();
@@ -118,7 +150,6 @@ Result<ModelConfig> read_config(const GgufFile& file, const gguf::Architecture& 
   if (!theta) return theta.error();
   c.rope_theta = static_cast<float>(*theta);
   GLASSBOX_ASSIGN(c.rope_dim, rope_dimension(file, key(gguf::kRopeDimensionCount), c.head_dim));
-  GLASSBOX_TRY(reject_rope_scaling(file, arch.name));
 
   if (arch.fixed) {
     const gguf::FixedChoices& f = *arch.fixed;
@@ -128,15 +159,20 @@ Result<ModelConfig> read_config(const GgufFile& file, const gguf::Architecture& 
     c.rope_pairing = f.pairing;
     c.activation = f.activation;
     c.gated_ffn = f.gated_ffn;
-    return c;
+    c.qk_norm = f.qk_norm;
+  } else {
+    // Our own architecture: each choice is a key (absent: the Llama choice).
+    GLASSBOX_ASSIGN(c.norm, choice(file, key(gguf::kNorm), NormKind::RMSNorm));
+    GLASSBOX_ASSIGN(c.norm_placement, choice(file, key(gguf::kNormPlacement), NormPlacement::PreNorm));
+    GLASSBOX_ASSIGN(c.position, choice(file, key(gguf::kPosition), PositionKind::RoPE));
+    GLASSBOX_ASSIGN(c.rope_pairing, choice(file, key(gguf::kRopePairing), RopePairing::Adjacent));
+    GLASSBOX_ASSIGN(c.activation, choice(file, key(gguf::kActivation), Activation::SiLU));
+    GLASSBOX_ASSIGN(c.gated_ffn, file.boolean(key(gguf::kFfnGated), true));
+    GLASSBOX_ASSIGN(c.qk_norm, file.boolean(key(gguf::kQkNorm), false));
   }
-  // Our own architecture: each choice is a key (absent: the Llama choice).
-  GLASSBOX_ASSIGN(c.norm, choice(file, key(gguf::kNorm), NormKind::RMSNorm));
-  GLASSBOX_ASSIGN(c.norm_placement, choice(file, key(gguf::kNormPlacement), NormPlacement::PreNorm));
-  GLASSBOX_ASSIGN(c.position, choice(file, key(gguf::kPosition), PositionKind::RoPE));
-  GLASSBOX_ASSIGN(c.rope_pairing, choice(file, key(gguf::kRopePairing), RopePairing::Adjacent));
-  GLASSBOX_ASSIGN(c.activation, choice(file, key(gguf::kActivation), Activation::SiLU));
-  GLASSBOX_ASSIGN(c.gated_ffn, file.boolean(key(gguf::kFfnGated), true));
+  if (c.position == PositionKind::RoPE) {
+    GLASSBOX_ASSIGN(c.rope_freq_factors, rope_freq_factors(file, arch.name, c.rotary_dim()));
+  }
   return c;
 }
 

@@ -6,7 +6,7 @@ namespace {
 bool has_choices(const ModelConfig& c, const FixedChoices& f) {
   return c.norm == f.norm && c.norm_placement == f.placement && c.position == f.position &&
          (c.position != PositionKind::RoPE || c.rope_pairing == f.pairing) && c.activation == f.activation &&
-         c.gated_ffn == f.gated_ffn;
+         c.gated_ffn == f.gated_ffn && c.qk_norm == f.qk_norm;
 }
 
 constexpr bool layer_tensors_in_role_order() {

@@ -28,6 +28,7 @@ struct FixedChoices {
   RopePairing pairing;  // only meaningful with RoPE
   Activation activation;
   bool gated_ffn;
+  bool qk_norm = false;  // per-head RMSNorm of queries and keys before RoPE
 };
 
 struct Architecture {
@@ -58,6 +59,15 @@ inline constexpr Architecture kArchitectures[] = {
     {.name = "qwen2",
      .fixed = FixedChoices{NormKind::RMSNorm, NormPlacement::PreNorm, PositionKind::RoPE,
                            RopePairing::HalfSplit, Activation::SiLU, true},
+     .norm_eps_key = kRmsNormEps,
+     .fused_qkv = false,
+     .fused_gate_up = false,
+     .written = true,
+     .writer_needs_whole_head_rope = true},
+    // Qwen3: qwen2 without biases, plus per-head RMSNorm of queries and keys.
+    {.name = "qwen3",
+     .fixed = FixedChoices{NormKind::RMSNorm, NormPlacement::PreNorm, PositionKind::RoPE,
+                           RopePairing::HalfSplit, Activation::SiLU, true, true},
      .norm_eps_key = kRmsNormEps,
      .fused_qkv = false,
      .fused_gate_up = false,
@@ -118,6 +128,8 @@ inline constexpr const char* kRopeFreqBase = "rope.freq_base";
 inline constexpr const char* kRopeScalingType = "rope.scaling.type";
 inline constexpr const char* kRopeScalingFactor = "rope.scaling.factor";
 inline constexpr const char* kRopeScaleLinear = "rope.scale_linear";  // the older name of the factor
+inline constexpr const char* kKeyLength = "attention.key_length";     // head_dim, where not dim / heads
+inline constexpr const char* kValueLength = "attention.value_length";
 // Our `glassbox` architecture's choices; their values are spelled as in model/config_names.hpp.
 inline constexpr const char* kNorm = "norm";
 inline constexpr const char* kNormPlacement = "norm_placement";
@@ -125,6 +137,7 @@ inline constexpr const char* kPosition = "position";
 inline constexpr const char* kRopePairing = "rope.pairing";
 inline constexpr const char* kActivation = "activation";
 inline constexpr const char* kFfnGated = "ffn_gated";
+inline constexpr const char* kQkNorm = "attention.qk_norm";
 
 inline std::string arch_key(std::string_view arch, std::string_view name) {
   return std::string(arch) + "." + std::string(name);
@@ -189,9 +202,11 @@ inline constexpr const char* kPositionEmbedding = "position_embd.weight";
 inline constexpr const char* kOutputNorm = "output_norm.weight";
 inline constexpr const char* kOutputNormBias = "output_norm.bias";
 inline constexpr const char* kOutput = "output.weight";  // absent: the classifier is the token embedding
-// Tensors that rescale RoPE's frequencies (Llama 3.1, LongRoPE), which glassbox refuses rather than ignores.
-inline constexpr const char* kRopeScalingTensors[] = {"rope_freqs.weight", "rope_factors_long.weight",
-                                                      "rope_factors_short.weight"};
+// One divisor per rotated pair of RoPE's frequencies (Llama 3.1's scaling): ModelConfig::rope_freq_factors.
+inline constexpr const char* kRopeFreqs = "rope_freqs.weight";
+// LongRoPE's factors (Phi-3 128k), which glassbox refuses rather than ignores.
+inline constexpr const char* kUnsupportedRopeTensors[] = {"rope_factors_long.weight",
+                                                          "rope_factors_short.weight"};
 
 // A transformer block's tensors are blk.N.<name>.
 inline constexpr std::string_view kLayerPrefix = "blk.";
@@ -206,6 +221,7 @@ inline constexpr LayerTensorName kLayerTensors[] = {
     {LayerRole::V, "attn_v.weight"},           {LayerRole::QBias, "attn_q.bias"},
     {LayerRole::KBias, "attn_k.bias"},         {LayerRole::VBias, "attn_v.bias"},
     {LayerRole::QKV, "attn_qkv.weight"},       {LayerRole::QKVBias, "attn_qkv.bias"},
+    {LayerRole::QNorm, "attn_q_norm.weight"},  {LayerRole::KNorm, "attn_k_norm.weight"},
     {LayerRole::O, "attn_output.weight"},      {LayerRole::OBias, "attn_output.bias"},
     {LayerRole::FfnNorm, "ffn_norm.weight"},   {LayerRole::FfnNormBias, "ffn_norm.bias"},
     {LayerRole::Gate, "ffn_gate.weight"},      {LayerRole::GateBias, "ffn_gate.bias"},

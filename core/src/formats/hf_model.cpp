@@ -1,5 +1,6 @@
 // A Model from a Hugging Face folder: config.json + model.safetensors (or shards listed in
-// model.safetensors.index.json). Supported: GPT2LMHeadModel, LlamaForCausalLM, Qwen2ForCausalLM.
+// model.safetensors.index.json). Supported: GPT2LMHeadModel, LlamaForCausalLM, Qwen2ForCausalLM,
+// Qwen3ForCausalLM.
 // Weights stay views into the memory-mapped files, except GPT-2's Conv1D matrices, which Hugging Face stores
 // transposed ([in][out]) and which are therefore transposed once into float32 at load time.
 #include <cfloat>
@@ -14,6 +15,7 @@
 #include "formats/safetensors.hpp"
 #include "glassbox/error.hpp"
 #include "glassbox/formats.hpp"
+#include "glassbox/positions.hpp"
 #include "kernels/quantized.hpp"
 #include "model/dtype.hpp"
 
@@ -63,6 +65,7 @@ Result<std::string> architecture_of(const ConfigReader& r) {
   if (type == "gpt2") return std::string("GPT2LMHeadModel");
   if (type == "llama") return std::string("LlamaForCausalLM");
   if (type == "qwen2") return std::string("Qwen2ForCausalLM");
+  if (type == "qwen3") return std::string("Qwen3ForCausalLM");
   return error(ErrorCode::Malformed, r.source(),
                ": neither architectures nor a known model_type says what model this is");
 }
@@ -104,9 +107,50 @@ Result<ModelConfig> gpt2_config(const ConfigReader& r) {
   return c;
 }
 
+// A positive number in rope_scaling; errors name rope_scaling.<key>.
+Result<double> scaling_number(const ConfigReader& r, const json::Value& scaling, const char* key) {
+  GLASSBOX_ASSIGN(const std::optional<double> value, r.fields.number(scaling, "rope_scaling", key));
+  if (!value) return r.fields.fail("rope_scaling.", key, " is missing");
+  if (!(*value > 0 && *value < 1e9))
+    return r.fields.fail("rope_scaling.", key, " must be positive, found ", *value);
+  return *value;
+}
+
+// config.json's rope_scaling as per-pair frequency divisors: absent, null or rope_type "default" is none;
+// "linear" divides every frequency by `factor`; "llama3" is Llama 3.1's scaling (llama3_rope_factors). Other
+// kinds (yarn, dynamic, longrope) change more than the frequencies and are refused.
+Result<std::vector<float>> rope_factors(const ConfigReader& r, const ModelConfig& c) {
+  GLASSBOX_ASSIGN(const json::Value* scaling, r.fields.object(r.json, "", "rope_scaling"));
+  if (!scaling) return std::vector<float>{};
+  // Older configs call rope_type "type".
+  GLASSBOX_ASSIGN(std::string type, r.fields.text(*scaling, "rope_scaling", "rope_type", ""));
+  if (type.empty()) {
+    GLASSBOX_ASSIGN(type, r.fields.text(*scaling, "rope_scaling", "type", "default"));
+  }
+  if (type == "default") return std::vector<float>{};
+  if (type != "linear" && type != "llama3")
+    return error(ErrorCode::UnsupportedArchitecture, r.source(), ": rope_scaling type \"", type,
+                 "\" is not supported (glassbox supports linear and llama3)");
+  GLASSBOX_ASSIGN(const double factor, scaling_number(r, *scaling, "factor"));
+  if (type == "linear")
+    return std::vector<float>(static_cast<std::size_t>(c.rotary_dim() / 2), static_cast<float>(factor));
+  Llama3RopeScaling llama3;
+  llama3.factor = factor;
+  GLASSBOX_ASSIGN(llama3.low_freq_factor, scaling_number(r, *scaling, "low_freq_factor"));
+  GLASSBOX_ASSIGN(llama3.high_freq_factor, scaling_number(r, *scaling, "high_freq_factor"));
+  GLASSBOX_ASSIGN(llama3.original_context, scaling_number(r, *scaling, "original_max_position_embeddings"));
+  if (!(llama3.high_freq_factor > llama3.low_freq_factor))
+    return r.fields.fail("rope_scaling.high_freq_factor (", llama3.high_freq_factor,
+                         ") must exceed rope_scaling.low_freq_factor (", llama3.low_freq_factor, ")");
+  return llama3_rope_factors(c, llama3);
+}
+
+// The Llama family's config.json: LlamaForCausalLM, Qwen2ForCausalLM (q/k/v biases), Qwen3ForCausalLM
+// (q/k norms, and a head_dim of its own).
 Result<ModelConfig> llama_config(const ConfigReader& r, const std::string& arch) {
   ModelConfig c;
-  c.architecture = arch == "Qwen2ForCausalLM" ? "qwen2" : "llama";
+  const bool qwen3 = arch == "Qwen3ForCausalLM";
+  c.architecture = qwen3 ? "qwen3" : arch == "Qwen2ForCausalLM" ? "qwen2" : "llama";
   GLASSBOX_ASSIGN(c.dim, r.count("hidden_size"));
   GLASSBOX_ASSIGN(c.hidden_dim, r.count("intermediate_size"));
   GLASSBOX_ASSIGN(c.n_layers, r.count("num_hidden_layers"));
@@ -118,15 +162,9 @@ Result<ModelConfig> llama_config(const ConfigReader& r, const std::string& arch)
   GLASSBOX_ASSIGN(const double theta, r.number("rope_theta", 10000.0));
   GLASSBOX_TRY(check_heads(r, "hidden_size", c.dim, "num_attention_heads", c.n_heads, "num_key_value_heads",
                            c.n_kv_heads));
-  c.head_dim = c.dim / c.n_heads;
-  GLASSBOX_ASSIGN(const int head_dim, r.count("head_dim", c.head_dim));
-  if (head_dim != c.head_dim)
-    return error(ErrorCode::UnsupportedArchitecture, r.source(), ": head_dim ", head_dim,
-                 " differs from hidden_size / num_attention_heads (", c.head_dim,
-                 "), which glassbox does not support");
-  const json::Value* scaling = json::find(r.json, "rope_scaling");
-  if (scaling && !scaling->IsNull())
-    return error(ErrorCode::UnsupportedArchitecture, r.source(), ": rope_scaling is not supported");
+  GLASSBOX_ASSIGN(c.head_dim, r.count("head_dim", c.dim / c.n_heads));
+  if (c.head_dim > 1 << 16) return r.fields.fail("head_dim must be in 1..65536, found ", c.head_dim);
+  c.qk_norm = qwen3;
   const std::string act = r.string("hidden_act", "silu");
   if (act != "silu")
     return error(ErrorCode::UnsupportedArchitecture, r.source(), ": hidden_act \"", act,
@@ -136,6 +174,7 @@ Result<ModelConfig> llama_config(const ConfigReader& r, const std::string& arch)
   c.position = PositionKind::RoPE;
   c.rope_pairing = RopePairing::HalfSplit;  // Hugging Face rotates (i, i + head_dim/2)
   c.rope_theta = static_cast<float>(theta);
+  GLASSBOX_ASSIGN(c.rope_freq_factors, rope_factors(r, c));
   c.activation = Activation::SiLU;
   c.gated_ffn = true;
   return c;
@@ -206,9 +245,10 @@ Result<Model> load_hf_folder(const std::string& folder_path) {
   const ConfigReader reader{config_json, json::Fields(config_path)};
   GLASSBOX_ASSIGN(const std::string arch, architecture_of(reader));
   const bool gpt2 = arch == "GPT2LMHeadModel";
-  if (!gpt2 && arch != "LlamaForCausalLM" && arch != "Qwen2ForCausalLM")
+  if (!gpt2 && arch != "LlamaForCausalLM" && arch != "Qwen2ForCausalLM" && arch != "Qwen3ForCausalLM")
     return error(ErrorCode::UnsupportedArchitecture, config_path, ": architecture ", arch,
-                 " is not supported (glassbox reads GPT2LMHeadModel, LlamaForCausalLM and Qwen2ForCausalLM)");
+                 " is not supported (glassbox reads GPT2LMHeadModel, LlamaForCausalLM, Qwen2ForCausalLM and "
+                 "Qwen3ForCausalLM)");
   GLASSBOX_ASSIGN(ModelConfig config, gpt2 ? gpt2_config(reader) : llama_config(reader, arch));
 
   GLASSBOX_ASSIGN(std::vector<SafetensorsFile> files, read_weights(folder));
@@ -314,6 +354,10 @@ Result<Model> load_hf_folder(const std::string& folder_path) {
                              return l + "self_attn.k_proj.bias";
                            case LayerRole::VBias:
                              return l + "self_attn.v_proj.bias";
+                           case LayerRole::QNorm:
+                             return l + "self_attn.q_norm.weight";
+                           case LayerRole::KNorm:
+                             return l + "self_attn.k_norm.weight";
                            case LayerRole::O:
                              return l + "self_attn.o_proj.weight";
                            case LayerRole::FfnNorm:

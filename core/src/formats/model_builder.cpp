@@ -106,6 +106,10 @@ Result<Model> ModelBuilder::build(const TensorLookup& lookup, const LayerTensorN
       GLASSBOX_ASSIGN(layer.bk, vector(lookup, name(LayerRole::KBias), kv_dim, false));
       GLASSBOX_ASSIGN(layer.bv, vector(lookup, name(LayerRole::VBias), kv_dim, false));
     }
+    if (c.qk_norm) {
+      GLASSBOX_ASSIGN(layer.q_norm, vector(lookup, name(LayerRole::QNorm), c.head_dim, true));
+      GLASSBOX_ASSIGN(layer.k_norm, vector(lookup, name(LayerRole::KNorm), c.head_dim, true));
+    }
     GLASSBOX_ASSIGN(layer.wo, matrix(lookup, name(LayerRole::O), dim, q_dim));
     GLASSBOX_ASSIGN(layer.bo, vector(lookup, name(LayerRole::OBias), dim, false));
     GLASSBOX_ASSIGN(layer.ffn_norm, vector(lookup, name(LayerRole::FfnNorm), dim, true));

@@ -34,6 +34,8 @@ enum class LayerRole {
   VBias,
   QKV,
   QKVBias,
+  QNorm,  // [head_dim], shared by every query head (ModelConfig::qk_norm)
+  KNorm,
   O,
   OBias,
   FfnNorm,

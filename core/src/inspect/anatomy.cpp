@@ -46,6 +46,10 @@ ModelAnatomy model_anatomy(const Model& model) {
     add(a.feed_forward, weight(l.ffn_down, d, h));
     add(a.norms, weight(l.attn_norm, 1, d));
     add(a.norms, weight(l.ffn_norm, 1, d));
+    if (c.qk_norm) {
+      add(a.norms, weight(l.q_norm, 1, c.head_dim));
+      add(a.norms, weight(l.k_norm, 1, c.head_dim));
+    }
     const std::pair<const Tensor*, int64_t> bias_vectors[] = {{&l.bq, q},
                                                               {&l.bk, kv},
                                                               {&l.bv, kv},

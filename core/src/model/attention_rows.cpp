@@ -64,11 +64,7 @@ Result<void> recompute_attention_rows(const Model& model, const RunState& s, con
       attn_in = normed.data();
     }
     linear(q.data(), w.wq, w.bq, attn_in, pool, scratch);
-    if (c.position == PositionKind::RoPE) {
-      const std::size_t half = static_cast<std::size_t>(c.rotary_dim()) / 2;
-      rope_heads(c, q.data(), c.n_heads, s.rope_cos.data() + static_cast<std::size_t>(p) * half,
-                 s.rope_sin.data() + static_cast<std::size_t>(p) * half);
-    }
+    place_heads(c, s, q.data(), c.n_heads, w.q_norm, p);
     const auto keys = static_cast<std::size_t>(p) + 1;
     for (int h = head_begin; h < head_end; ++h) {
       const float* kv_head_keys = layer_keys + static_cast<std::size_t>(h / heads_per_kv) * head_dim;
@@ -114,6 +110,7 @@ Result<AttentionDetail> recompute_attention_detail(const Model& model, const Run
   }
   DecodeScratch scratch = scratch_for(model, pool);
   linear(q.data(), w.wq, w.bq, attn_in, pool, scratch);
+  normalize_heads(c, q.data(), c.n_heads, w.q_norm);
   const auto slice = q.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(head) * head_dim);
   d.query_unrotated.assign(slice, slice + static_cast<std::ptrdiff_t>(head_dim));
   if (c.position == PositionKind::RoPE) {

@@ -1,6 +1,8 @@
 // Validation of a model config: the single place that decides what shapes the forward pass can run. The
 // names of its choices are in model/config_names.hpp.
 #include "glassbox/config.hpp"
+
+#include <cmath>
 #include "glassbox/error.hpp"
 #include "model/config_names.hpp"
 
@@ -46,6 +48,13 @@ Result<void> validate(const ModelConfig& c, const std::string& source) {
                    c.head_dim, ", found ", rotary);
     if (!(c.rope_theta > 0.0f))
       return error(ErrorCode::Malformed, source, ": rope theta must be positive, found ", c.rope_theta);
+    if (!c.rope_freq_factors.empty() && c.rope_freq_factors.size() != static_cast<std::size_t>(rotary / 2))
+      return error(ErrorCode::Malformed, source, ": RoPE frequency factors: one per rotated pair (",
+                   rotary / 2, ") expected, found ", c.rope_freq_factors.size());
+    for (std::size_t i = 0; i < c.rope_freq_factors.size(); ++i)
+      if (!(std::isfinite(c.rope_freq_factors[i]) && c.rope_freq_factors[i] > 0.0f))
+        return error(ErrorCode::Malformed, source, ": RoPE frequency factor ", i,
+                     " must be a positive number, found ", c.rope_freq_factors[i]);
   }
   if (!(c.norm_eps >= 0.0f && c.norm_eps < 1.0f))
     return error(ErrorCode::Malformed, source, ": norm epsilon must be in [0, 1), found ", c.norm_eps);

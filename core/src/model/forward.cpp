@@ -142,14 +142,10 @@ void forward(const Model& model, RunState& s, std::span<const int> tokens, int f
     linear_batch(s.q.data(), layer.wq, layer.bq, attn_in, n, pool, s.decode);
     linear_batch(k, layer.wk, layer.bk, attn_in, n, pool, s.decode);
     linear_batch(v, layer.wv, layer.bv, attn_in, n, pool, s.decode);
-    if (c.position == PositionKind::RoPE) {
-      const auto half = static_cast<std::size_t>(c.rotary_dim()) / 2;
-      for (std::size_t t = 0; t < n; ++t) {
-        const std::size_t angles = (static_cast<std::size_t>(first_position) + t) * half;
-        const float *cos_row = s.rope_cos.data() + angles, *sin_row = s.rope_sin.data() + angles;
-        rope_heads(c, s.q.data() + t * q_dim, c.n_heads, cos_row, sin_row);
-        rope_heads(c, k + t * kv_dim, c.n_kv_heads, cos_row, sin_row);
-      }
+    for (std::size_t t = 0; t < n; ++t) {
+      const int position = first_position + static_cast<int>(t);
+      place_heads(c, s, s.q.data() + t * q_dim, c.n_heads, layer.q_norm, position);
+      place_heads(c, s, k + t * kv_dim, c.n_kv_heads, layer.k_norm, position);
     }
     attend(c, s, l, first_position, n, trace, pool);
     linear_batch(s.xb2.data(), layer.wo, layer.bo, s.attention.data(), n, pool, s.decode);

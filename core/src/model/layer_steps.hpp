@@ -8,6 +8,7 @@
 
 #include "glassbox/model.hpp"
 #include "kernels/kernels.hpp"
+#include "model/run_state.hpp"
 
 namespace glassbox {
 
@@ -29,6 +30,28 @@ inline void rope_heads(const ModelConfig& c, float* x, int heads, const float* c
   const auto rotary = static_cast<std::size_t>(c.rotary_dim());
   for (int h = 0; h < heads; ++h)
     kernels::rope(x + static_cast<std::size_t>(h) * c.head_dim, cos_row, sin_row, rotary, c.rope_pairing);
+}
+
+// Where the model normalizes queries and keys (Qwen3, Gemma 3): each of `heads` heads of x RMS-normalized
+// over head_dim, in place, with `head_norm` (the layer's q or k norm weights).
+inline void normalize_heads(const ModelConfig& c, float* x, int heads, const Tensor& head_norm) {
+  if (!c.qk_norm) return;
+  const auto head_dim = static_cast<std::size_t>(c.head_dim);
+  for (int h = 0; h < heads; ++h) {
+    float* head = x + static_cast<std::size_t>(h) * head_dim;
+    kernels::rmsnorm(head, head, head_norm.f32(), head_dim, c.norm_eps);
+  }
+}
+
+// The queries (or keys) of `heads` heads at `position`, between their projection and the attention scores:
+// normalized (normalize_heads), then rotated by RoPE with the run state's tables where the model uses RoPE.
+inline void place_heads(const ModelConfig& c, const RunState& s, float* x, int heads, const Tensor& head_norm,
+                        int position) {
+  normalize_heads(c, x, heads, head_norm);
+  if (c.position != PositionKind::RoPE) return;
+  const std::size_t angles =
+      static_cast<std::size_t>(position) * static_cast<std::size_t>(c.rotary_dim() / 2);
+  rope_heads(c, x, heads, s.rope_cos.data() + angles, s.rope_sin.data() + angles);
 }
 
 // One head's attention probabilities for a query over keys 0..n_keys-1 (rows key_stride floats apart):

@@ -23,6 +23,8 @@ void for_each_slot(const ModelWeights& w, Visit visit) {
                                                            {"bq", &l.bq},
                                                            {"bk", &l.bk},
                                                            {"bv", &l.bv},
+                                                           {"q_norm", &l.q_norm},
+                                                           {"k_norm", &l.k_norm},
                                                            {"wo", &l.wo},
                                                            {"bo", &l.bo},
                                                            {"ffn_norm", &l.ffn_norm},

@@ -17,8 +17,31 @@ void sinusoidal_code(int position, std::span<float> out) {
 }
 
 double rope_angle(const ModelConfig& c, int pair, int position) {
-  const double freq = std::pow(static_cast<double>(c.rope_theta), -2.0 * pair / c.rotary_dim());
+  double freq = std::pow(static_cast<double>(c.rope_theta), -2.0 * pair / c.rotary_dim());
+  if (!c.rope_freq_factors.empty()) freq /= c.rope_freq_factors[static_cast<std::size_t>(pair)];
   return static_cast<double>(position) * static_cast<double>(static_cast<float>(freq));
+}
+
+std::vector<float> llama3_rope_factors(const ModelConfig& c, const Llama3RopeScaling& s) {
+  constexpr double kPi = 3.14159265358979323846;
+  const int pairs = c.rotary_dim() / 2;
+  const double long_wavelength = s.original_context / s.low_freq_factor;    // slower than this: scaled
+  const double short_wavelength = s.original_context / s.high_freq_factor;  // faster than this: kept
+  std::vector<float> factors(static_cast<std::size_t>(pairs));
+  for (int i = 0; i < pairs; ++i) {
+    const double wavelength = 2 * kPi * std::pow(static_cast<double>(c.rope_theta), 2.0 * i / c.rotary_dim());
+    double divisor = 1;
+    if (wavelength > long_wavelength) {
+      divisor = s.factor;
+    } else if (wavelength >= short_wavelength) {
+      // In between, the frequency blends its scaled and unscaled values, by where the wavelength lies.
+      const double smooth =
+          (s.original_context / wavelength - s.low_freq_factor) / (s.high_freq_factor - s.low_freq_factor);
+      divisor = 1 / ((1 - smooth) / s.factor + smooth);
+    }
+    factors[static_cast<std::size_t>(i)] = static_cast<float>(divisor);
+  }
+  return factors;
 }
 
 Result<std::vector<float>> rope_dot_products(const ModelConfig& c, std::span<const float> q,
