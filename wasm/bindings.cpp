@@ -474,7 +474,8 @@ class Engine {
     return array_to_js(std::vector<float>(s.begin(), s.end()), "Float32Array");
   }
 
-  // How the model encodes positions: {kind, theta, rotaryDim, headDim, pairing, dim, maxSeqLen}.
+  // How the model encodes positions: {kind, theta, rotaryDim, headDim, pairing, dim, maxSeqLen, freqFactors,
+  // qkNorm}.
   val position_info() const {
     if (!model_) return no_model();
     const ModelConfig& c = model_->config;
@@ -486,6 +487,8 @@ class Engine {
     result.set("pairing", std::string(to_string(c.rope_pairing)));
     result.set("dim", c.dim);
     result.set("maxSeqLen", c.max_seq_len);
+    result.set("freqFactors", array_to_js(c.rope_freq_factors, "Float32Array"));
+    result.set("qkNorm", c.qk_norm);
     return result;
   }
 

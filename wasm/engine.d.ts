@@ -370,6 +370,8 @@ export interface PositionInfo {
   pairing: string;
   dim: number;
   maxSeqLen: number;
+  freqFactors: Float32Array; // RoPE scaling: each pair's frequency divisor (empty: no scaling)
+  qkNorm: boolean; // each head's queries and keys are RMS-normalized before RoPE
 }
 
 export interface ComponentSize {

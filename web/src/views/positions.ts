@@ -41,6 +41,15 @@ function cellAt(canvas: HTMLCanvasElement, event: PointerEvent, rows: number, co
   return row >= 0 && row < rows && col >= 0 && col < cols ? { row, col } : null;
 }
 
+/** One sentence on RoPE scaling, or nothing: how many pairs turn slower than plain RoPE, and by how much. */
+function ropeScaling(info: PositionInfo): string {
+  const f = Array.from(info.freqFactors ?? []);
+  if (f.length === 0 || f.every((x) => x === 1)) return '';
+  const slowed = f.filter((x) => x !== 1).length;
+  const most = Math.max(...f);
+  return ` Its RoPE is scaled for long contexts: ${slowed} of the ${f.length} pairs turn slower than plain RoPE, up to ${Number(most.toPrecision(3))}× slower.`;
+}
+
 export class PositionsView {
   private info: PositionInfo | null = null;
   private traced = 0;
@@ -129,7 +138,7 @@ export class PositionsView {
     this.info = info;
     const isRope = info.kind === 'rope';
     this.summary.textContent = isRope
-      ? `This model rotates its queries and keys (RoPE): θ = ${info.theta}, ${info.rotaryDim} of each head's ${info.headDim} values turn, in ${info.rotaryDim / 2} pairs (pairing “${info.pairing}”). It adds no position code to its embeddings; the sinusoidal code below is the textbook picture.`
+      ? `This model rotates its queries and keys (RoPE): θ = ${info.theta}, ${info.rotaryDim} of each head's ${info.headDim} values turn, in ${info.rotaryDim / 2} pairs (pairing “${info.pairing}”).${ropeScaling(info)}${info.qkNorm ? ' Each head\'s queries and keys are RMS-normalized before they turn.' : ''} It adds no position code to its embeddings; the sinusoidal code below is the textbook picture.`
       : info.kind === 'sinusoidal'
         ? `This model adds the sinusoidal code below to its token embeddings (${info.dim} values per position).`
         : `This model's positions are “${info.kind}”; the sinusoidal code below is the textbook picture, and the RoPE view needs a RoPE model.`;
