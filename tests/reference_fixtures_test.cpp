@@ -103,20 +103,19 @@ TEST_P(ReferenceFixture, ConvertingToGgufKeepsEveryLogit) {
   std::filesystem::remove(out);
 }
 
-INSTANTIATE_TEST_SUITE_P(Variants, ReferenceFixture,
-                         ::testing::Values("llama-like", "rope-half-partial", "gpt2-like",
-                                           "transformer-postln", "mqa-postln-geglu",
-                                           "rmsnorm-sinusoidal-reglu", "layernorm-gqa",
-                                           "layernorm-mqa-postln", "llama-like.f16", "llama-like.bf16",
-                                           "llama-like.q8_0", "llama-like.q4_0", "llama-tiny",
-                                           "llama-tiny.q8_0", "llama-tiny.q4_0", "llama-kquants",
-                                           "qwen2-tiny", "phi3-tiny", "gpt2-tiny"),
-                         [](const auto& info) {
-                           std::string name = info.param;
-                           for (char& c : name)
-                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                           return name;
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Variants, ReferenceFixture,
+    ::testing::Values("llama-like", "rope-half-partial", "gpt2-like", "transformer-postln",
+                      "mqa-postln-geglu", "rmsnorm-sinusoidal-reglu", "layernorm-gqa", "layernorm-mqa-postln",
+                      "llama-like.f16", "llama-like.bf16", "llama-like.q8_0", "llama-like.q4_0", "llama-tiny",
+                      "llama-tiny.q8_0", "llama-tiny.q4_0", "llama-kquants", "llama-q4_1-q5_0-q5_1",
+                      "llama-q2_k-q3_k-q5_k", "qwen2-tiny", "phi3-tiny", "gpt2-tiny"),
+    [](const auto& info) {
+      std::string name = info.param;
+      for (char& c : name)
+        if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+      return name;
+    });
 
 // Head ablation against the reference: the model of `stem`.gguf with the heads of `stem`.ablated.json
 // scaled (every head of a layer off, and a mix of off and scaled heads).
