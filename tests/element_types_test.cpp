@@ -20,11 +20,39 @@ struct Expected {
 
 // ggml_type ids and sizeof(block_*) for QK4_0 = QK8_0 = 32, QK_K = 256.
 constexpr Expected kGgml[] = {
-    {"F32", 0, 1, 4},       {"F16", 1, 1, 2},       {"Q4_0", 2, 32, 18},    {"Q4_1", 3, 32, 20},
-    {"Q5_0", 6, 32, 22},    {"Q5_1", 7, 32, 24},    {"Q8_0", 8, 32, 34},    {"Q8_1", 9, 32, 36},
-    {"Q2_K", 10, 256, 84},  {"Q3_K", 11, 256, 110}, {"Q4_K", 12, 256, 144}, {"Q5_K", 13, 256, 176},
-    {"Q6_K", 14, 256, 210}, {"Q8_K", 15, 256, 292}, {"I8", 24, 1, 1},       {"I16", 25, 1, 2},
-    {"I32", 26, 1, 4},      {"I64", 27, 1, 8},      {"F64", 28, 1, 8},      {"BF16", 30, 1, 2},
+    {"F32", 0, 1, 4},
+    {"F16", 1, 1, 2},
+    {"Q4_0", 2, 32, 18},
+    {"Q4_1", 3, 32, 20},
+    {"Q5_0", 6, 32, 22},
+    {"Q5_1", 7, 32, 24},
+    {"Q8_0", 8, 32, 34},
+    {"Q8_1", 9, 32, 36},
+    {"Q2_K", 10, 256, 84},
+    {"Q3_K", 11, 256, 110},
+    {"Q4_K", 12, 256, 144},
+    {"Q5_K", 13, 256, 176},
+    {"Q6_K", 14, 256, 210},
+    {"Q8_K", 15, 256, 292},
+    {"I8", 24, 1, 1},
+    {"I16", 25, 1, 2},
+    {"I32", 26, 1, 4},
+    {"I64", 27, 1, 8},
+    {"F64", 28, 1, 8},
+    {"BF16", 30, 1, 2},
+    // sizeof(block_iq*) / block_tq* / block_mxfp4 (QK4_NL = QK_MXFP4 = 32)
+    {"IQ2_XXS", 16, 256, 2 + 64},
+    {"IQ2_XS", 17, 256, 2 + 64 + 8},
+    {"IQ3_XXS", 18, 256, 2 + 96},
+    {"IQ1_S", 19, 256, 2 + 32 + 16},
+    {"IQ4_NL", 20, 32, 2 + 16},
+    {"IQ3_S", 21, 256, 2 + 64 + 8 + 32 + 4},
+    {"IQ2_S", 22, 256, 2 + 64 + 8 + 8},
+    {"IQ4_XS", 23, 256, 2 + 2 + 4 + 128},
+    {"IQ1_M", 29, 256, 32 + 16 + 8},
+    {"TQ1_0", 34, 256, 48 + 4 + 2},
+    {"TQ2_0", 35, 256, 64 + 2},
+    {"MXFP4", 39, 32, 1 + 16},
 };
 
 TEST(ElementTypes, EveryRowIsGgmlsDefinition) {
@@ -36,13 +64,14 @@ TEST(ElementTypes, EveryRowIsGgmlsDefinition) {
     EXPECT_EQ(got->block_values, want.block_values) << want.name;
     EXPECT_EQ(got->block_bytes, want.block_bytes) << want.name;
   }
-  EXPECT_EQ(ggml_element_type(4), nullptr);  // Q4_2, removed from ggml
+  EXPECT_EQ(ggml_element_type(4), nullptr);   // Q4_2, removed from ggml
+  EXPECT_EQ(ggml_element_type(31), nullptr);  // Q4_0_4_4, no longer in GGUF files
   EXPECT_EQ(ggml_element_type(99), nullptr);
 }
 
 TEST(ElementTypes, EveryDTypeHasItsRowWithADecoder) {
-  for (DType type :
-       {DType::F32, DType::F16, DType::BF16, DType::Q8_0, DType::Q4_0, DType::Q4_K, DType::Q6_K}) {
+  for (DType type : {DType::F32, DType::F16, DType::BF16, DType::Q8_0, DType::Q4_0, DType::Q4_K, DType::Q6_K,
+                     DType::Q4_1, DType::Q5_0, DType::Q5_1, DType::Q2_K, DType::Q3_K, DType::Q5_K}) {
     const ElementType& row = element_type(type);
     ASSERT_TRUE(row.dtype.has_value()) << to_string(type);
     EXPECT_EQ(*row.dtype, type);
@@ -53,7 +82,8 @@ TEST(ElementTypes, EveryDTypeHasItsRowWithADecoder) {
   // `convert` writes these.
   for (DType type : {DType::F32, DType::F16, DType::Q8_0, DType::Q4_0})
     EXPECT_NE(element_type(type).encode, nullptr) << to_string(type);
-  EXPECT_EQ(computable_type_names(), "F32, F16, BF16, Q8_0, Q4_0, Q4_K and Q6_K");
+  EXPECT_EQ(computable_type_names(),
+            "F32, F16, BF16, Q8_0, Q4_0, Q4_K, Q6_K, Q4_1, Q5_0, Q5_1, Q2_K, Q3_K and Q5_K");
 }
 
 TEST(ElementTypes, TensorBytesFollowTheBlocks) {
@@ -63,6 +93,8 @@ TEST(ElementTypes, TensorBytesFollowTheBlocks) {
   EXPECT_EQ(tensor_bytes(DType::Q4_0, 1, 96), 3 * 18);
   EXPECT_EQ(tensor_bytes(DType::Q4_K, 2, 512), 2 * 2 * 144);
   EXPECT_EQ(tensor_bytes(DType::Q6_K, 1, 256), 210);
+  EXPECT_EQ(tensor_bytes(DType::Q5_1, 2, 64), 2 * 2 * 24);
+  EXPECT_EQ(tensor_bytes(DType::Q3_K, 1, 512), 2 * 110);
   EXPECT_EQ(tensor_bytes(DType::Q8_0, 1, 48), -1);  // not a whole number of blocks
   EXPECT_EQ(tensor_bytes(DType::Q4_K, 1, 128), -1);
 }

@@ -114,33 +114,36 @@ TEST(GgufReader, RejectsAnUnknownTensorType) {
 
 TEST(GgufReader, RejectsTensorTypesItCannotComputeWith) {
   TinyLlama tiny;
-  tiny.dim = 32;  // one Q5_K row needs 256 values; use Q5_0 (blocks of 32), a real type glassbox does not run
-  tiny.q_type = 6;
+  tiny.dim = 32;  // IQ4_NL has blocks of 32: a real type glassbox does not run
+  tiny.q_type = 20;
   // The file is otherwise fine, but attn_q's data is shorter than the F32 buffer written, so only the
   // type check can fail first... build and check the message names the tensor and the type.
   auto model = model_of(tiny.bytes());
-  expect_error(model, {"tensor blk.0.attn_q.weight has element type Q5_0", "cannot compute with"});
+  expect_error(model, {"tensor blk.0.attn_q.weight has element type IQ4_NL", "cannot compute with"});
 }
 
-// Every ggml type of the element table that glassbox cannot compute with is still measured by the reader and
-// named in the error (UnsupportedType), with the list of the types it can compute with.
+// Every ggml type of the element table that glassbox cannot compute with (Q8_1, Q8_K, the integer types,
+// the i-quants, TQ1_0/TQ2_0, MXFP4) is still measured by the reader and named in the error
+// (UnsupportedType), with the list of the types it can compute with.
 TEST(GgufReader, NamesEveryKnownTypeItCannotComputeWith) {
   int checked = 0;
   for (const ElementType& type : kElementTypes) {
-    // TinyLlama stores float32 data: the types that fit in it, in rows of 32 values.
-    if (type.dtype || 32 % type.block_values != 0 || type.block_bytes > 4 * type.block_values) continue;
+    // TinyLlama stores float32 data: rows of 32 or 256 values hold any block of that many values.
+    if (type.dtype || type.block_bytes > 4 * type.block_values) continue;
     TinyLlama tiny;
-    tiny.dim = 32;
+    tiny.dim = type.block_values <= 32 ? 32 : 256;
+    tiny.heads = tiny.kv_heads = tiny.dim / 16;
+    ASSERT_EQ(tiny.dim % type.block_values, 0) << type.name;
     tiny.q_type = type.ggml_id;
     auto model = model_of(tiny.bytes());
     expect_error(model, {std::string("tensor blk.0.attn_q.weight has element type ") + type.name,
-                         "cannot compute with (it reads F32, F16, BF16, Q8_0, Q4_0, Q4_K and Q6_K)"});
+                         "cannot compute with (it reads " + computable_type_names() + ")"});
     if (!model.ok()) {
       EXPECT_EQ(model.error().code, ErrorCode::UnsupportedType) << type.name;
     }
     ++checked;
   }
-  EXPECT_GE(checked, 7);  // Q4_1, Q5_0, Q5_1, Q8_1, I8, I16, I32
+  EXPECT_EQ(checked, 17);  // every row without a DType but I64 and F64 (8 bytes a value)
 }
 
 TEST(GgufReader, RejectsDataPastTheEnd) {

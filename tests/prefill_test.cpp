@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "glassbox/glassbox.hpp"
+#include "kernels/element_types.hpp"
 #include "kernels/quantized.hpp"
 #include "model/dtype.hpp"
 #include "model/linear_batch.hpp"
@@ -133,9 +134,8 @@ class RandomModel {
         case DType::Q4_0:
           kernels::quantize_row_q4_0(values.data(), out, n);
           break;
-        case DType::Q4_K:
-        case DType::Q6_K:
-          random_k_blocks(out, row_bytes);
+        default:  // the block types glassbox cannot encode: random blocks with small scales
+          random_blocks(out, row_bytes);
           break;
       }
     }
@@ -143,20 +143,41 @@ class RandomModel {
     return Tensor{type_, bytes->data(), rows, cols};
   }
 
-  // Random K-quant super-blocks of 256 values (no encoder here), with small scales: the values stay small.
-  void random_k_blocks(std::byte* out, std::size_t bytes) {
-    const std::size_t block = type_ == DType::Q4_K ? 144 : 210;
+  // Random blocks (no encoder here) with small f16 scales (d) and mins (dmin, or Q4_1 / Q5_1's additive m):
+  // the values stay small. Where each type keeps them in its block (ggml-common.h):
+  struct Scales {
+    std::size_t d, min;  // byte offsets; min == kNone: no min
+  };
+  static constexpr std::size_t kNone = ~std::size_t{0};
+  Scales scales() const {
+    switch (type_) {
+      case DType::Q4_K:
+      case DType::Q5_K:
+      case DType::Q4_1:
+      case DType::Q5_1:
+        return {0, 2};
+      case DType::Q6_K:
+        return {208, kNone};
+      case DType::Q5_0:
+        return {0, kNone};
+      case DType::Q2_K:
+        return {80, 82};
+      case DType::Q3_K:
+        return {108, kNone};
+      default:
+        return {kNone, kNone};
+    }
+  }
+  void random_blocks(std::byte* out, std::size_t bytes) {
+    const std::size_t block = element_type(type_).block_bytes;
+    const Scales at = scales();
     for (std::size_t b = 0; b < bytes; b += block) {
       for (std::size_t i = 0; i < block; ++i)
         out[b + i] = static_cast<std::byte>(rng_());
       const uint16_t d = kernels::float_to_half(0.0005f * static_cast<float>(1 + rng_() % 8));
       const uint16_t dmin = kernels::float_to_half(0.002f);
-      if (type_ == DType::Q4_K) {
-        std::memcpy(out + b, &d, 2);
-        std::memcpy(out + b + 2, &dmin, 2);
-      } else {
-        std::memcpy(out + b + 208, &d, 2);
-      }
+      std::memcpy(out + b + at.d, &d, 2);
+      if (at.min != kNone) std::memcpy(out + b + at.min, &dmin, 2);
     }
   }
 
@@ -194,7 +215,10 @@ std::vector<Case> cases() {
     all.push_back({"gpt2", gpt2(), DType::Q8_0, threads});
     for (DType type : {DType::F16, DType::BF16, DType::Q8_0, DType::Q4_0})
       all.push_back({"llama", llama(64, 96), type, threads});
-    for (DType type : {DType::Q4_K, DType::Q6_K})  // rows of whole 256-value super-blocks
+    for (DType type : {DType::Q4_1, DType::Q5_0, DType::Q5_1})
+      all.push_back({"llama", llama(64, 96), type, threads});
+    for (DType type :
+         {DType::Q4_K, DType::Q6_K, DType::Q2_K, DType::Q3_K, DType::Q5_K})  // whole super-blocks
       all.push_back({"llama", llama(256, 256), type, threads});
   }
   return all;
@@ -325,8 +349,8 @@ TEST(SessionPrefillErrors, ChangeNothing) {
 // linear_batch against linear() token by token, over every weight type, thread counts and batch sizes that
 // leave remainders (rows not divisible by the threads, tokens not by the tile).
 TEST(ForwardLinearBatch, EachTokenGetsLinearsBits) {
-  for (DType type :
-       {DType::F32, DType::F16, DType::BF16, DType::Q8_0, DType::Q4_0, DType::Q4_K, DType::Q6_K}) {
+  for (DType type : {DType::F32, DType::F16, DType::BF16, DType::Q8_0, DType::Q4_0, DType::Q4_K, DType::Q6_K,
+                     DType::Q4_1, DType::Q5_0, DType::Q5_1, DType::Q2_K, DType::Q3_K, DType::Q5_K}) {
     const auto model = RandomModel(llama(256, 256), type, 11).model();
     const Tensor& w = model->weights.layers[0].wk;  // [128][256]
     ASSERT_EQ(w.type, type);

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 #include <random>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -63,6 +64,16 @@ std::vector<std::size_t> scale_offsets(DType type) {
       return {0, 2};  // d, dmin
     case DType::Q6_K:
       return {208};
+    case DType::Q4_1:
+    case DType::Q5_1:
+    case DType::Q5_K:
+      return {0, 2};  // d, m / dmin
+    case DType::Q5_0:
+      return {0};
+    case DType::Q2_K:
+      return {80, 82};
+    case DType::Q3_K:
+      return {108};
     default:
       return {};
   }
@@ -118,7 +129,10 @@ void expect_same_bits(const std::vector<float>& got, const std::vector<float>& w
         << what << " row " << i << ": fused " << got[i] << ", decode+dot " << want[i];
 }
 
+// The first checksum's types (its value predates the others), then the second's.
 const DType kFusedTypes[] = {DType::F16, DType::BF16, DType::Q8_0, DType::Q4_0, DType::Q4_K, DType::Q6_K};
+const DType kLaterFusedTypes[] = {DType::Q4_1, DType::Q5_0, DType::Q5_1,
+                                  DType::Q2_K, DType::Q3_K, DType::Q5_K};
 
 // Lengths in values: 1, 2, 3, 7 and 33 blocks, and for the 16-bit types also lengths that end inside a
 // reduction pass and inside a SIMD batch.
@@ -199,6 +213,47 @@ TEST(QuantizedDot, Q4_KMatchesDecodeThenDot) {
 TEST(QuantizedDot, Q6_KMatchesDecodeThenDot) {
   check_type(DType::Q6_K, 6);
 }
+TEST(QuantizedDot, Q4_1MatchesDecodeThenDot) {
+  check_type(DType::Q4_1, 12);
+}
+TEST(QuantizedDot, Q5_0MatchesDecodeThenDot) {
+  check_type(DType::Q5_0, 13);
+}
+TEST(QuantizedDot, Q5_1MatchesDecodeThenDot) {
+  check_type(DType::Q5_1, 14);
+}
+TEST(QuantizedDot, Q2_KMatchesDecodeThenDot) {
+  check_type(DType::Q2_K, 15);
+}
+TEST(QuantizedDot, Q3_KMatchesDecodeThenDot) {
+  check_type(DType::Q3_K, 16);
+}
+TEST(QuantizedDot, Q5_KMatchesDecodeThenDot) {
+  check_type(DType::Q5_K, 17);
+}
+
+// Every fifth-bit position of Q5_0 and Q5_1 reaches its own value: one bit set at a time with zero nibbles
+// and x one-hot at that value, so a bit landing in the wrong lane shows as a zero result.
+TEST(QuantizedDot, FifthBitsReachTheirValues) {
+  for (DType type : {DType::Q5_0, DType::Q5_1}) {
+    const std::size_t bytes = element_type(type).block_bytes, fifth_at = bytes - 20;
+    for (int bit = 0; bit < 32; ++bit) {
+      std::vector<std::byte> block(bytes);
+      const uint16_t one = 0x3C00;  // d = 1 (and m = 0 for Q5_1)
+      std::memcpy(block.data(), &one, 2);
+      const uint32_t fifth = 1u << bit;
+      std::memcpy(block.data() + fifth_at, &fifth, 4);
+      std::vector<float> x(32, 0.0f);
+      x[bit] = 1.0f;
+      const float want = type == DType::Q5_0 ? 0.0f : 16.0f;  // (16 - 16) * 1, or 16 * 1 + 0
+      EXPECT_EQ(fused_dot(type, block.data(), x.data(), 32), want) << to_string(type) << " bit " << bit;
+      x[bit] = 0.0f;
+      x[(bit + 1) % 32] = 1.0f;  // a neighbour without the bit
+      const float other = type == DType::Q5_0 ? -16.0f : 0.0f;
+      EXPECT_EQ(fused_dot(type, block.data(), x.data(), 32), other) << to_string(type) << " bit " << bit;
+    }
+  }
+}
 
 // Every finite half decodes to the same weight: each row of 32 holds 32 consecutive half bit patterns, and
 // x is one-hot, so each result is a single decoded weight times 1 (plus zeros). Also a dense x over the
@@ -249,10 +304,10 @@ TEST(QuantizedDot, F16InfinityAndNan) {
 
 // FNV-1a over fused results on fixed inputs: the same number natively and in WebAssembly (both suites print
 // and expect it), so the fused kernels agree across instruction sets, not only with decode+dot in one build.
-TEST(QuantizedDot, ChecksumIsTheSameOnEveryPlatform) {
+uint64_t checksum(std::span<const DType> types) {
   uint64_t hash = 14695981039346656037ull;
   Inputs in(11);
-  for (DType type : kFusedTypes) {
+  for (DType type : types) {
     for (std::size_t n : lengths(type)) {
       constexpr std::size_t rows = 3;
       const auto w = random_rows(type, rows, n, 0, in);
@@ -265,8 +320,20 @@ TEST(QuantizedDot, ChecksumIsTheSameOnEveryPlatform) {
           hash = (hash ^ ((bits(v) >> (8 * byte)) & 0xff)) * 1099511628211ull;
     }
   }
+  return hash;
+}
+
+TEST(QuantizedDot, ChecksumIsTheSameOnEveryPlatform) {
+  const uint64_t hash = checksum(kFusedTypes);
   std::printf("fused quantized dot checksum: %016llx\n", static_cast<unsigned long long>(hash));
   EXPECT_EQ(hash, 0x488360ff4263d8deull) << "the fused kernels' bits changed on " << simd_instruction_set();
+}
+
+TEST(QuantizedDot, LaterTypesChecksumIsTheSameOnEveryPlatform) {
+  const uint64_t hash = checksum(kLaterFusedTypes);
+  std::printf("fused quantized dot checksum (Q4_1 .. Q5_K): %016llx\n",
+              static_cast<unsigned long long>(hash));
+  EXPECT_EQ(hash, 0xe647b9908d326491ull) << "the fused kernels' bits changed on " << simd_instruction_set();
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <vector>
 
 #include "kernels/quantized.hpp"
 
@@ -156,6 +157,132 @@ TEST(Quantized, Q6_KMatchesItsDefinitionOnRandomBlocks) {
     dequantize_row(DType::Q6_K, reinterpret_cast<const std::byte*>(block.data()), y, 256);
     for (int j = 0; j < 256; ++j)
       ASSERT_EQ(y[j], q6_k_value(block.data(), j)) << "value " << j;
+  }
+}
+
+float half_at(const uint8_t* p) {
+  uint16_t h;
+  std::memcpy(&h, p, 2);
+  return half_to_float(h);
+}
+
+// Q4_1 / Q5_0 / Q5_1, value j of 32: the nibble of byte j % 16 (low for j < 16), and for the 5-bit types bit
+// j of the little-endian uint32 before the nibbles as the fifth bit. Q4_1 and Q5_1: d * q + m; Q5_0:
+// d * (q - 16).
+float q4_1_value(const uint8_t* block, int j) {
+  const int q = j < 16 ? block[4 + j] & 15 : block[4 + j - 16] >> 4;
+  return half_at(block) * static_cast<float>(q) + half_at(block + 2);
+}
+int five_bit_q(const uint8_t* fifth, const uint8_t* nibbles, int j) {
+  const int low = j < 16 ? nibbles[j] & 15 : nibbles[j - 16] >> 4;
+  return low | (((fifth[j / 8] >> (j % 8)) & 1) << 4);
+}
+float q5_0_value(const uint8_t* block, int j) {
+  return half_at(block) * static_cast<float>(five_bit_q(block + 2, block + 6, j) - 16);
+}
+float q5_1_value(const uint8_t* block, int j) {
+  return half_at(block) * static_cast<float>(five_bit_q(block + 4, block + 8, j)) + half_at(block + 2);
+}
+
+// Q2_K, value j of 256: group g = j / 16 has the scale (low nibble) and min (high nibble) of byte g; the
+// 2-bit q is at bits 2 k of byte 32 (j / 128) + j % 32 of the quants, k = (j % 128) / 32; d, dmin at 80, 82.
+float q2_k_value(const uint8_t* block, int j) {
+  const uint8_t sm = block[j / 16];
+  const int q = (block[16 + 32 * (j / 128) + j % 32] >> (2 * ((j % 128) / 32))) & 3;
+  return half_at(block + 80) * static_cast<float>(sm & 15) * static_cast<float>(q) -
+         half_at(block + 82) * static_cast<float>(sm >> 4);
+}
+
+// Q3_K, value j: the 2-bit part as Q2_K's (quants at byte 32), the third bit is bit (j / 32) of mask byte
+// j % 32 (clear: q - 4); the 6-bit scale of group g = j / 16 is g's nibble of the 12 packed bytes at 96
+// (byte g % 8, low for g < 8) with two high bits from byte 104 + g % 4 at bit 2 (g / 4), minus 32; d at 108.
+float q3_k_value(const uint8_t* block, int j) {
+  const int g = j / 16;
+  const uint8_t* packed = block + 96;
+  const int low4 = g < 8 ? packed[g % 8] & 15 : packed[g % 8] >> 4;
+  const int scale = (low4 | (((packed[8 + g % 4] >> (2 * (g / 4))) & 3) << 4)) - 32;
+  const int two = (block[32 + 32 * (j / 128) + j % 32] >> (2 * ((j % 128) / 32))) & 3;
+  const int q = two - (((block[j % 32] >> (j / 32)) & 1) ? 0 : 4);
+  return half_at(block + 108) * static_cast<float>(scale) * static_cast<float>(q);
+}
+
+// Q5_K, value j: Q4_K's scales, mins and nibble (the nibbles start at byte 48), plus 16 from bit j / 32 of
+// byte j % 32 of the fifth bits at 16.
+float q5_k_value(const uint8_t* block, int j) {
+  const uint8_t* packed = block + 4;
+  const int s = j / 32;
+  int scale, min;
+  if (s < 4) {
+    scale = packed[s] & 63;
+    min = packed[s + 4] & 63;
+  } else {
+    scale = (packed[s + 4] & 15) | ((packed[s - 4] >> 6) << 4);
+    min = (packed[s + 4] >> 4) | ((packed[s] >> 6) << 4);
+  }
+  const uint8_t byte = block[48 + 32 * (j / 64) + j % 32];
+  const int q = ((j % 64) < 32 ? (byte & 15) : (byte >> 4)) | (((block[16 + j % 32] >> (j / 32)) & 1) << 4);
+  return half_at(block) * static_cast<float>(scale) * static_cast<float>(q) -
+         half_at(block + 2) * static_cast<float>(min);
+}
+
+// Random blocks with ordinary f16 scales at `scale_at`, each value against its definition.
+void check_random_blocks(DType type, std::size_t values, std::size_t bytes, std::vector<std::size_t> scale_at,
+                         float (*definition)(const uint8_t*, int), unsigned seed) {
+  std::mt19937 rng(seed);
+  for (int trial = 0; trial < 50; ++trial) {
+    std::vector<uint8_t> block(bytes);
+    for (auto& b : block)
+      b = static_cast<uint8_t>(rng());
+    for (std::size_t at : scale_at) {
+      const uint16_t d = float_to_half(0.001f * static_cast<float>(static_cast<int>(rng() % 200) - 100));
+      std::memcpy(block.data() + at, &d, 2);
+    }
+    std::vector<float> y(values);
+    dequantize_row(type, reinterpret_cast<const std::byte*>(block.data()), y.data(), values);
+    for (std::size_t j = 0; j < values; ++j)
+      ASSERT_EQ(y[j], definition(block.data(), static_cast<int>(j))) << to_string(type) << " value " << j;
+  }
+}
+
+TEST(Quantized, Q4_1MatchesItsDefinitionOnRandomBlocks) {
+  check_random_blocks(DType::Q4_1, 32, 20, {0, 2}, q4_1_value, 5);
+}
+TEST(Quantized, Q5_0MatchesItsDefinitionOnRandomBlocks) {
+  check_random_blocks(DType::Q5_0, 32, 22, {0}, q5_0_value, 6);
+}
+TEST(Quantized, Q5_1MatchesItsDefinitionOnRandomBlocks) {
+  check_random_blocks(DType::Q5_1, 32, 24, {0, 2}, q5_1_value, 7);
+}
+TEST(Quantized, Q2_KMatchesItsDefinitionOnRandomBlocks) {
+  check_random_blocks(DType::Q2_K, 256, 84, {80, 82}, q2_k_value, 8);
+}
+TEST(Quantized, Q3_KMatchesItsDefinitionOnRandomBlocks) {
+  check_random_blocks(DType::Q3_K, 256, 110, {108}, q3_k_value, 9);
+}
+TEST(Quantized, Q5_KMatchesItsDefinitionOnRandomBlocks) {
+  check_random_blocks(DType::Q5_K, 256, 176, {0, 2}, q5_k_value, 10);
+}
+
+// Two rows of blocks decode as each block on its own (the decoders step through whole rows).
+TEST(Quantized, NewBlockTypesDecodeRowsOfSeveralBlocks) {
+  struct Case {
+    DType type;
+    std::size_t values, bytes;
+  };
+  for (const Case c :
+       {Case{DType::Q4_1, 32, 20}, Case{DType::Q5_0, 32, 22}, Case{DType::Q5_1, 32, 24},
+        Case{DType::Q2_K, 256, 84}, Case{DType::Q3_K, 256, 110}, Case{DType::Q5_K, 256, 176}}) {
+    std::mt19937 rng(11);
+    std::vector<std::byte> row(3 * c.bytes);
+    for (auto& b : row)
+      b = static_cast<std::byte>(rng() & 0x3B);  // no inf / nan halves
+    std::vector<float> whole(3 * c.values), one(c.values);
+    dequantize_row(c.type, row.data(), whole.data(), whole.size());
+    for (std::size_t b = 0; b < 3; ++b) {
+      dequantize_row(c.type, row.data() + b * c.bytes, one.data(), c.values);
+      for (std::size_t j = 0; j < c.values; ++j)
+        ASSERT_EQ(whole[b * c.values + j], one[j]) << to_string(c.type);
+    }
   }
 }
 

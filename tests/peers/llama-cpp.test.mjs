@@ -1,7 +1,8 @@
 // glassbox against llama.cpp itself: random-weight GGUF models of the llama (plain and with Llama 3.1's RoPE
-// scaling), phi3, qwen2, qwen3 and gpt2 architectures with real vocabularies must give the same prompt tokens (BOS included, as each engine adds it by default)
-// and the same 32 greedy tokens in both engines; llama.cpp must decode the reference's K-quant/BF16 file as
-// the reference does; and llama.cpp must read the GGUF files `glassbox convert` writes.
+// scaling), phi3, qwen2, qwen3 and gpt2 architectures with real vocabularies must give the same prompt tokens
+// (BOS included, as each engine adds it by default) and the same 32 greedy tokens in both engines; llama.cpp
+// must decode the reference's block-quantized files (every block type glassbox reads, and BF16) as the
+// reference does; and llama.cpp must read the GGUF files `glassbox convert` writes.
 //
 // The models: tests/reference/make_fixtures.py's *-vocab.gguf (vocabularies copied from llama.cpp's own
 // vocab files: Llama 2 SentencePiece, Phi-3, GPT-2; llama-bpe-vocab and qwen2-vocab put the GPT-2 pieces
@@ -112,33 +113,41 @@ for (const [kind, json, label] of [
   });
 }
 
-test('llama-kquants (Q4_K, Q6_K, BF16): llama.cpp decodes the file as the NumPy reference does', async (t) => {
-  const file = path.join(fixtures, 'llama-kquants.gguf');
-  const manifest = path.join(fixtures, 'MANIFEST.json');
-  if (!requireFiles(t, file, manifest)) return;
-  const entry = JSON.parse(fs.readFileSync(manifest, 'utf8')).find((e) => e.files[0] === 'llama-kquants.gguf');
-  // ggml's CPU code rounds the inputs of Q4_K/Q6_K dot products to 8-bit blocks (Q8_K); the reference's
-  // continuation computed with that rounding is the one llama.cpp must reproduce exactly. The plain one
-  // (what glassbox computes, checked in reference_fixtures_test.cpp) is reported beside it.
-  const exact = entry.reference_greedy_q8_k_inputs;
-  const plain = entry.reference_greedy.continuation_ids;
-  const llama = await llamaCpp();
-  const model = await llama.loadModel({ modelPath: file });
-  try {
-    const theirs = await llamaGreedy(model, exact.prompt_ids, exact.continuation_ids.length, []);
-    const agree = (expected) => {
-      const first = theirs.findIndex((id, i) => id !== expected[i]);
-      return first < 0 ? theirs.length : first;
-    };
-    t.diagnostic(
-      `llama.cpp agrees with the reference on ${agree(exact.continuation_ids)}/${theirs.length} greedy tokens ` +
-        `(Q8_K-rounded inputs), ${agree(plain)}/${theirs.length} with float inputs`,
-    );
-    assert.deepEqual(theirs, exact.continuation_ids);
-  } finally {
-    await model.dispose();
-  }
-});
+// The reference's block-quantized files: llama.cpp must decode each as the NumPy reference does (glassbox
+// is checked against the same reference logit by logit in reference_fixtures_test.cpp). ggml's CPU code
+// rounds the inputs of its products with block weights to 8-bit blocks (Q8_K for the K-quants, Q8_0 / Q8_1
+// for Q5_0 / Q4_1 / Q5_1); the reference's continuation computed with that rounding is the one llama.cpp
+// must reproduce exactly. The plain one (what glassbox computes) is reported beside it.
+for (const [name, types] of [
+  ['llama-kquants', 'Q4_K, Q6_K, BF16'],
+  ['llama-q4_1-q5_0-q5_1', 'Q4_1, Q5_0, Q5_1'],
+  ['llama-q2_k-q3_k-q5_k', 'Q2_K, Q3_K, Q5_K'],
+]) {
+  test(`${name} (${types}): llama.cpp decodes the file as the NumPy reference does`, async (t) => {
+    const file = path.join(fixtures, `${name}.gguf`);
+    const manifest = path.join(fixtures, 'MANIFEST.json');
+    if (!requireFiles(t, file, manifest)) return;
+    const entry = JSON.parse(fs.readFileSync(manifest, 'utf8')).find((e) => e.files[0] === `${name}.gguf`);
+    const exact = entry.reference_greedy_ggml_inputs ?? entry.reference_greedy_q8_k_inputs;
+    const plain = entry.reference_greedy.continuation_ids;
+    const llama = await llamaCpp();
+    const model = await llama.loadModel({ modelPath: file });
+    try {
+      const theirs = await llamaGreedy(model, exact.prompt_ids, exact.continuation_ids.length, []);
+      const agree = (expected) => {
+        const first = theirs.findIndex((id, i) => id !== expected[i]);
+        return first < 0 ? theirs.length : first;
+      };
+      t.diagnostic(
+        `${name}: llama.cpp agrees with the reference on ${agree(exact.continuation_ids)}/${theirs.length} greedy ` +
+          `tokens (ggml-rounded inputs), ${agree(plain)}/${theirs.length} with float inputs`,
+      );
+      assert.deepEqual(theirs, exact.continuation_ids);
+    } finally {
+      await model.dispose();
+    }
+  });
+}
 
 test('llama.cpp reads the GGUF files glassbox convert writes, and decodes stories260K the same', async (t) => {
   const bin = path.join(modelsDir, 'stories260K.bin');

@@ -31,7 +31,7 @@ import safetensors_io  # noqa: E402
 import tiny_vocab  # noqa: E402
 import tokenizer_json  # noqa: E402
 from floats import round_to_bf16, round_to_f16  # noqa: E402
-from random_model import random_weights  # noqa: E402
+from random_model import LOW_K_QUANT_PLAN, NIBBLE_QUANT_PLAN, random_weights  # noqa: E402
 
 CHECKS = []
 
@@ -271,10 +271,75 @@ def q6_k_known_block():
 
 
 @check
+def q4_1_q5_0_q5_1_known_blocks():
+    nibbles = bytes((i * 7 + 3) % 256 for i in range(16))
+    fifth = 0xA5C3_0F81  # bit j: bit 4 of value j
+    d, m = 0.5, -3.25
+    for name, block, decode in (
+            ("Q4_1", struct.pack("<ee", d, m) + nibbles, ggml_quants.dequantize_q4_1),
+            ("Q5_0", struct.pack("<eI", d, fifth) + nibbles, ggml_quants.dequantize_q5_0),
+            ("Q5_1", struct.pack("<eeI", d, m, fifth) + nibbles, ggml_quants.dequantize_q5_1)):
+        values = decode(block * 2, 64)  # two blocks
+        for index in range(64):
+            j = index % 32
+            low = nibbles[j] & 0x0F if j < 16 else nibbles[j - 16] >> 4
+            high = (fifth >> j) & 1 if name != "Q4_1" else 0
+            q = low | high << 4
+            want = d * (q - 16) if name == "Q5_0" else d * q + m
+            close(values[index], want, 0, f"{name} value {index}")
+
+
+def q3_k_pack_scales(scales):
+    """The 12 bytes of sixteen 6-bit Q3_K scales (stored plus 32), written from the layout described in
+    ggml_quants.py: low four bits in the nibbles of bytes 0..7, top two bits in bytes 8..11."""
+    b = [0] * 12
+    for g, signed in enumerate(scales):
+        u = signed + 32
+        b[g % 8] |= (u & 0x0F) << (4 if g >= 8 else 0)
+        b[8 + g % 4] |= (u >> 4) << (2 * (g // 4))
+    return bytes(b)
+
+
+@check
+def q2_k_q3_k_q5_k_known_blocks():
+    qs = bytes((i * 37 + 11) % 256 for i in range(64))
+    # Q2_K: group g = i // 16 has scale (low nibble) and min (high nibble) in byte g
+    sm = bytes(((g * 5 + 1) % 16) | ((15 - g) << 4) for g in range(16))
+    d, dmin = 0.5, 0.125
+    values = ggml_quants.dequantize_q2_k(sm + qs + struct.pack("<ee", d, dmin), 256)
+    for i in (0, 15, 16, 31, 32, 63, 64, 100, 127, 128, 150, 200, 255):
+        h, k, l = i // 128, (i % 128) // 32, i % 32
+        q = (qs[32 * h + l] >> (2 * k)) & 3
+        close(values[i], d * (sm[i // 16] & 15) * q - dmin * (sm[i // 16] >> 4), 0, f"Q2_K value {i}")
+    # Q3_K: third bit of value i in bit i // 32 of hmask[i % 32]; clear subtracts 4
+    hmask = bytes((i * 53 + 7) % 256 for i in range(32))
+    scales = [(-1) ** g * (g * 2 + 1) for g in range(16)]  # -31..31
+    values = ggml_quants.dequantize_q3_k(hmask + qs + q3_k_pack_scales(scales) + struct.pack("<e", d), 256)
+    got_scales = ggml_quants.q3_k_scales(np.frombuffer(q3_k_pack_scales(scales), np.uint8)[None, :])
+    assert list(got_scales[0]) == scales, got_scales
+    for i in (0, 15, 16, 31, 32, 63, 64, 100, 127, 128, 150, 200, 255):
+        h, k, l = i // 128, (i % 128) // 32, i % 32
+        q = ((qs[32 * h + l] >> (2 * k)) & 3) - (0 if (hmask[l] >> (i // 32)) & 1 else 4)
+        close(values[i], d * scales[i // 16] * q, 0, f"Q3_K value {i}")
+    # Q5_K: Q4_K's scales and nibbles, bit 4 from bit i // 32 of qh[i % 32]
+    sc, m = [1, 2, 3, 63, 37, 17, 50, 9], [0, 5, 63, 1, 33, 48, 2, 21]
+    qh = bytes((i * 29 + 1) % 256 for i in range(32))
+    nibbles = bytes((i * 7 + 3) % 256 for i in range(128))
+    block = struct.pack("<ee", d, dmin) + pack_q4_k_scales(sc, m) + qh + nibbles
+    assert len(block) == ggml_quants.Q5_K_BLOCK_BYTES
+    values = ggml_quants.dequantize_q5_k(block, 256)
+    for i in (0, 31, 32, 63, 64, 100, 128 + 5, 128 + 40, 192 + 31, 255):
+        c, high, l = i // 64, (i % 64) // 32, i % 32
+        q = (nibbles[32 * c + l] >> 4 if high else nibbles[32 * c + l] & 0x0F) | ((qh[l] >> (i // 32)) & 1) << 4
+        close(values[i], d * sc[i // 32] * q - dmin * m[i // 32], 0, f"Q5_K value {i}")
+
+
+@check
 def random_k_quant_blocks_are_centred_and_scaled():
     rng = np.random.default_rng(11)
-    for name, make, decode in (("Q4_K", ggml_quants.random_q4_k, ggml_quants.dequantize_q4_k),
-                               ("Q6_K", ggml_quants.random_q6_k, ggml_quants.dequantize_q6_k)):
+    for name in ("Q4_K", "Q6_K", "Q4_1", "Q5_0", "Q5_1", "Q2_K", "Q3_K", "Q5_K"):
+        make = getattr(ggml_quants, "random_" + name.lower())
+        decode = getattr(ggml_quants, "dequantize_" + name.lower())
         v = decode(make(rng, 256 * 64, 0.3), 256 * 64)
         assert abs(np.mean(v)) < 0.05 and 0.15 < np.std(v) < 0.6, f"{name}: mean {np.mean(v)}, std {np.std(v)}"
         assert len(np.unique(v)) > 1000, f"{name}: too few distinct values"
@@ -298,6 +363,19 @@ def q8_k_input_rounding_known_values():
     close(model.forward(cfg, w, t, rounding={"blk.0.attn_q.weight": lambda r: r}), base, 0, "identity rounding")
     differ(base, model.forward(cfg, w, t, rounding={"output.weight": ggml_quants.round_like_q8_k}), 1e-4,
            "rounding the classifier's input")
+
+
+@check
+def q8_0_input_rounding_known_values():
+    x = np.zeros(64, dtype=np.float32)
+    x[:3] = [-2.54, 1.0, 0.0101]  # amax 2.54: d = 0.02, q = roundf(x / d) = [-127, 50, 1] (0.505 away from 0)
+    x[32:34] = [12.7, -0.06]      # d = 0.1: q = [127, -1]
+    y = ggml_quants.round_like_q8_0(x)
+    d1 = np.float64(np.float16(np.float32(2.54) / np.float32(127)))
+    d2 = np.float64(np.float16(np.float32(12.7) / np.float32(127)))
+    close(y[:3], np.array([-127, 50, 1]) * d1, 0, "Q8_0 block 1 (d stored as f16)")
+    close(y[32:34], np.array([127, -1]) * d2, 0, "Q8_0 block 2")
+    close(ggml_quants.round_like_q8_1(x), y, 0, "Q8_1's values are Q8_0's")
 
 
 @check
@@ -337,6 +415,10 @@ def gguf_round_trip_all_value_types_and_tensor_types():
             "f.q4_k": gguf.EncodedMatrix.from_bytes(gguf.GGML_Q4_K, ggml_quants.random_q4_k(rng, 512, 1.0), 2, 256),
             "g.q6_k": gguf.EncodedMatrix.from_bytes(gguf.GGML_Q6_K, ggml_quants.random_q6_k(rng, 256, 1.0), 1, 256),
         }
+        for kind in ("Q4_1", "Q5_0", "Q5_1", "Q2_K", "Q3_K", "Q5_K"):
+            ggml_type = gguf.TYPE_BY_NAME[kind]
+            data = getattr(ggml_quants, "random_" + kind.lower())(rng, 512, 1.0)
+            k_blocks["h." + kind.lower()] = gguf.EncodedMatrix.from_bytes(ggml_type, data, 2, 256)
         for name, (a, t) in tensors.items():
             w.add_tensor(name, a, t)
         for name, m in k_blocks.items():
@@ -360,6 +442,7 @@ def gguf_round_trip_all_value_types_and_tensor_types():
         for name, m in k_blocks.items():
             info = f.info(name)
             assert info.ne == [256, m.shape[0]] and info.ggml_type == m.ggml_type, info
+            assert gguf.tensor_nbytes(info.ne, info.ggml_type) == m.rows.size, name
             start = f.data_offset + info.offset
             assert f.data[start:start + m.rows.size] == m.rows.tobytes(), f"{name}: bytes changed"
             close(f.tensor(name), m.decode(), 0, name)
@@ -597,7 +680,7 @@ def every_fixture_reproduces_from_its_files():
             logits = model.forward(expected["config"], w, expected["tokens"], head_scales=expected.get("head_scales"))
             close(logits, expected["logits"], 1e-12, entry["files"][-1])
             checked += 1
-        assert checked == 36, f"checked {checked} fixtures with logits, expected 36 (33 plain, 3 head ablations)"
+        assert checked == 38, f"checked {checked} fixtures with logits, expected 38 (35 plain, 3 head ablations)"
         # the quantized files really are quantized, and their logits moved
         for stem, kinds in (("llama-like", (("f16", 1e-6, 0.05), ("bf16", 1e-5, 0.5), ("q8_0", 1e-3, 0.6),
                                             ("q4_0", 1e-2, 4.0))),
@@ -612,6 +695,12 @@ def every_fixture_reproduces_from_its_files():
         types = {t.name: gguf.TYPE_NAMES[t.ggml_type] for t in f.tensor_infos}
         assert types["token_embd.weight"] == "BF16" and types["output.weight"] == "Q6_K", types
         assert types["blk.1.attn_q.weight"] == "Q4_K" and types["blk.1.ffn_down.weight"] == "Q6_K", types
+        # ... and so do the other block-type files: every type of their plan, in the planned matrices
+        for stem, plan in (("llama-q4_1-q5_0-q5_1", NIBBLE_QUANT_PLAN), ("llama-q2_k-q3_k-q5_k", LOW_K_QUANT_PLAN)):
+            f = gguf.GGUFFile.open(os.path.join(d, stem + ".gguf"))
+            for t in f.tensor_infos:
+                if len(t.ne) == 2:
+                    assert gguf.TYPE_NAMES[t.ggml_type] == plan[t.name.split(".")[-2]], (stem, t.name)
         # the folders with a tokenizer.json: their prompt is Hugging Face's ids for the text
         for folder, bos in (("hf-llama-spm-tokenizer", [1]), ("hf-gpt2-tokenizer", [])):
             e = json.load(open(os.path.join(d, folder, "expected.json")))

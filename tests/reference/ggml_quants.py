@@ -1,7 +1,9 @@
 """ggml's block formats: Q8_0 and Q4_0 (quantize as ggml's reference quantizers
-do, and dequantize), and the K-quants Q4_K and Q6_K (dequantize, plus seeded
-random blocks: every byte pattern is a valid block, so random bytes with a
-small scale make a random weight matrix without writing a K-quantizer).
+do, and dequantize); Q4_1, Q5_0, Q5_1 and the K-quants Q2_K, Q3_K, Q4_K, Q5_K
+and Q6_K (dequantize, plus seeded random blocks: every byte pattern is a valid
+block, so random bytes with a small scale make a random weight matrix without
+writing a quantizer); and the roundings ggml's CPU code applies to the
+activations before a product with each of them (Q8_0, Q8_1, Q8_K).
 
 Both formats cut a row into blocks of 32 consecutive values (along ne0, the row
 length) and store one float16 scale `d` per block plus 32 small integers:
@@ -27,6 +29,12 @@ Q4_0_BLOCK_BYTES = 2 + 16
 K_BLOCK = 256  # values per K-quant super-block
 Q4_K_BLOCK_BYTES = 2 + 2 + 12 + 128
 Q6_K_BLOCK_BYTES = 128 + 64 + 16 + 2
+Q4_1_BLOCK_BYTES = 2 + 2 + 16
+Q5_0_BLOCK_BYTES = 2 + 4 + 16
+Q5_1_BLOCK_BYTES = 2 + 2 + 4 + 16
+Q2_K_BLOCK_BYTES = 16 + 64 + 2 + 2
+Q3_K_BLOCK_BYTES = 32 + 64 + 12 + 2
+Q5_K_BLOCK_BYTES = 2 + 2 + 12 + 32 + 128
 
 
 def _blocks(x):
@@ -95,6 +103,88 @@ def dequantize_q4_0(data, count):
     packed = raw[:, 2:]
     q = np.concatenate([packed & 0x0F, packed >> 4], axis=1).astype(np.float64) - 8
     return (d * q).reshape(-1)
+
+
+# -- Q4_1, Q5_0, Q5_1: blocks of 32 with a min or a fifth bit ------------------------
+#
+# Q4_1, 20 bytes: d (f16), m (f16), 16 bytes of nibbles.            value = d * q + m
+# Q5_0, 22 bytes: d (f16), qh (4 bytes), 16 bytes of nibbles.       value = d * (q - 16)
+# Q5_1, 24 bytes: d (f16), m (f16), qh (4 bytes), 16 nibble bytes.  value = d * q + m
+# As in Q4_0, nibble byte j holds value j (low nibble) and value j + 16 (high).
+# qh is a little-endian uint32 whose bit j is bit 4 of value j's q (so q is 0..31).
+
+
+def _blocks_of_32(data, count, block_bytes):
+    if count % BLOCK:
+        raise ValueError(f"{count} values is not a multiple of the block size {BLOCK}")
+    raw = np.frombuffer(data, dtype=np.uint8, count=count // BLOCK * block_bytes)
+    return raw.reshape(-1, block_bytes)
+
+
+def _nibbles(packed):
+    """[blocks, 32] int64 q from [blocks, 16] bytes: low nibbles first, then high."""
+    return np.concatenate([packed & 0x0F, packed >> 4], axis=1).astype(np.int64)
+
+
+def _fifth_bits(qh):
+    """[blocks, 32] of 0 / 16 from [blocks, 4] bytes: bit j of the little-endian word for value j."""
+    word = qh.astype(np.int64) @ (1 << (8 * np.arange(4, dtype=np.int64)))  # [blocks]
+    return ((word[:, None] >> np.arange(32, dtype=np.int64)) & 1) << 4
+
+
+def dequantize_q4_1(data, count):
+    """float64 values of `count` Q4_1-coded numbers."""
+    raw = _blocks_of_32(data, count, Q4_1_BLOCK_BYTES)
+    d, m = _f16(raw[:, 0:2]), _f16(raw[:, 2:4])
+    return (d[:, None] * _nibbles(raw[:, 4:]) + m[:, None]).reshape(-1)
+
+
+def dequantize_q5_0(data, count):
+    """float64 values of `count` Q5_0-coded numbers."""
+    raw = _blocks_of_32(data, count, Q5_0_BLOCK_BYTES)
+    d = _f16(raw[:, 0:2])
+    q = _nibbles(raw[:, 6:]) | _fifth_bits(raw[:, 2:6])
+    return (d[:, None] * (q - 16)).reshape(-1)
+
+
+def dequantize_q5_1(data, count):
+    """float64 values of `count` Q5_1-coded numbers."""
+    raw = _blocks_of_32(data, count, Q5_1_BLOCK_BYTES)
+    d, m = _f16(raw[:, 0:2]), _f16(raw[:, 2:4])
+    q = _nibbles(raw[:, 8:]) | _fifth_bits(raw[:, 4:8])
+    return (d[:, None] * q + m[:, None]).reshape(-1)
+
+
+def _random_32_blocks(rng, n_values, block_bytes, scale_bytes, d, m=None):
+    """Random bytes after the first scale_bytes, which hold d (and m) as f16."""
+    n_blocks = n_values // BLOCK
+    out = np.zeros((n_blocks, block_bytes), dtype=np.uint8)
+    out[:, scale_bytes:] = rng.integers(0, 256, (n_blocks, block_bytes - scale_bytes), dtype=np.uint8)
+    out[:, 0:2] = d.astype(np.float16).reshape(-1, 1).view(np.uint8)
+    if m is not None:
+        out[:, 2:4] = m.astype(np.float16).reshape(-1, 1).view(np.uint8)
+    return out.tobytes()
+
+
+def random_q4_1(rng, n_values, std):
+    """Bytes of n_values random Q4_1 values spread about `std`: uniform q (0..15, standard deviation 4.6)
+    and m about -7.5 d, so that each block centres near zero."""
+    n_blocks = n_values // BLOCK
+    d = std / 4.6 * rng.uniform(0.8, 1.2, n_blocks)
+    return _random_32_blocks(rng, n_values, Q4_1_BLOCK_BYTES, 4, d, -7.5 * d * rng.uniform(0.9, 1.1, n_blocks))
+
+
+def random_q5_0(rng, n_values, std):
+    """Bytes of n_values random Q5_0 values spread about `std` (q - 16 uniform in -16..15, deviation 9.2)."""
+    d = std / 9.2 * rng.uniform(0.8, 1.2, n_values // BLOCK)
+    return _random_32_blocks(rng, n_values, Q5_0_BLOCK_BYTES, 2, d)
+
+
+def random_q5_1(rng, n_values, std):
+    """Bytes of n_values random Q5_1 values spread about `std`, m about -15.5 d (q is 0..31)."""
+    n_blocks = n_values // BLOCK
+    d = std / 9.2 * rng.uniform(0.8, 1.2, n_blocks)
+    return _random_32_blocks(rng, n_values, Q5_1_BLOCK_BYTES, 4, d, -15.5 * d * rng.uniform(0.9, 1.1, n_blocks))
 
 
 # -- K-quants ------------------------------------------------------------------------
@@ -171,6 +261,120 @@ def dequantize_q6_k(data, count):
     return (d[:, None, None] * scale * q).reshape(-1)
 
 
+# Q2_K, 84 bytes per super-block of 256 values (ggml's block_q2_K):
+#   scales[16], qs[64], d (f16), dmin (f16)
+#   Sixteen groups of 16 values; scales[g] holds group g's 4-bit scale (low nibble)
+#   and 4-bit min (high nibble). The 2-bit q: two halves of 128 values, half h uses
+#   qs[32h : 32h + 32]; value 128h + 32k + l (k = 0..3, l = 0..31) is bits 2k..2k+1
+#   of qs[32h + l]. Group g = value // 16.
+#   value = d * scale * q - dmin * min
+#
+# Q3_K, 110 bytes per super-block of 256 values (ggml's block_q3_K):
+#   hmask[32], qs[64], scales[12], d (f16)
+#   The low two bits of q sit where Q2_K's do; the third bit of value i is bit
+#   i // 32 of hmask[i % 32]; q = low2 - (0 if that bit is set else 4), -4..3.
+#   Sixteen 6-bit scales (one per 16 values), stored plus 32: scale g's low four
+#   bits are the low nibble of scales[g] (g < 8) or the high nibble of scales[g - 8];
+#   its top two bits are bits 2 (g // 4) .. 2 (g // 4) + 1 of scales[8 + g % 4].
+#   value = d * (scale - 32) * q
+#
+# Q5_K, 176 bytes per super-block of 256 values (ggml's block_q5_K):
+#   d (f16), dmin (f16), scales[12] (packed as Q4_K's), qh[32], qs[128]
+#   The low four bits of q sit where Q4_K's do; bit 4 of value i is bit i // 32 of
+#   qh[i % 32] (q is 0..31). value = d * sc * q - dmin * m, with Q4_K's sub-blocks of 32.
+
+
+def _two_bit_planes(qs):
+    """[blocks, 256] int64 2-bit q of Q2_K / Q3_K from [blocks, 64] bytes."""
+    halves = qs.reshape(-1, 2, 1, 32).astype(np.int64)               # [block, half, 1, l]
+    shifts = (2 * np.arange(4, dtype=np.int64)).reshape(1, 1, 4, 1)  # [.., k, ..]
+    return ((halves >> shifts) & 3).reshape(-1, 256)                 # value 128h + 32k + l
+
+
+def _bit_per_32(planes):
+    """[blocks, 256] 0/1: bit i // 32 of byte i % 32 of [blocks, 32] bytes."""
+    p = planes.astype(np.int64)[:, None, :]                       # [block, 1, byte]
+    return ((p >> np.arange(8, dtype=np.int64)[None, :, None]) & 1).reshape(-1, 256)
+
+
+def q3_k_scales(packed):
+    """[blocks, 16] signed scales (-32..31) from the 12 packed bytes of each block."""
+    p = packed.astype(np.int64)
+    g = np.arange(16)
+    low = np.where(g < 8, p[:, g % 8] & 0x0F, p[:, g % 8] >> 4)
+    high = (p[:, 8 + g % 4] >> (2 * (g // 4))) & 3
+    return (low | (high << 4)) - 32
+
+
+def dequantize_q2_k(data, count):
+    """float64 values of `count` Q2_K-coded numbers."""
+    raw = _k_blocks(data, count, Q2_K_BLOCK_BYTES)
+    d, dmin = _f16(raw[:, 80:82]), _f16(raw[:, 82:84])
+    scale = np.repeat((raw[:, 0:16] & 0x0F).astype(np.float64), 16, axis=1)  # value i -> group i // 16
+    minimum = np.repeat((raw[:, 0:16] >> 4).astype(np.float64), 16, axis=1)
+    q = _two_bit_planes(raw[:, 16:80])
+    return (d[:, None] * scale * q - dmin[:, None] * minimum).reshape(-1)
+
+
+def dequantize_q3_k(data, count):
+    """float64 values of `count` Q3_K-coded numbers."""
+    raw = _k_blocks(data, count, Q3_K_BLOCK_BYTES)
+    d = _f16(raw[:, 108:110])
+    scale = np.repeat(q3_k_scales(raw[:, 96:108]).astype(np.float64), 16, axis=1)
+    q = _two_bit_planes(raw[:, 32:96]) - 4 * (1 - _bit_per_32(raw[:, 0:32]))
+    return (d[:, None] * scale * q).reshape(-1)
+
+
+def dequantize_q5_k(data, count):
+    """float64 values of `count` Q5_K-coded numbers."""
+    raw = _k_blocks(data, count, Q5_K_BLOCK_BYTES)
+    d, dmin = _f16(raw[:, 0:2]), _f16(raw[:, 2:4])
+    sc, m = q4_k_scales_mins(raw[:, 4:16])
+    qs = raw[:, 48:].reshape(-1, 4, 32)
+    low4 = np.stack([qs & 0x0F, qs >> 4], axis=2).reshape(-1, 256).astype(np.int64)
+    q = (low4 | (_bit_per_32(raw[:, 16:48]) << 4)).reshape(-1, 8, 32).astype(np.float64)
+    values = d[:, None, None] * sc[:, :, None] * q - dmin[:, None, None] * m[:, :, None]
+    return values.reshape(-1)
+
+
+def random_q2_k(rng, n_values, std):
+    """Bytes of n_values random Q2_K values: random scale/min nibbles and 2-bit q; d so that the values
+    spread about `std` (about 14 d with uniform scales, mins and q), dmin = about 1.5 d so they centre near
+    zero (mean scale * q is 7.5 * 1.5, mean min 7.5)."""
+    n_blocks = n_values // K_BLOCK
+    out = np.zeros((n_blocks, Q2_K_BLOCK_BYTES), dtype=np.uint8)
+    out[:, 0:80] = rng.integers(0, 256, (n_blocks, 80), dtype=np.uint8)
+    d = (std / 14.0 * rng.uniform(0.8, 1.2, n_blocks)).astype(np.float16)
+    dmin = (d.astype(np.float64) * 1.5 * rng.uniform(0.9, 1.1, n_blocks)).astype(np.float16)
+    out[:, 80:82] = d.reshape(-1, 1).view(np.uint8)
+    out[:, 82:84] = dmin.reshape(-1, 1).view(np.uint8)
+    return out.tobytes()
+
+
+def random_q3_k(rng, n_values, std):
+    """Bytes of n_values random Q3_K values: random bits everywhere but d, chosen so the values spread
+    about `std` (signed scales -32..31 times q -4..3 spread about 43)."""
+    n_blocks = n_values // K_BLOCK
+    out = np.zeros((n_blocks, Q3_K_BLOCK_BYTES), dtype=np.uint8)
+    out[:, 0:108] = rng.integers(0, 256, (n_blocks, 108), dtype=np.uint8)
+    d = (std / 43.0 * rng.uniform(0.8, 1.2, n_blocks)).astype(np.float16)
+    out[:, 108:110] = d.reshape(-1, 1).view(np.uint8)
+    return out.tobytes()
+
+
+def random_q5_k(rng, n_values, std):
+    """Bytes of n_values random Q5_K values: as random_q4_k with 5-bit q (mean 15.5), so dmin = about
+    15.5 d and the spread is about 527 d."""
+    n_blocks = n_values // K_BLOCK
+    out = np.zeros((n_blocks, Q5_K_BLOCK_BYTES), dtype=np.uint8)
+    d = (std / 527.0 * rng.uniform(0.8, 1.2, n_blocks)).astype(np.float16)
+    dmin = (d.astype(np.float64) * 15.5 * rng.uniform(0.9, 1.1, n_blocks)).astype(np.float16)
+    out[:, 0:2] = d.reshape(-1, 1).view(np.uint8)
+    out[:, 2:4] = dmin.reshape(-1, 1).view(np.uint8)
+    out[:, 4:] = rng.integers(0, 256, (n_blocks, Q5_K_BLOCK_BYTES - 4), dtype=np.uint8)
+    return out.tobytes()
+
+
 def random_q4_k(rng, n_values, std):
     """Bytes of n_values random Q4_K values: random packed scales/mins and nibbles,
     d chosen so the values spread about `std`, dmin = about 7.5 d so that they
@@ -209,3 +413,22 @@ def round_like_q8_k(x):
     q = np.minimum(127, np.rint((iscale[:, None] * b[nonzero]).astype(np.float32)))
     out[nonzero] = q * (np.float32(1) / iscale).astype(np.float64)[:, None]
     return out.reshape(np.shape(x))
+
+
+def round_like_q8_0(x):
+    """The values of x (a multiple of 32 values) after ggml's quantize_row_q8_0 (its CPU code's rounding of
+    the activations before a product with Q4_0, Q5_0 or Q8_0 weights): per block of 32, d = amax / 127 in
+    float32, q = roundf(x / d) (halves away from zero) through the float32 reciprocal, d stored as f16;
+    value f16(d) * q."""
+    b = np.asarray(x, dtype=np.float32).reshape(-1, BLOCK)
+    d = (np.max(np.abs(b), axis=1) / np.float32(127)).astype(np.float32)
+    q = _roundf((b * _reciprocal(d)[:, None]).astype(np.float32))
+    return (d.astype(np.float16).astype(np.float64)[:, None] * q).reshape(np.shape(x))
+
+
+def round_like_q8_1(x):
+    """ggml's Q8_1 rounding of the activations before a product with Q4_1 or Q5_1 weights: the values are
+    Q8_0's. (Q8_1 also stores s = f16(d * sum q), which ggml's dot products use for the weights' min
+    term in place of the sum of the rounded values: a difference of about 1e-3 of that term, which this
+    rounding does not reproduce.)"""
+    return round_like_q8_0(x)

@@ -23,7 +23,7 @@ import hf_export
 import model
 import tiny_vocab
 import tokenizer_json
-from random_model import k_quant_weights, random_weights
+from random_model import LOW_K_QUANT_PLAN, NIBBLE_QUANT_PLAN, k_quant_weights, random_weights
 
 VOCAB_DIR = os.environ.get("GLASSBOX_VOCAB_DIR",
                            os.path.join(os.path.dirname(os.path.abspath(__file__)),
@@ -194,6 +194,13 @@ class Fixtures:
                   "arch qwen3: per-head q/k RMSNorm before RoPE, heads 16 wide (q 64 values, dim 32: "
                   "attention.key_length), half-pair RoPE theta 1e6, no biases, GQA 4/2, tied")
 
+        self.block_quants("llama-q4_1-q5_0-q5_1", NIBBLE_QUANT_PLAN, "Q5_0", 222,
+                          "random Q4_1 blocks for attn_q/ffn_up/token_embd, Q5_0 for attn_k/attn_output/"
+                          "ffn_down, Q5_1 for attn_v/ffn_gate/output")
+        self.block_quants("llama-q2_k-q3_k-q5_k", LOW_K_QUANT_PLAN, "Q3_K_M", 232,
+                          "random Q2_K blocks for attn_q/ffn_up/token_embd, Q3_K for attn_k/attn_output/"
+                          "ffn_down, Q5_K for attn_v/ffn_gate/output")
+
         cfg = configs.as_float32_file(configs.HF_PHI3)
         stored = gguf_export.write_phi3(self.path("phi3-tiny.gguf"), cfg, random_weights(cfg, 203),
                                         "phi3-tiny", tiny_vocab.bpe_metadata("gpt-2"))
@@ -217,6 +224,32 @@ class Fixtures:
         self.note(["gpt2-tiny.gguf", "gpt2-tiny.json"],
                   "arch gpt2: fused attn_qkv (q|k|v rows) with bias, learned position_embd, LayerNorm "
                   "with biases, GELU FFN 4*dim, tied (no output.weight), tiny byte-level BPE vocabulary")
+
+    def block_quants(self, stem, plan, file_type, seed, covers):
+        """llama-kquants' shape and recipe with every matrix in random blocks of the type `plan` gives it.
+        MANIFEST gets the greedy continuation, plain and with the inputs of each product rounded as ggml's
+        CPU code rounds them for that weight type (what llama.cpp must reproduce)."""
+        cfg = configs.as_float32_file(configs.KQUANT_LLAMA)
+        weights = k_quant_weights(cfg, seed, matrix_std=cfg["dim"] ** -0.5, output_std=0.3, embedding_std=0.01,
+                                  plan=plan)
+        stored = gguf_export.write_llama(self.path(stem + ".gguf"), cfg, weights, stem,
+                                         tiny_vocab.bpe_metadata("llama-bpe"), file_type=file_type)
+        write_expected(self.path(stem + ".json"), cfg, stored, sample_tokens(cfg, seed))
+        prompt = sample_tokens(cfg, seed + 1)[:4]
+        ggml_rounding = {gguf.GGML_Q4_1: ggml_quants.round_like_q8_1, gguf.GGML_Q5_1: ggml_quants.round_like_q8_1,
+                         gguf.GGML_Q5_0: ggml_quants.round_like_q8_0, gguf.GGML_Q2_K: ggml_quants.round_like_q8_k,
+                         gguf.GGML_Q3_K: ggml_quants.round_like_q8_k, gguf.GGML_Q5_K: ggml_quants.round_like_q8_k}
+        rounding = {name: ggml_rounding[w.ggml_type] for name, w in weights.items()
+                    if isinstance(w, gguf.EncodedMatrix) and name != "token_embd.weight"}
+        greedy_ggml = model.greedy(cfg, stored, prompt, 16, rounding=rounding)
+        if len(set(greedy_ggml)) < 6:
+            raise RuntimeError(f"{stem}: greedy decoding is too repetitive: {greedy_ggml}")
+        self.note([stem + ".gguf", stem + ".json"],
+                  f"arch llama, shaped as llama-kquants: {covers}; logits from the blocks decoded as ggml "
+                  "defines them. reference_greedy_ggml_inputs: the greedy continuation with the inputs of "
+                  "every product rounded as ggml's CPU code rounds them (Q8_0 / Q8_1 / Q8_K blocks)",
+                  reference_greedy={"prompt_ids": prompt, "continuation_ids": model.greedy(cfg, stored, prompt, 16)},
+                  reference_greedy_ggml_inputs={"prompt_ids": prompt, "continuation_ids": greedy_ggml})
 
     # (c-ii) llama.cpp architectures with real vocabularies, for a llama.cpp cross-check
     def real_vocab(self):

@@ -84,27 +84,39 @@ def random_weights(cfg, seed, matrix_std=0.3, embedding_std=None, output_std=Non
 # attn_v, ffn_down and the classifier), with the token embedding in BF16 for BF16 coverage.
 K_QUANT_PLAN = {"attn_q": "Q4_K", "attn_k": "Q4_K", "attn_output": "Q4_K", "ffn_gate": "Q4_K",
                 "ffn_up": "Q4_K", "attn_v": "Q6_K", "ffn_down": "Q6_K", "output": "Q6_K", "token_embd": "BF16"}
+# The fixtures of the other block types: each type in two or three matrices, one of them the classifier
+# or the token embedding (a row lookup rather than a product).
+NIBBLE_QUANT_PLAN = {"attn_q": "Q4_1", "attn_k": "Q5_0", "attn_v": "Q5_1", "attn_output": "Q5_0",
+                     "ffn_gate": "Q5_1", "ffn_up": "Q4_1", "ffn_down": "Q5_0", "output": "Q5_1",
+                     "token_embd": "Q4_1"}
+LOW_K_QUANT_PLAN = {"attn_q": "Q2_K", "attn_k": "Q3_K", "attn_v": "Q5_K", "attn_output": "Q3_K",
+                    "ffn_gate": "Q5_K", "ffn_up": "Q2_K", "ffn_down": "Q3_K", "output": "Q5_K",
+                    "token_embd": "Q2_K"}
 
 
-def k_quant_weights(cfg, seed, matrix_std, output_std, embedding_std=None):
+def k_quant_weights(cfg, seed, matrix_std, output_std, embedding_std=None, plan=None):
     """random_weights, with every matrix replaced by a gguf.EncodedMatrix: random
-    Q4_K / Q6_K blocks (ggml_quants.random_q4_k / random_q6_k) or BF16, as
-    K_QUANT_PLAN says. Every row length must be a multiple of 256."""
+    blocks of the type `plan` (default K_QUANT_PLAN) gives its kind of matrix
+    (ggml_quants.random_q4_k, random_q6_k, ...) or BF16. Every row length must be a
+    multiple of the block (256 for the K-quants)."""
     import gguf
     import ggml_quants
 
+    plan = plan or K_QUANT_PLAN
     weights = random_weights(cfg, seed, matrix_std, embedding_std=embedding_std, output_std=output_std)
     rng = np.random.default_rng(seed + 1)
-    random_blocks = {"Q4_K": ggml_quants.random_q4_k, "Q6_K": ggml_quants.random_q6_k}
+    random_blocks = {kind: getattr(ggml_quants, "random_" + kind.lower())
+                     for kind in ("Q4_K", "Q6_K", "Q4_1", "Q5_0", "Q5_1", "Q2_K", "Q3_K", "Q5_K")}
     for name, w in weights.items():
         if np.ndim(w) != 2:
             continue
-        kind = K_QUANT_PLAN[name.split(".")[-2]]
+        kind = plan[name.split(".")[-2]]
         ggml_type = gguf.TYPE_BY_NAME[kind]
         rows, cols = w.shape
         if kind == "BF16":
             data = gguf.encode_tensor(w, ggml_type)
         else:
-            data = random_blocks[kind](rng, rows * cols, output_std if name == "output.weight" else matrix_std)
+            std = {"output.weight": output_std, "token_embd.weight": embedding_std}.get(name) or matrix_std
+            data = random_blocks[kind](rng, rows * cols, std)
         weights[name] = gguf.EncodedMatrix.from_bytes(ggml_type, data, rows, cols)
     return weights

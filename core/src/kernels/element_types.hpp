@@ -50,19 +50,39 @@ inline constexpr ElementType kElementTypes[] = {
     {"Q4_K", 12, 256, 144, DType::Q4_K, kernels::dequantize_row_q4_k},
     // 128 bytes of low nibbles + 64 of high bits + 16 int8 scales + f16
     {"Q6_K", 14, 256, 210, DType::Q6_K, kernels::dequantize_row_q6_k},
-    {"Q4_1", 3, 32, 20},
-    {"Q5_0", 6, 32, 22},
-    {"Q5_1", 7, 32, 24},
+    // f16 scale + f16 min + 16 bytes of nibbles
+    {"Q4_1", 3, 32, 20, DType::Q4_1, kernels::dequantize_row_q4_1},
+    // f16 scale + 4 bytes of fifth bits + 16 bytes of nibbles
+    {"Q5_0", 6, 32, 22, DType::Q5_0, kernels::dequantize_row_q5_0},
+    // f16 scale + f16 min + 4 bytes of fifth bits + 16 bytes of nibbles
+    {"Q5_1", 7, 32, 24, DType::Q5_1, kernels::dequantize_row_q5_1},
+    // super-block: 16 bytes of 4-bit (scale, min) pairs + 64 bytes of 2-bit values + f16 d + f16 dmin
+    {"Q2_K", 10, 256, 84, DType::Q2_K, kernels::dequantize_row_q2_k},
+    // 32 bytes of third bits + 64 bytes of 2-bit values + 12 bytes of 6-bit scales + f16 d
+    {"Q3_K", 11, 256, 110, DType::Q3_K, kernels::dequantize_row_q3_k},
+    // Q4_K's layout with 32 bytes of fifth bits between the scales and the nibbles
+    {"Q5_K", 13, 256, 176, DType::Q5_K, kernels::dequantize_row_q5_k},
     {"Q8_1", 9, 32, 36},
-    {"Q2_K", 10, 256, 84},
-    {"Q3_K", 11, 256, 110},
-    {"Q5_K", 13, 256, 176},
     {"Q8_K", 15, 256, 292},
     {"I8", 24, 1, 1},
     {"I16", 25, 1, 2},
     {"I32", 26, 1, 4},
     {"I64", 27, 1, 8},
     {"F64", 28, 1, 8},
+    // The i-quants, ternary and microscaling types: known by size, so a file in them gets an error that
+    // names its type rather than an unknown number.
+    {"IQ2_XXS", 16, 256, 66},
+    {"IQ2_XS", 17, 256, 74},
+    {"IQ3_XXS", 18, 256, 98},
+    {"IQ1_S", 19, 256, 50},
+    {"IQ4_NL", 20, 32, 18},
+    {"IQ3_S", 21, 256, 110},
+    {"IQ2_S", 22, 256, 82},
+    {"IQ4_XS", 23, 256, 136},
+    {"IQ1_M", 29, 256, 56},
+    {"TQ1_0", 34, 256, 54},
+    {"TQ2_0", 35, 256, 66},
+    {"MXFP4", 39, 32, 17},
 };
 
 namespace element_types_detail {
@@ -105,7 +125,7 @@ constexpr const ElementType* ggml_element_type(uint32_t id) {
   return nullptr;
 }
 
-// "F32, F16, BF16, Q8_0, Q4_0, Q4_K and Q6_K": the types glassbox computes with, for messages.
+// "F32, F16, BF16, Q8_0, ..., Q3_K and Q5_K": the types glassbox computes with, for messages.
 std::string computable_type_names();
 
 }  // namespace glassbox

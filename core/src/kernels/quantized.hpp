@@ -1,14 +1,24 @@
 // Reading (and, for `glassbox convert`, writing) the block-quantized and 16-bit element types of GGUF and
 // safetensors files. Block sizes come from the element table (element_types.hpp). Decoding follows ggml's
-// reference dequantizers exactly:
+// reference dequantizers exactly (the same float expression for every value):
 //   F16 / BF16  one IEEE half / bfloat16 per value
-//   Q8_0        blocks of 32: f16 scale d, 32 int8 q;           x = d * q
-//   Q4_0        blocks of 32: f16 scale d, 16 bytes of nibbles;  x = d * (q - 8), low nibbles are values
-//   0..15 Q4_K        super-blocks of 256: f16 d, f16 dmin, 12 bytes of packed 6-bit (scale, min) pairs for
-//   eight
-//               sub-blocks of 32, 128 bytes of nibbles;          x = d * scale * q - dmin * min
-//   Q6_K        super-blocks of 256: 128 bytes of low nibbles, 64 bytes of 2-bit highs, 16 int8 scales,
-//               f16 d;                                            x = d * scale * (q - 32)
+//   Q8_0  blocks of 32: f16 d, 32 int8 q;                                x = d * q
+//   Q4_0  blocks of 32: f16 d, 16 bytes of nibbles;                      x = d * (q - 8)
+//   Q4_1  blocks of 32: f16 d, f16 m, 16 bytes of nibbles;               x = d * q + m
+//   Q5_0  blocks of 32: f16 d, 32 fifth bits, 16 bytes of nibbles;       x = d * (q - 16)
+//   Q5_1  blocks of 32: f16 d, f16 m, 32 fifth bits, 16 bytes of nibbles; x = d * q + m
+//         (in all of these, byte j of the nibbles holds value j low and value j + 16 high; the fifth bits are
+//         a little-endian uint32 whose bit j belongs to value j)
+//   Q2_K  super-blocks of 256: 16 bytes of (scale, min) nibbles, one per 16 values, 64 bytes of 2-bit q,
+//         f16 d, f16 dmin;                                               x = (d * scale) * q - dmin * min
+//   Q3_K  super-blocks of 256: 32 bytes of third bits, 64 bytes of 2-bit q, 12 bytes of 6-bit scales (one
+//         per 16 values), f16 d;                                         x = (d * (scale - 32)) * (q - 4)
+//   Q4_K  super-blocks of 256: f16 d, f16 dmin, 12 bytes of 6-bit (scale, min) pairs for eight sub-blocks
+//         of 32, 128 bytes of nibbles;                                   x = (d * scale) * q - dmin * min
+//   Q5_K  Q4_K with 32 bytes of fifth bits before the nibbles;           x = (d * scale) * q - dmin * min
+//   Q6_K  super-blocks of 256: 128 bytes of low nibbles, 64 bytes of 2-bit highs, 16 int8 scales, f16 d;
+//                                                                        x = (d * scale) * (q - 32)
+// The bit positions of the K-quants are spelled out beside each decoder (quantized.cpp).
 #pragma once
 
 #include <cstddef>
@@ -34,6 +44,12 @@ void dequantize_row_q8_0(const std::byte* row, float* out, std::size_t n);
 void dequantize_row_q4_0(const std::byte* row, float* out, std::size_t n);
 void dequantize_row_q4_k(const std::byte* row, float* out, std::size_t n);
 void dequantize_row_q6_k(const std::byte* row, float* out, std::size_t n);
+void dequantize_row_q4_1(const std::byte* row, float* out, std::size_t n);
+void dequantize_row_q5_0(const std::byte* row, float* out, std::size_t n);
+void dequantize_row_q5_1(const std::byte* row, float* out, std::size_t n);
+void dequantize_row_q2_k(const std::byte* row, float* out, std::size_t n);
+void dequantize_row_q3_k(const std::byte* row, float* out, std::size_t n);
+void dequantize_row_q5_k(const std::byte* row, float* out, std::size_t n);
 
 // The row encoders: plain copies and conversions, and ggml's reference quantizers (quantize_row_q8_0_ref /
 // q4_0_ref) for n values, a multiple of the block.
@@ -42,8 +58,8 @@ void encode_f16_row(const float* x, std::byte* out, std::size_t n);
 void quantize_row_q8_0(const float* x, std::byte* out, std::size_t n);
 void quantize_row_q4_0(const float* x, std::byte* out, std::size_t n);
 
-// Scale and min of Q4_K sub-block j (0..7): six bits each, packed into 12 bytes for the eight sub-blocks.
-// Shared by dequantize_row_q4_k and the fused dot (quantized_dot_rows.hpp).
+// Scale and min of Q4_K (and Q5_K) sub-block j (0..7): six bits each, packed into 12 bytes for the eight
+// sub-blocks. Shared by the decoders and the fused dots (quantized_dot_rows.hpp, quantized_dot_kquants.hpp).
 inline void q4_k_scale_min(int j, const uint8_t* packed, uint8_t* scale, uint8_t* min) {
   if (j < 4) {
     *scale = packed[j] & 63;
@@ -52,6 +68,15 @@ inline void q4_k_scale_min(int j, const uint8_t* packed, uint8_t* scale, uint8_t
     *scale = (packed[j + 4] & 0x0F) | ((packed[j - 4] >> 6) << 4);
     *min = (packed[j + 4] >> 4) | ((packed[j] >> 6) << 4);
   }
+}
+
+// Q3_K's sixteen 6-bit scales (one per 16 values), packed into 12 bytes: scale i has its low four bits in
+// the low (i < 8) or high (i >= 8) nibble of byte i % 8, and its top two bits in bits 2 * (i / 4) of byte
+// 8 + i % 4. Stored with an offset of 32: the result is the signed scale, -32..31.
+inline int q3_k_scale(int i, const uint8_t* packed) {
+  const int low = i < 8 ? packed[i] & 0x0F : packed[i - 8] >> 4;
+  const int high = (packed[8 + i % 4] >> (2 * (i / 4))) & 3;
+  return (low | (high << 4)) - 32;
 }
 
 }  // namespace glassbox::kernels

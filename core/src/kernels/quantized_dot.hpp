@@ -1,5 +1,6 @@
-// Fused decode-and-dot products over encoded weight rows (F16, BF16, Q8_0, Q4_0, Q4_K, Q6_K): the weights
-// are decoded in registers and multiplied by x straight away, never written to a float row.
+// Fused decode-and-dot products over encoded weight rows (every type the element table decodes but F32:
+// F16, BF16 and the block types): the weights are decoded in registers and multiplied by x straight away,
+// never written to a float row.
 //
 // The contract: every result is bit-identical to decoding the row with dequantize_row (quantized.cpp) and
 // taking the canonical dot() (kernels.hpp) of the decoded row with x. Each weight is computed with the same
