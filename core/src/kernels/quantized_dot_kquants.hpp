@@ -95,17 +95,7 @@ struct Q5_K {
   GLASSBOX_INLINE static void accumulate(Accumulators<R>& acc, const std::byte* const* blocks,
                                          const float* x) {
     float scale[R][8], offset[R][8];
-    for (std::size_t r = 0; r < R; ++r) {
-      const float d = lanes::half_to_float_exact(lanes::load_u16(blocks[r]));
-      const float dmin = lanes::half_to_float_exact(lanes::load_u16(blocks[r] + 2));
-      const auto* packed = reinterpret_cast<const uint8_t*>(blocks[r] + 4);
-      for (int j = 0; j < 8; ++j) {
-        uint8_t s, m;
-        q4_k_scale_min(j, packed, &s, &m);
-        scale[r][j] = d * s;
-        offset[r][j] = dmin * m;
-      }
-    }
+    q4_k_sub_block_scales(blocks, scale, offset);
     for (int c = 0; c < 4; ++c) {
       Batch xl[kAcc], xh[kAcc];
       load_x(xl, x + c * 64);

@@ -76,6 +76,24 @@ struct Q4_0 {
   }
 };
 
+// d * scale and dmin * min of the 8 sub-blocks of R super-blocks that start with Q4_K's header (f16 d, f16
+// dmin, 12 bytes of packed 6-bit scales and mins), which Q5_K shares.
+template <std::size_t R>
+GLASSBOX_INLINE void q4_k_sub_block_scales(const std::byte* const* blocks, float (&scale)[R][8],
+                                           float (&offset)[R][8]) {
+  for (std::size_t r = 0; r < R; ++r) {
+    const float d = lanes::half_to_float_exact(lanes::load_u16(blocks[r]));
+    const float dmin = lanes::half_to_float_exact(lanes::load_u16(blocks[r] + 2));
+    const auto* packed = reinterpret_cast<const uint8_t*>(blocks[r] + 4);
+    for (int j = 0; j < 8; ++j) {
+      uint8_t s, m;
+      q4_k_scale_min(j, packed, &s, &m);
+      scale[r][j] = d * s;
+      offset[r][j] = dmin * m;
+    }
+  }
+}
+
 // Q4_K: super-blocks of 256 values in 144 bytes. Each 32 bytes of nibbles hold two sub-blocks of 32 (low
 // nibbles, then high), each with its own scale and min: x = (d * scale) * q - dmin * min.
 struct Q4_K {
@@ -84,17 +102,7 @@ struct Q4_K {
   GLASSBOX_INLINE static void accumulate(Accumulators<R>& acc, const std::byte* const* blocks,
                                          const float* x) {
     float scale[R][8], offset[R][8];
-    for (std::size_t r = 0; r < R; ++r) {
-      const float d = lanes::half_to_float_exact(lanes::load_u16(blocks[r]));
-      const float dmin = lanes::half_to_float_exact(lanes::load_u16(blocks[r] + 2));
-      const auto* packed = reinterpret_cast<const uint8_t*>(blocks[r] + 4);
-      for (int j = 0; j < 8; ++j) {
-        uint8_t s, m;
-        q4_k_scale_min(j, packed, &s, &m);
-        scale[r][j] = d * s;
-        offset[r][j] = dmin * m;
-      }
-    }
+    q4_k_sub_block_scales(blocks, scale, offset);
     for (int j = 0; j < 8; j += 2) {  // one pass per 32 bytes: sub-blocks j (low nibbles) and j + 1 (high)
       Batch xl[kAcc], xh[kAcc];
       load_x(xl, x + j * 32);
