@@ -174,3 +174,74 @@ TEST(GgufModelConfig, RopeScalingBecomesFrequencyFactors) {
 
 }  // namespace
 }  // namespace glassbox
+
+namespace glassbox {
+namespace {
+
+// Sliding-window attention as llama.cpp reads it for gemma3 (and glassbox for its own architecture): which
+// layers slide comes from a bool per layer or from a number n (the last layer of every n is global).
+TEST(GgufModelConfig, SlidingWindowLayersAsLlamaCppReadsThem) {
+  const auto read = [](std::map<std::string, GgufValue> metadata) {
+    TinyLlama tiny;
+    tiny.architecture = "glassbox";
+    tiny.layers = 3;
+    tiny.metadata = std::move(metadata);
+    return model_of(tiny.bytes());
+  };
+  const auto window = [](int keys) { return gguf_integer(GgufType::Uint32, keys); };
+  const auto flags = [](std::vector<bool> layers) {
+    GgufValue v;
+    v.type = GgufType::Array;
+    v.element_type = GgufType::Bool;
+    std::vector<GgufValue> items;
+    for (bool b : layers) {
+      GgufValue item;
+      item.type = GgufType::Bool;
+      item.boolean = b;
+      items.push_back(item);
+    }
+    v.items = items;
+    return v;
+  };
+  const auto sliding = [](const Result<Model>& model) {
+    EXPECT_TRUE(model.ok()) << model.error().message;
+    std::vector<bool> layers;
+    for (int l = 0; model.ok() && l < model->config.n_layers; ++l)
+      layers.push_back(model->config.slides(l));
+    return layers;
+  };
+
+  EXPECT_EQ(sliding(read({})), (std::vector<bool>{false, false, false}));
+  // No pattern: gemma3's (every 6th layer global), so all three of these slide.
+  EXPECT_EQ(sliding(read({{"glassbox.attention.sliding_window", window(4)}})),
+            (std::vector<bool>{true, true, true}));
+  EXPECT_EQ(sliding(read({{"glassbox.attention.sliding_window", window(4)},
+                          {"glassbox.attention.sliding_window_pattern", window(2)}})),
+            (std::vector<bool>{true, false, true}));
+  EXPECT_EQ(sliding(read({{"glassbox.attention.sliding_window", window(4)},
+                          {"glassbox.attention.sliding_window_pattern", flags({false, true, false})}})),
+            (std::vector<bool>{false, true, false}));
+  // Window 0 is none, whatever the pattern says.
+  EXPECT_EQ(sliding(read({{"glassbox.attention.sliding_window", window(0)},
+                          {"glassbox.attention.sliding_window_pattern", flags({true, true, true})}})),
+            (std::vector<bool>{false, false, false}));
+
+  auto model = read({{"glassbox.attention.sliding_window", window(4)},
+                     {"glassbox.rope.freq_base_swa", gguf_real(GgufType::Float32, 100)}});
+  ASSERT_TRUE(model.ok()) << model.error().message;
+  EXPECT_EQ(model->config.rope_theta_sliding, 100.0f);
+  EXPECT_EQ(model->config.first_visible_key(0, 3), 0);
+  EXPECT_EQ(model->config.first_visible_key(0, 4), 1);  // keys 1..4: the last four
+
+  expect_error(read({{"glassbox.attention.sliding_window", window(4)},
+                     {"glassbox.attention.sliding_window_pattern", flags({true, false})}}),
+               {"t.gguf: metadata glassbox.attention.sliding_window_pattern must be an array of one bool per "
+                "layer (3)"});
+  expect_error(read({{"glassbox.attention.sliding_window", gguf_integer(GgufType::Int32, -1)}}),
+               {"metadata glassbox.attention.sliding_window must be in 0.."});
+  expect_error(read({{"glassbox.final_logit_softcapping", gguf_real(GgufType::Float32, -1)}}),
+               {"final logit soft-cap must be 0 (none) or positive, found -1"});
+}
+
+}  // namespace
+}  // namespace glassbox

@@ -62,11 +62,28 @@ ModelConfig textbook() {
   return c;
 }
 
+// Gemma 3's shape: sandwich norms, q/k norm, GeGLU, scaled embeddings, soft-capped logits, and sliding-window
+// layers (a window of 5 keys, shorter than the prompts, with their own RoPE base) beside a global one.
+ModelConfig gemma3() {
+  ModelConfig c = llama(64, 96);
+  c.n_layers = 3;
+  c.norm_placement = NormPlacement::Sandwich;
+  c.qk_norm = true;
+  c.activation = Activation::GELU;
+  c.scaled_embeddings = true;
+  c.final_logit_softcap = 30.0f;
+  c.sliding_window = 5;
+  c.sliding_layers = {true, false, true};
+  c.rope_theta_sliding = 100.0f;
+  c.rope_pairing = RopePairing::HalfSplit;
+  return c;
+}
+
 class RandomModel {
  public:
   RandomModel(const ModelConfig& c, DType type, uint32_t seed) : type_(type), rng_(seed) {
     const bool biases = c.norm == NormKind::LayerNorm;
-    const bool pre_norm = c.norm_placement == NormPlacement::PreNorm;
+    const bool pre_norm = c.pre_norm(), sandwich = c.norm_placement == NormPlacement::Sandwich;
     Model& m = model_;
     m.config = c;
     const int64_t dim = c.dim, hidden = c.hidden_dim, q = c.q_dim(), kv = c.kv_dim();
@@ -84,6 +101,10 @@ class RandomModel {
       L.bv = vector(kv, biases);
       L.wo = matrix(dim, q);
       L.bo = vector(dim, biases);
+      L.q_norm = vector(c.head_dim, c.qk_norm, 1.0f);
+      L.k_norm = vector(c.head_dim, c.qk_norm, 1.0f);
+      L.attn_post_norm = vector(dim, sandwich, 1.0f);
+      L.ffn_post_norm = vector(dim, sandwich, 1.0f);
       L.ffn_norm = vector(dim, true, 1.0f);
       L.ffn_norm_bias = vector(dim, biases);
       if (c.gated_ffn) L.ffn_gate = matrix(hidden, dim);
@@ -213,6 +234,7 @@ std::vector<Case> cases() {
     all.push_back({"textbook", textbook(), DType::F32, threads});
     all.push_back({"gpt2", gpt2(), DType::F32, threads});
     all.push_back({"gpt2", gpt2(), DType::Q8_0, threads});
+    all.push_back({"gemma3", gemma3(), DType::F32, threads});
     for (DType type : {DType::F16, DType::BF16, DType::Q8_0, DType::Q4_0})
       all.push_back({"llama", llama(64, 96), type, threads});
     for (DType type : {DType::Q4_1, DType::Q5_0, DType::Q5_1})

@@ -156,6 +156,31 @@ inline std::vector<Case> architecture_cases() {
          no_rope(c, PositionKind::Learned);
        }),
        {.norm = true, .qkv = true, .out = true, .ffn = true}},
+      // Gemma 3: sandwich norms, q/k norm, GeGLU, scaled embeddings, sliding-window layers with their own
+      // RoPE base beside global ones with linearly scaled RoPE.
+      {"gemma3",
+       "gemma3",
+       config([](ModelConfig& c) {
+         c.norm_placement = NormPlacement::Sandwich;
+         c.rope_pairing = RopePairing::HalfSplit;
+         c.activation = Activation::GELU;
+         c.qk_norm = true;
+         c.scaled_embeddings = true;
+         c.sliding_window = 3;
+         c.sliding_layers = {true, false};
+         c.rope_theta_sliding = 50.0f;
+         c.rope_freq_factors = {4.0f, 4.0f};
+       }),
+       {}},
+      // A window and a soft-cap on a Llama otherwise: only our own architecture says both.
+      {"llama-sliding-softcap",
+       "glassbox",
+       config([](ModelConfig& c) {
+         c.sliding_window = 2;
+         c.sliding_layers = {false, true};
+         c.final_logit_softcap = 2.0f;
+       }),
+       {}},
   };
 }
 
@@ -178,8 +203,13 @@ class RandomModel {
       L.bq = vector(q, b.qkv);
       L.bk = vector(kv, b.qkv);
       L.bv = vector(kv, b.qkv);
+      if (c.qk_norm) {
+        L.q_norm = vector(c.head_dim, true);
+        L.k_norm = vector(c.head_dim, true);
+      }
       L.wo = matrix(dim, q);
       L.bo = vector(dim, b.out);
+      L.attn_post_norm = vector(dim, c.norm_placement == NormPlacement::Sandwich);
       L.ffn_norm = vector(dim, true);
       L.ffn_norm_bias = vector(dim, b.norm);
       if (c.gated_ffn) {
@@ -190,9 +220,10 @@ class RandomModel {
       L.ffn_up_bias = vector(hidden, b.ffn);
       L.ffn_down = matrix(dim, hidden);
       L.ffn_down_bias = vector(dim, b.ffn);
+      L.ffn_post_norm = vector(dim, c.norm_placement == NormPlacement::Sandwich);
       w.layers.push_back(L);
     }
-    const bool pre_norm = c.norm_placement == NormPlacement::PreNorm;  // Post-LN has no final norm
+    const bool pre_norm = c.pre_norm();  // Post-LN has no final norm
     w.final_norm = vector(dim, pre_norm);
     w.final_norm_bias = vector(dim, pre_norm && b.norm);
     w.output = c.tied_embeddings ? w.token_embedding : matrix(c.vocab_size, dim);

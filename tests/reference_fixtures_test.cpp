@@ -107,10 +107,11 @@ INSTANTIATE_TEST_SUITE_P(
     Variants, ReferenceFixture,
     ::testing::Values("llama-like", "rope-half-partial", "gpt2-like", "transformer-postln",
                       "mqa-postln-geglu", "rmsnorm-sinusoidal-reglu", "layernorm-gqa", "layernorm-mqa-postln",
-                      "qk-norm-wide-heads", "llama-like.f16", "llama-like.bf16", "llama-like.q8_0",
-                      "llama-like.q4_0", "llama-tiny", "llama-tiny.q8_0", "llama-tiny.q4_0", "llama-kquants",
-                      "llama-q4_1-q5_0-q5_1", "llama-q2_k-q3_k-q5_k", "qwen2-tiny", "phi3-tiny", "gpt2-tiny",
-                      "llama3-rope-tiny", "qwen3-tiny"),
+                      "qk-norm-wide-heads", "sandwich-sliding-softcap", "llama-like.f16", "llama-like.bf16",
+                      "llama-like.q8_0", "llama-like.q4_0", "llama-tiny", "llama-tiny.q8_0",
+                      "llama-tiny.q4_0", "llama-kquants", "llama-q4_1-q5_0-q5_1", "llama-q2_k-q3_k-q5_k",
+                      "qwen2-tiny", "phi3-tiny", "phi3-split-qkv", "gpt2-tiny", "llama3-rope-tiny",
+                      "qwen3-tiny", "gemma3-tiny"),
     [](const auto& info) {
       std::string name = info.param;
       for (char& c : name)

@@ -169,15 +169,21 @@ def fixtures_are_sensitive_to_each_knob():
     for knob, value in [("rope_theta", 500.0), ("rope_pairing", "half"), ("rotary_dim", 4),
                         ("norm_eps", 1e-1), ("activation", "gelu"), ("ffn_gated", False),
                         ("norm_placement", "post"), ("qkv_bias", False), ("out_bias", False),
-                        ("ffn_bias", False), ("tied_embeddings", False)]:
+                        ("ffn_bias", False), ("tied_embeddings", False), ("scaled_embeddings", True),
+                        ("final_logit_softcap", 1.0)]:
         cfg = dict(base, **{knob: value})
         weights = dict(w)
         if knob == "tied_embeddings":
             weights["output.weight"] = w["token_embd.weight"] + 0.01
         differ(ref, model.forward(cfg, weights, t), 1e-4, f"knob {knob}")
+    # a sliding window, and the sliding layers' own RoPE base
+    sliding = dict(base, sliding_window=2, sliding_layers=[True, False])
+    differ(ref, model.forward(sliding, w, t), 1e-4, "sliding window")
+    differ(model.forward(sliding, w, t), model.forward(dict(sliding, rope_theta_sliding=10.0), w, t), 1e-4,
+           "sliding layers' RoPE base")
     # no causal mask
     saved = ops.causal_mask
-    ops.causal_mask = lambda n: np.zeros((n, n))
+    ops.causal_mask = lambda n, window=None: np.zeros((n, n))
     try:
         differ(ref, model.forward(base, w, t), 1e-3, "causal mask")
     finally:
@@ -668,9 +674,11 @@ def every_fixture_reproduces_from_its_files():
             if first.endswith(".gguf") and len(entry["files"]) == 2:
                 expected = json.load(open(os.path.join(d, entry["files"][1])))
                 f, w = weights_from_gguf(os.path.join(d, first), expected["config"])
-                assert f.value("general.architecture") in ("glassbox", "llama", "qwen2", "qwen3", "phi3", "gpt2")
+                assert f.value("general.architecture") in ("glassbox", "llama", "qwen2", "qwen3", "gemma3", "phi3",
+                                                           "gpt2")
                 if f.value("general.architecture") == "glassbox":
                     check_glassbox_metadata(f, expected["config"])
+                check_window_metadata(f, expected["config"])
                 check_rope_scaling(f, w, expected["config"])
             elif first.endswith("/"):
                 expected = json.load(open(os.path.join(d, first, "expected.json")))
@@ -680,7 +688,7 @@ def every_fixture_reproduces_from_its_files():
             logits = model.forward(expected["config"], w, expected["tokens"], head_scales=expected.get("head_scales"))
             close(logits, expected["logits"], 1e-12, entry["files"][-1])
             checked += 1
-        assert checked == 38, f"checked {checked} fixtures with logits, expected 38 (35 plain, 3 head ablations)"
+        assert checked == 41, f"checked {checked} fixtures with logits, expected 41 (38 plain, 3 head ablations)"
         # the quantized files really are quantized, and their logits moved
         for stem, kinds in (("llama-like", (("f16", 1e-6, 0.05), ("bf16", 1e-5, 0.5), ("q8_0", 1e-3, 0.6),
                                             ("q4_0", 1e-2, 4.0))),
@@ -729,6 +737,26 @@ def check_rope_scaling(f, weights, cfg):
         assert f.value(f"{arch}.rope.scaling.factor") == scaling["factor"]
     else:
         assert f"{arch}.rope.scaling.type" not in f.metadata
+
+
+def check_window_metadata(f, cfg):
+    """The file says the config's sliding window (which layers, how wide, their RoPE base) and soft-cap the
+    way llama.cpp reads them: the window and base as numbers, the layers as a bool array or a number n (the
+    last of every n layers is global)."""
+    arch = f.value("general.architecture")
+    if not cfg.get("sliding_window"):
+        # phi3 files carry one that llama.cpp (and glassbox) ignore
+        assert arch == "phi3" or f"{arch}.attention.sliding_window" not in f.metadata
+    else:
+        assert f.value(f"{arch}.attention.sliding_window") == cfg["sliding_window"]
+        pattern = f.value(f"{arch}.attention.sliding_window_pattern")
+        layers = list(range(cfg["n_layers"]))
+        flags = list(pattern) if isinstance(pattern, list) else [l % pattern < pattern - 1 for l in layers]
+        assert flags == [bool(b) for b in cfg["sliding_layers"]], (flags, cfg["sliding_layers"])
+        assert f.value(f"{arch}.rope.freq_base_swa") == (cfg.get("rope_theta_sliding") or cfg["rope_theta"])
+    cap = cfg.get("final_logit_softcap")
+    assert (f.value(f"{arch}.final_logit_softcapping") if cap else None) == (cap or None)
+    assert bool(f.metadata.get("glassbox.scaled_embeddings")) == (arch == "glassbox" and bool(cfg.get("scaled_embeddings")))
 
 
 def check_glassbox_metadata(f, cfg):

@@ -14,6 +14,8 @@ def tiny(**overrides):
         "qkv_bias": False, "out_bias": False, "ffn_bias": False,
         "tied_embeddings": True,
         "head_dim": None, "qk_norm": False, "rope_scaling": None,
+        "sliding_window": 0, "sliding_layers": None, "rope_theta_sliding": None,
+        "scaled_embeddings": False, "final_logit_softcap": 0,
     }
     cfg.update(overrides)
     if cfg["position"] != "rope":
@@ -64,7 +66,22 @@ VARIANTS = [
                                 rope_scaling={"type": "linear", "factor": 4.0}),
      "q/k RMSNorm per head (Qwen3's), heads 12 wide (q is 48 values, wider than dim 32), GQA 4/2, half-pair "
      "RoPE with linear scaling by 4 (a rope_freqs.weight of 4s), tied"),
+    ("sandwich-sliding-softcap", tiny(n_layers=3, norm_placement="sandwich", sliding_window=2,
+                                      sliding_layers=[False, True, True], rope_theta_sliding=100.0,
+                                      final_logit_softcap=1.5, scaled_embeddings=True, n_kv_heads=1,
+                                      tied_embeddings=False),
+     "Gemma's pieces on our own architecture: sandwich RMSNorm, scaled embeddings, sliding window of 2 keys "
+     "on layers 1 and 2 (a bool-array pattern) with RoPE base 100, logits soft-capped at 1.5, MQA"),
 ]
+
+# Gemma 3 (gemma3 files): sandwich RMSNorms, GeGLU, q/k norm, embeddings times sqrt(dim), half-pair RoPE, and
+# sliding-window layers (window 3 keys, so the 8-token fixtures see it) with their own RoPE base; the global
+# layers' RoPE is linearly scaled (Gemma 3 4B's factor 8), the sliding ones' not. Layer pattern: llama.cpp's
+# "every 2nd layer global" (layer 0 slides, layer 1 is global).
+GEMMA3 = tiny(n_kv_heads=2, hidden_dim=64, rope_pairing="half", qk_norm=True, head_dim=16, rotary_dim=16,
+              norm_placement="sandwich", activation="gelu", scaled_embeddings=True, norm_eps=1e-6,
+              rope_theta=1000000.0, rope_theta_sliding=10000.0, sliding_window=3, sliding_layers=[True, False],
+              rope_scaling={"type": "linear", "factor": 8.0})
 
 # Llama 3.1's RoPE scaling, at a scale where its three regimes show in 4 rotated pairs: wavelengths 6.3, 63,
 # 628 and 6283 positions against original_context / high = 32 and original_context / low = 256, so pair 0 is

@@ -139,6 +139,27 @@ def _rope_scaling(arch, cfg):
     return [], OrderedDict([("rope_freqs.weight", np.asarray(rope_freq_factors(cfg), dtype=np.float32))])
 
 
+def _window_metadata(arch, cfg, pattern_as_array):
+    """Sliding-window attention and the final soft-cap as llama.cpp reads them for gemma3: the window, which
+    layers slide (an array of bools, or a number n: the last layer of every n is global), the sliding layers'
+    RoPE base, the cap."""
+    kvs = []
+    if cfg.get("sliding_window"):
+        layers = [bool(b) for b in cfg["sliding_layers"]]
+        if pattern_as_array:
+            pattern = gguf.array(gguf.BOOL, layers)
+        else:
+            n = next(n for n in range(1, len(layers) + 2)
+                     if layers == [l % n < n - 1 for l in range(len(layers))])
+            pattern = gguf.u32(n)
+        kvs += [(f"{arch}.attention.sliding_window", gguf.u32(cfg["sliding_window"])),
+                (f"{arch}.attention.sliding_window_pattern", pattern),
+                (f"{arch}.rope.freq_base_swa", gguf.f32(cfg.get("rope_theta_sliding") or cfg["rope_theta"]))]
+    if cfg.get("final_logit_softcap"):
+        kvs.append((f"{arch}.final_logit_softcapping", gguf.f32(cfg["final_logit_softcap"])))
+    return kvs
+
+
 # -- glassbox --------------------------------------------------------------------
 
 def glassbox_metadata(cfg):
@@ -160,6 +181,9 @@ def glassbox_metadata(cfg):
     ] + _head_metadata("glassbox", cfg)
     if cfg.get("qk_norm"):
         kvs.append(("glassbox.attention.qk_norm", gguf.boolean(True)))
+    if cfg.get("scaled_embeddings"):
+        kvs.append(("glassbox.scaled_embeddings", gguf.boolean(True)))
+    kvs += _window_metadata("glassbox", cfg, pattern_as_array=True)
     if cfg["position"] == "rope":
         kvs += [
             ("glassbox.rope.freq_base", gguf.f32(cfg["rope_theta"])),
@@ -225,11 +249,13 @@ def _llm_metadata(arch, cfg, epsilon_key):
     ] + _head_metadata(arch, cfg)
 
 
-def _check_hf_rope_model(cfg):
+def _check_hf_rope_model(cfg, norm_placement="pre", activation="silu"):
     assert cfg["position"] == "rope" and cfg["rope_pairing"] == "half", "expects an HF-convention model"
     assert cfg["rotary_dim"] == head_dim(cfg), "llama/qwen2/phi3 files rotate the whole head"
-    assert cfg["norm"] == "rmsnorm" and cfg["norm_placement"] == "pre"
-    assert cfg["activation"] == "silu" and cfg["ffn_gated"]
+    assert cfg["norm"] == "rmsnorm" and cfg["norm_placement"] == norm_placement
+    assert cfg["activation"] == activation and cfg["ffn_gated"]
+    if norm_placement == "pre":
+        assert not (cfg.get("sliding_window") or cfg.get("scaled_embeddings") or cfg.get("final_logit_softcap"))
 
 
 def write_llama(path, cfg, weights, name, tokenizer_kvs, tensor_type="F32", file_type=None):
@@ -290,12 +316,35 @@ def write_qwen3(path, cfg, weights, name, tokenizer_kvs, tensor_type="F32"):
     return stored
 
 
+def write_gemma3(path, cfg, weights, name, tokenizer_kvs, tensor_type="F32", pattern_as_array=False):
+    """A llama.cpp `gemma3` file: the reference's tensors (post_attention_norm / post_ffw_norm after each
+    sub-block, attn_q_norm / attn_k_norm), no permutation (half-pair RoPE), tied. Gemma's RMSNorm scales by
+    (1 + w); llama.cpp's converter adds the 1 to every norm weight it stores, so the stored weights are
+    plain RMSNorm weights, which is what the reference's weights are here. Linear RoPE scaling applies to the
+    global layers only (llama.cpp's freq_scale_swa is 1). Real Gemma files tie the classifier to the token
+    embedding; llama.cpp also reads a separate output.weight, which the real-vocabulary fixture uses."""
+    _check_hf_rope_model(cfg, norm_placement="sandwich", activation="gelu")
+    assert cfg.get("qk_norm") and cfg.get("scaled_embeddings")  # real files are tied; llama.cpp reads output.weight too
+    assert not (cfg["qkv_bias"] or cfg["out_bias"] or cfg["ffn_bias"]), "gemma3 has no biases"
+    assert (cfg.get("rope_scaling") or {"type": "linear"})["type"] == "linear"
+    w = gguf.GGUFWriter()
+    _common_header(w, "gemma3", name, tensor_type)
+    _add_all(w, _llm_metadata("gemma3", cfg, "layer_norm_rms_epsilon"))
+    scaling_kvs, tensors = _rope_scaling("gemma3", cfg)
+    _add_all(w, scaling_kvs)
+    _add_all(w, _window_metadata("gemma3", cfg, pattern_as_array))
+    _add_all(w, tokenizer_kvs)
+    stored = _add_tensors(w, weights, tensor_type)
+    w.write(path)
+    return stored
+
+
 # -- phi3 ------------------------------------------------------------------------
 
 PHI3_SLIDING_WINDOW = 2047  # what Phi-3-mini-4k files carry; longer than any fixture's context
 
 
-def write_phi3(path, cfg, weights, name, tokenizer_kvs, tensor_type="F32"):
+def write_phi3(path, cfg, weights, name, tokenizer_kvs, tensor_type="F32", fuse_qkv=True):
     """A llama.cpp `phi3` file (Phi-3 as convert_hf_to_gguf.py writes it):
 
       blk.{i}.attn_qkv.weight  rows q (n_heads*hd), then k, then v (n_kv_heads*hd
@@ -306,6 +355,8 @@ def write_phi3(path, cfg, weights, name, tokenizer_kvs, tensor_type="F32"):
                                to the first half and multiplies by the second)
       half-pair ("NeoX") RoPE over the whole head, q/k not permuted, no biases,
       RMSNorm, a separate output.weight (Phi-3's lm_head is not tied).
+    fuse_qkv=False writes attn_q / attn_k / attn_v apart, as some phi3 files do (Phi-4-mini's converter);
+    llama.cpp reads either.
     """
     _check_hf_rope_model(cfg)
     assert not (cfg["qkv_bias"] or cfg["out_bias"] or cfg["ffn_bias"]), "phi3 has no biases"
@@ -319,12 +370,13 @@ def write_phi3(path, cfg, weights, name, tokenizer_kvs, tensor_type="F32"):
         ("phi3.attention.sliding_window", gguf.u32(PHI3_SLIDING_WINDOW)),
     ])
     _add_all(w, tokenizer_kvs)
-    tensors = fuse_rows(weights, "attn_qkv", ("attn_q", "attn_k", "attn_v"))
+    tensors = fuse_rows(weights, "attn_qkv", ("attn_q", "attn_k", "attn_v")) if fuse_qkv else weights
     tensors = fuse_rows(tensors, "ffn_up", ("ffn_gate", "ffn_up"))
     stored = _add_tensors(w, tensors, tensor_type)
     w.write(path)
     kv_dim = cfg["n_kv_heads"] * head_dim(cfg)
-    stored = split_rows(stored, "attn_qkv", ("attn_q", "attn_k", "attn_v"), (cfg["dim"], kv_dim, kv_dim))
+    if fuse_qkv:
+        stored = split_rows(stored, "attn_qkv", ("attn_q", "attn_k", "attn_v"), (cfg["dim"], kv_dim, kv_dim))
     return split_rows(stored, "ffn_up", ("ffn_gate", "ffn_up"), (cfg["hidden_dim"], cfg["hidden_dim"]))
 
 

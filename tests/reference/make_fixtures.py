@@ -78,6 +78,17 @@ def write_expected(path, cfg, stored_weights, tokens, head_scales=None, **extra)
         json.dump(record, f)
 
 
+def must_matter(cfg, weights, tokens, stem, knobs):
+    """Refuses a fixture whose logits one of `knobs` ({key: the value that switches it off}) hardly moves: a
+    test of that knob would pass without it."""
+    logits = model.forward(cfg, weights, tokens)
+    scale = np.abs(logits).max()
+    for key, off in knobs.items():
+        moved = np.abs(model.forward(dict(cfg, **{key: off}), weights, tokens) - logits).max() / scale
+        if moved < 0.01:
+            raise RuntimeError(f"{stem}: switching off {key} moves the logits by only {moved:.1e} of their scale")
+
+
 class Fixtures:
     def __init__(self, outdir):
         self.outdir = outdir
@@ -98,6 +109,10 @@ class Fixtures:
             stored = gguf_export.write_glassbox(self.path(stem + ".gguf"), cfg, weights, stem,
                                                 alignment=alignment, tokenizer_kvs=tiny_vocab.bpe_metadata("gpt-2"))
             write_expected(self.path(stem + ".json"), cfg, stored, sample_tokens(cfg, seed))
+            if stem == "sandwich-sliding-softcap":
+                must_matter(cfg, stored, sample_tokens(cfg, seed), stem,
+                            {"sliding_window": 0, "final_logit_softcap": 0, "scaled_embeddings": False,
+                             "rope_theta_sliding": None})
             self.note([stem + ".gguf", stem + ".json"], covers)
             if stem in ABLATIONS:
                 self.ablation(stem, cfg, stored, sample_tokens(cfg, seed), ABLATIONS[stem])
@@ -194,6 +209,17 @@ class Fixtures:
                   "arch qwen3: per-head q/k RMSNorm before RoPE, heads 16 wide (q 64 values, dim 32: "
                   "attention.key_length), half-pair RoPE theta 1e6, no biases, GQA 4/2, tied")
 
+        cfg = configs.as_float32_file(configs.GEMMA3)
+        stored = gguf_export.write_gemma3(self.path("gemma3-tiny.gguf"), cfg, random_weights(cfg, 207),
+                                          "gemma3-tiny", tiny_vocab.bpe_metadata("gpt-2"))
+        write_expected(self.path("gemma3-tiny.json"), cfg, stored, sample_tokens(cfg, 207))
+        must_matter(cfg, stored, sample_tokens(cfg, 207), "gemma3-tiny",
+                    {"sliding_window": 0, "rope_theta_sliding": None, "scaled_embeddings": False})
+        self.note(["gemma3-tiny.gguf", "gemma3-tiny.json"],
+                  "arch gemma3: sandwich RMSNorms (post_attention_norm, post_ffw_norm), GeGLU, q/k norm, "
+                  "embeddings times sqrt(dim), heads 16 wide; layer 0 slides (window 3 keys, RoPE base 1e4, "
+                  "unscaled), layer 1 is global (base 1e6, linear scaling by 8); sliding_window_pattern 2")
+
         self.block_quants("llama-q4_1-q5_0-q5_1", NIBBLE_QUANT_PLAN, "Q5_0", 222,
                           "random Q4_1 blocks for attn_q/ffn_up/token_embd, Q5_0 for attn_k/attn_output/"
                           "ffn_down, Q5_1 for attn_v/ffn_gate/output")
@@ -208,6 +234,13 @@ class Fixtures:
         self.note(["phi3-tiny.gguf", "phi3-tiny.json"],
                   "arch phi3: fused attn_qkv (q|k|v rows, GQA 4/2 so k and v are narrower than q), fused "
                   "ffn_up (gate rows, then up rows), half-pair RoPE, no biases, separate output.weight")
+
+        stored = gguf_export.write_phi3(self.path("phi3-split-qkv.gguf"), cfg, random_weights(cfg, 208),
+                                        "phi3-split-qkv", tiny_vocab.bpe_metadata("gpt-2"), fuse_qkv=False)
+        write_expected(self.path("phi3-split-qkv.json"), cfg, stored, sample_tokens(cfg, 208))
+        self.note(["phi3-split-qkv.gguf", "phi3-split-qkv.json"],
+                  "arch phi3 with attn_q / attn_k / attn_v apart (as Phi-4-mini's files store them) and the "
+                  "fused gate|up matrix")
 
         cfg = configs.as_float32_file(configs.HF_QWEN2)
         stored = gguf_export.write_qwen2(self.path("qwen2-tiny.gguf"), cfg, random_weights(cfg, 201),
@@ -261,6 +294,7 @@ class Fixtures:
         jobs = [
             ("llama-spm-vocab", "llama", configs.HF_LLAMA, spm, {}, 300, {}),
             ("phi3-vocab", "phi3", configs.HF_PHI3, phi3, {}, 304, {}),
+            ("phi3-split-qkv-vocab", "phi3 (q, k, v apart)", configs.HF_PHI3, phi3, {}, 308, {}),
             ("llama-bpe-vocab", "llama", configs.HF_LLAMA, gpt2,
              {"tokenizer.ggml.pre": gguf.string("llama-bpe")}, 301, {}),
             ("qwen2-vocab", "qwen2", configs.HF_QWEN2, gpt2,
@@ -272,17 +306,28 @@ class Fixtures:
             # heads 32 wide, twice dim / n_heads
             ("qwen3-vocab", "qwen3", configs.HF_QWEN3, gpt2,
              {"tokenizer.ggml.pre": gguf.string("qwen2")}, 306, {"head_dim": 32, "rotary_dim": 32}),
+            # three layers (global, sliding, sliding: a bool-array pattern), a window of 4 keys that the
+            # 20-token sequences outgrow; a classifier of its own, so that the logits spread as widely as the
+            # other fixtures' (tied to Gemma's small embeddings they crowd together, and ggml's float16
+            # GELU table then flips near-ties)
+            ("gemma3-vocab", "gemma3", configs.GEMMA3, spm, {}, 307,
+             {"n_layers": 3, "sliding_layers": [False, True, True], "sliding_window": 4,
+              "tied_embeddings": False}),
         ]
         writers = {"llama": gguf_export.write_llama, "qwen2": gguf_export.write_qwen2,
                    "qwen3": gguf_export.write_qwen3, "phi3": gguf_export.write_phi3,
-                   "gpt2": gguf_export.write_gpt2}
+                   "gpt2": gguf_export.write_gpt2,
+                   "phi3 (q, k, v apart)": lambda *a: gguf_export.write_phi3(*a, fuse_qkv=False),
+                   "gemma3": lambda *a: gguf_export.write_gemma3(*a, pattern_as_array=True)}
         for stem, arch, base, vocab_path, overrides, seed, cfg_overrides in jobs:
             kvs, n_vocab = tiny_vocab.copy_tokenizer(vocab_path, overrides)
             cfg = configs.as_float32_file(configs.real_vocab(base, n_vocab, **cfg_overrides))
             # Small token embeddings and larger layer weights: the blocks, not the
             # current token's own embedding, decide the next token, so greedy
             # decoding wanders instead of repeating one token.
-            weights = random_weights(cfg, seed, matrix_std=0.25, embedding_std=0.05, output_std=0.15)
+            # Gemma's embeddings enter sqrt(dim) times larger and its classifier is tied: smaller still.
+            embedding_std = 0.01 if cfg.get("scaled_embeddings") else 0.05
+            weights = random_weights(cfg, seed, matrix_std=0.25, embedding_std=embedding_std, output_std=0.15)
             stored = writers[arch](self.path(stem + ".gguf"), cfg, weights, stem, kvs)
             prompt = [int(t) for t in np.random.default_rng(seed).integers(0, n_vocab, 4)]
             continuation = model.greedy(cfg, stored, prompt, 16)
@@ -291,6 +336,8 @@ class Fixtures:
                 raise RuntimeError(f"{stem}: greedy decoding is too repetitive: {continuation}")
             if cfg.get("rope_scaling") and model.greedy(dict(cfg, rope_scaling=None), stored, prompt, 16) == continuation:
                 raise RuntimeError(f"{stem}: RoPE scaling does not change the greedy tokens (a weak cross-check)")
+            if cfg.get("sliding_window") and model.greedy(dict(cfg, sliding_window=0), stored, prompt, 16) == continuation:
+                raise RuntimeError(f"{stem}: the sliding window does not change the greedy tokens (a weak cross-check)")
             self.note([stem + ".gguf"],
                       f"arch {arch} with the real {os.path.basename(vocab_path)} tokenizer metadata"
                       + (f" ({overrides})" if overrides else "") + "; for a llama.cpp cross-check",

@@ -7,6 +7,8 @@ The configuration (all keys required; README.md has the equations):
   norm_eps        epsilon inside the square root
   norm_placement  "pre":  x = x + f(norm(x)); a final norm before the classifier
                   "post": x = norm(x + f(x)); no final norm
+                  "sandwich": x = x + norm'(f(norm(x))) (Gemma; norm' has its own weights
+                  post_attention_norm / post_ffw_norm); a final norm
   position        "rope" | "learned" (table added to the token embedding)
                   | "sinusoidal" (fixed table added, embeddings not scaled)
   rope_theta, rotary_dim, rope_pairing ("adjacent" | "half")   (rope only)
@@ -15,6 +17,11 @@ The configuration (all keys required; README.md has the equations):
   head_dim        None (dim / n_heads) or each head's width, when q/k/v are wider or narrower than dim
   qk_norm         True: each head's q and k are RMS-normalized over head_dim (own weights
                   attn_q_norm / attn_k_norm, [head_dim]) before RoPE (Qwen3)
+  sliding_window  0/None, or w: the layers flagged in sliding_layers (list of bools) see only
+                  the keys i - w + 1 .. i, and turn RoPE with rope_theta_sliding (None: rope_theta)
+                  and no rope_scaling (Gemma 3's local layers)
+  scaled_embeddings  True: token embeddings times sqrt(dim) (Gemma)
+  final_logit_softcap  0/None, or c: logits = c * tanh(logits / c) (Gemma 2)
   activation      "silu" | "gelu" (tanh approximation) | "relu"
   ffn_gated       True: down(act(gate x) * up x)   False: down(act(up x))
   qkv_bias, out_bias, ffn_bias   whether those projections add a bias
@@ -62,6 +69,11 @@ def _linear(x, weights, name, with_bias, rounding=None):
     return y + weights[name + ".bias"] if with_bias else y
 
 
+def slides(cfg, layer):
+    """Whether `layer` attends through the sliding window (and turns RoPE its own way)."""
+    return bool(cfg.get("sliding_window")) and bool(cfg["sliding_layers"][layer])
+
+
 def _norm(cfg, weights, name, x):
     if cfg["norm"] == "layernorm":
         return ops.layer_norm(x, weights[name + ".weight"], weights[name + ".bias"], cfg["norm_eps"])
@@ -89,13 +101,16 @@ def attention(cfg, weights, layer, x, trace=None, rounding=None, head_scales=Non
     if cfg.get("qk_norm"):
         q = ops.rms_norm(q, weights[p + "attn_q_norm.weight"], cfg["norm_eps"])
         k = ops.rms_norm(k, weights[p + "attn_k_norm.weight"], cfg["norm_eps"])
+    sliding = slides(cfg, layer)
     if cfg["position"] == "rope":
         positions = np.arange(T)
-        factors = rope_freq_factors(cfg)
-        q = ops.apply_rope(q, positions, cfg["rotary_dim"], cfg["rope_theta"], cfg["rope_pairing"], factors)
-        k = ops.apply_rope(k, positions, cfg["rotary_dim"], cfg["rope_theta"], cfg["rope_pairing"], factors)
+        factors, theta = rope_freq_factors(cfg), cfg["rope_theta"]
+        if sliding:
+            factors, theta = None, cfg.get("rope_theta_sliding") or theta
+        q = ops.apply_rope(q, positions, cfg["rotary_dim"], theta, cfg["rope_pairing"], factors)
+        k = ops.apply_rope(k, positions, cfg["rotary_dim"], theta, cfg["rope_pairing"], factors)
     group = H // KV
-    mask = ops.causal_mask(T)
+    mask = ops.causal_mask(T, cfg["sliding_window"] if sliding else None)
     heads = []
     for h in range(H):
         kv = h // group
@@ -121,6 +136,8 @@ def feed_forward(cfg, weights, layer, x, rounding=None):
 
 def embed(cfg, weights, tokens):
     x = weights["token_embd.weight"][np.asarray(tokens)]
+    if cfg.get("scaled_embeddings"):
+        x = x * np.sqrt(cfg["dim"])
     T = x.shape[0]
     if T > cfg["context_length"]:
         raise ValueError("sequence longer than the context length")
@@ -142,6 +159,12 @@ def hidden_states(cfg, weights, tokens, trace=None, rounding=None, head_scales=N
             x = x + attention(cfg, weights, layer, _norm(cfg, weights, p + "attn_norm", x), trace, rounding,
                               head_scales)
             x = x + feed_forward(cfg, weights, layer, _norm(cfg, weights, p + "ffn_norm", x), rounding)
+        elif cfg["norm_placement"] == "sandwich":
+            attended = attention(cfg, weights, layer, _norm(cfg, weights, p + "attn_norm", x), trace, rounding,
+                                 head_scales)
+            x = x + _norm(cfg, weights, p + "post_attention_norm", attended)
+            fed = feed_forward(cfg, weights, layer, _norm(cfg, weights, p + "ffn_norm", x), rounding)
+            x = x + _norm(cfg, weights, p + "post_ffw_norm", fed)
         elif cfg["norm_placement"] == "post":
             x = _norm(cfg, weights, p + "attn_norm", x + attention(cfg, weights, layer, x, trace, rounding,
                                                                   head_scales))
@@ -150,9 +173,15 @@ def hidden_states(cfg, weights, tokens, trace=None, rounding=None, head_scales=N
             raise ValueError(f"unknown norm placement {cfg['norm_placement']!r}")
         if trace is not None:
             trace.setdefault("layer_outputs", []).append(x)
-    if cfg["norm_placement"] == "pre":
+    if cfg["norm_placement"] in ("pre", "sandwich"):
         x = _norm(cfg, weights, "output_norm", x)
     return x
+
+
+def softcap(cfg, logits):
+    """Gemma 2's final soft-capping, where the config has a cap."""
+    cap = cfg.get("final_logit_softcap")
+    return cap * np.tanh(logits / cap) if cap else logits
 
 
 def classifier(cfg, weights):
@@ -171,7 +200,7 @@ def forward(cfg, weights, tokens, trace=None, rounding=None, head_scales=None):
     head_scales: head ablation, as in attention()."""
     h = _round_input(hidden_states(cfg, weights, tokens, trace, rounding, head_scales), rounding,
                      _classifier_name(cfg))
-    return h @ classifier(cfg, weights).T
+    return softcap(cfg, h @ classifier(cfg, weights).T)
 
 
 def greedy(cfg, weights, prompt, n_new, rounding=None):
@@ -181,5 +210,5 @@ def greedy(cfg, weights, prompt, n_new, rounding=None):
     for _ in range(n_new):
         last = hidden_states(cfg, weights, tokens, rounding=rounding)[-1:]
         last = _round_input(last, rounding, _classifier_name(cfg))[0]
-        tokens.append(int(np.argmax(out_matrix @ last)))
+        tokens.append(int(np.argmax(softcap(cfg, out_matrix @ last))))
     return tokens[len(prompt):]

@@ -54,9 +54,14 @@ def softmax(x):
     return e / e.sum(axis=-1, keepdims=True)
 
 
-def causal_mask(n):
-    """[n, n] additive mask: 0 where key j <= query i, -inf where j > i (future)."""
-    return np.where(np.arange(n)[None, :] > np.arange(n)[:, None], -np.inf, 0.0)
+def causal_mask(n, window=None):
+    """[n, n] additive mask: 0 where key j <= query i, -inf where j > i (future). With a sliding window of
+    w keys, also -inf where i - j >= w (older than the window)."""
+    i, j = np.arange(n)[:, None], np.arange(n)[None, :]
+    hidden = j > i
+    if window:
+        hidden = hidden | (i - j >= window)
+    return np.where(hidden, -np.inf, 0.0)
 
 
 # -- positions --------------------------------------------------------------------

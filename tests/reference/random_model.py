@@ -38,6 +38,8 @@ def weight_shapes(cfg):
         shapes[p + "attn_output.weight"] = (D, q_dim)
         if cfg["out_bias"]:
             shapes[p + "attn_output.bias"] = (D,)
+        if cfg["norm_placement"] == "sandwich":
+            shapes[p + "post_attention_norm.weight"] = (D,)
         shapes[p + "ffn_norm.weight"] = (D,)
         if norm_has_bias:
             shapes[p + "ffn_norm.bias"] = (D,)
@@ -49,7 +51,9 @@ def weight_shapes(cfg):
         shapes[p + "ffn_down.weight"] = (D, F)
         if cfg["ffn_bias"]:
             shapes[p + "ffn_down.bias"] = (D,)
-    if cfg["norm_placement"] == "pre":
+        if cfg["norm_placement"] == "sandwich":
+            shapes[p + "post_ffw_norm.weight"] = (D,)
+    if cfg["norm_placement"] in ("pre", "sandwich"):
         shapes["output_norm.weight"] = (D,)
         if norm_has_bias:
             shapes["output_norm.bias"] = (D,)

@@ -1,6 +1,7 @@
 // One head's attention for one query, step by step, with the actual numbers: the formula of scaled
 // dot-product attention made visible,
-//   scores = q · k_j / sqrt(d_k)   for every key j <= the query (the causal mask hides the rest)
+//   scores = q · k_j / sqrt(d_k)   for every key j <= the query (the causal mask hides the rest; a
+//                                  sliding-window layer also hides keys older than its window)
 //   p      = softmax(scores)
 //   output = sum_j p_j v_j        (times the head's ablation scale)
 // Session::attention_detail recomputes it from the residual trace; every number is the one the forward pass
@@ -16,6 +17,7 @@ struct AttentionDetail {
   int kv_head = 0;                     // the key/value head this query head reads (grouped-query attention)
   int head_dim = 0;                    // d_k
   int keys = 0;                        // keys 0..query: query + 1 of them; later keys are masked
+  int first_visible_key = 0;           // a sliding-window layer masks keys before this one too (p = 0)
   float scale = 0;                     // sqrt(d_k), what the dot products are divided by
   float head_scale = 1;                // the ablation factor on the output (1: as trained)
   std::vector<float> query_unrotated;  // q before RoPE (after the q norm, if any) [head_dim]

@@ -2,6 +2,7 @@
 // config; the Llama family, the GPT-2 family and the textbook variants differ only in these fields.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -14,7 +15,9 @@ enum class NormKind { RMSNorm, LayerNorm };
 
 // Pre-LN (GPT-2, Llama): x + f(norm(x)), with a final norm before the classifier.
 // Post-LN (the original Transformer): norm(x + f(x)), no final norm.
-enum class NormPlacement { PreNorm, PostNorm };
+// Sandwich (Gemma 2 and 3): x + norm'(f(norm(x))), each sub-block's output normalized again (its own weights)
+// before it joins the residual stream; a final norm before the classifier.
+enum class NormPlacement { PreNorm, PostNorm, Sandwich };
 
 enum class PositionKind {
   RoPE,        // rotary embedding of queries and keys (Llama, Qwen2)
@@ -58,6 +61,18 @@ struct ModelConfig {
   // queries, one for keys), before RoPE: Qwen3, Gemma 3.
   bool qk_norm = false;
 
+  // Sliding-window attention (Gemma 3): on a sliding layer the query at position p sees only the keys at
+  // p - sliding_window + 1 .. p, and its RoPE turns with rope_theta_sliding and no frequency factors (as
+  // llama.cpp's freq_base_swa and freq_scale_swa = 1); the other ("global") layers see the whole context.
+  int sliding_window = 0;            // keys a sliding layer sees; 0: no layer slides
+  std::vector<bool> sliding_layers;  // n_layers flags (empty: none slides)
+  float rope_theta_sliding = 0.0f;   // 0: rope_theta
+
+  // Gemma: the token embedding is multiplied by sqrt(dim) before the first layer.
+  bool scaled_embeddings = false;
+  // Gemma 2 (and Gemma 3 where a file asks): logits = cap * tanh(logits / cap). 0: none.
+  float final_logit_softcap = 0.0f;
+
   Activation activation = Activation::SiLU;
   bool gated_ffn = true;  // true: down(act(gate x) * up x) (SwiGLU); false: down(act(up x)) (GPT-2)
 
@@ -68,6 +83,16 @@ struct ModelConfig {
   int kv_dim() const { return n_kv_heads * head_dim; }
   int q_dim() const { return n_heads * head_dim; }
   int rotary_dim() const { return rope_dim > 0 ? rope_dim : head_dim; }
+  bool pre_norm() const { return norm_placement != NormPlacement::PostNorm; }  // norm before each sub-block
+  bool slides(int layer) const {
+    return sliding_window > 0 && layer >= 0 && static_cast<std::size_t>(layer) < sliding_layers.size() &&
+           sliding_layers[static_cast<std::size_t>(layer)];
+  }
+  // The oldest key the query at `position` of `layer` attends to: 0, or where a sliding window begins.
+  // Keys before it are masked like future ones. The one statement of the sliding-window rule.
+  int first_visible_key(int layer, int position) const {
+    return slides(layer) && position >= sliding_window ? position - sliding_window + 1 : 0;
+  }
 };
 
 // Checks that the numbers describe a model this engine can run: every dimension positive and within sane

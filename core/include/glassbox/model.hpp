@@ -18,9 +18,11 @@ struct LayerWeights {
   Tensor bq, bk, bv;                                 // optional biases
   Tensor q_norm, k_norm;                             // [head_dim], with ModelConfig::qk_norm
   Tensor wo, bo;                                     // [dim][q_dim], optional [dim]
+  Tensor attn_post_norm;                             // [dim], NormPlacement::Sandwich: on attention's output
   Tensor ffn_norm, ffn_norm_bias;                    // [dim]
   Tensor ffn_gate, ffn_up, ffn_down;                 // [hidden][dim], [hidden][dim], [dim][hidden]
   Tensor ffn_gate_bias, ffn_up_bias, ffn_down_bias;  // optional
+  Tensor ffn_post_norm;                              // [dim], NormPlacement::Sandwich: on the FFN's output
 };
 
 struct ModelWeights {

@@ -18,9 +18,10 @@ namespace glassbox {
 // The sinusoidal code of `position`, out.size() values (the model's dim).
 void sinusoidal_code(int position, std::span<float> out);
 
-// The angle RoPE turns pair `pair` by at `position`, in radians (not reduced modulo 2 pi). The frequency is
-// rounded to float first, as the engine's tables are built.
-double rope_angle(const ModelConfig& config, int pair, int position);
+// The angle RoPE turns pair `pair` by at `position` in `layer`, in radians (not reduced modulo 2 pi). The
+// frequency is rounded to float first, as the engine's tables are built. A sliding-window layer
+// (ModelConfig::slides) turns with its own base and no frequency factors; layer -1 means a global layer.
+double rope_angle(const ModelConfig& config, int pair, int position, int layer = -1);
 
 // Llama 3.1's RoPE scaling (Hugging Face's rope_scaling with rope_type "llama3"): pairs whose wavelength
 // (2 pi / frequency) exceeds original_context / low_freq_factor turn `factor` times slower, pairs whose
@@ -37,10 +38,11 @@ struct Llama3RopeScaling {
 std::vector<float> llama3_rope_factors(const ModelConfig& config, const Llama3RopeScaling& scaling);
 
 // RoPE made visible: q and k (head_dim values each) rotated to every position 0..positions-1 with the
-// model's theta, rotary dimensions and pairing, and their dot products: [m][n] = R(m) q · R(n) k, row-major.
+// model's theta, rotary dimensions and pairing (as `layer` turns them; -1: a global layer), and their dot
+// products: [m][n] = R(m) q · R(n) k, row-major.
 // Equal along each diagonal (the same offset m - n) up to float rounding. Fails with bad-argument for a model
 // without RoPE, q or k not head_dim long, or positions outside 1..4096.
 Result<std::vector<float>> rope_dot_products(const ModelConfig& config, std::span<const float> q,
-                                             std::span<const float> k, int positions);
+                                             std::span<const float> k, int positions, int layer = -1);
 
 }  // namespace glassbox

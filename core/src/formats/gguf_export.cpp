@@ -2,7 +2,10 @@
 // A config that a llama.cpp architecture fixes is written under that architecture's names and keys (so
 // llama.cpp reads the result); any other config is written as architecture "glassbox" with every choice
 // spelled out. The names, and which architecture fixes what, are in gguf_names.hpp, shared with the reader.
+#include <algorithm>
 #include <cstring>
+#include <functional>
+#include <optional>
 
 #include "formats/gguf_names.hpp"
 #include "formats/gguf_writer.hpp"
@@ -125,8 +128,8 @@ class Exporter {
 // Writes one tensor of a transformer block under the name the architecture gives its role (none: skipped).
 void write_layer_tensor(Exporter& out, const gguf::Architecture& arch, int layer, const LayerWeights& L,
                         LayerRole role) {
+  if (!gguf::writes_layer_tensor(arch, role)) return;
   const std::string name = gguf::layer_tensor_name(arch, layer, role);
-  if (name.empty()) return;
   switch (role) {
     case LayerRole::AttnNorm:
       return out.vector(name, L.attn_norm);
@@ -174,7 +177,19 @@ void write_layer_tensor(Exporter& out, const gguf::Architecture& arch, int layer
       return out.matrix(name, L.ffn_down);
     case LayerRole::DownBias:
       return out.vector(name, L.ffn_down_bias);
+    case LayerRole::AttnPostNorm:
+      return out.vector(name, L.attn_post_norm);
+    case LayerRole::FfnPostNorm:
+      return out.vector(name, L.ffn_post_norm);
   }
+}
+
+// The one factor every RoPE pair is divided by, where the scaling is linear.
+std::optional<float> linear_rope_factor(const ModelConfig& c) {
+  const std::vector<float>& f = c.rope_freq_factors;
+  if (f.empty() || std::adjacent_find(f.begin(), f.end(), std::not_equal_to<>()) != f.end())
+    return std::nullopt;
+  return f.front();
 }
 
 void add_config(GgufWriter& w, const gguf::Architecture& arch, const ModelConfig& c) {
@@ -193,7 +208,20 @@ void add_config(GgufWriter& w, const gguf::Architecture& arch, const ModelConfig
   if (c.position == PositionKind::RoPE) {
     w.add_uint32(key(gguf::kRopeDimensionCount), static_cast<uint32_t>(c.rotary_dim()));
     w.add_float32(key(gguf::kRopeFreqBase), c.rope_theta);
+    if (const std::optional<float> factor = linear_rope_factor(c)) {
+      w.add_string(key(gguf::kRopeScalingType), "linear");
+      w.add_float32(key(gguf::kRopeScalingFactor), *factor);
+    }
   }
+  if (c.sliding_window > 0) {
+    w.add_uint32(key(gguf::kSlidingWindow), static_cast<uint32_t>(c.sliding_window));
+    w.add_bool_array(key(gguf::kSlidingWindowPattern), c.sliding_layers);
+    // Absent, llama.cpp's gemma3 turns sliding layers with base 10000: say the base wherever it is not 0.
+    if (c.rope_theta_sliding > 0.0f || arch.fixed)
+      w.add_float32(key(gguf::kRopeFreqBaseSliding),
+                    c.rope_theta_sliding > 0.0f ? c.rope_theta_sliding : c.rope_theta);
+  }
+  if (c.final_logit_softcap > 0.0f) w.add_float32(key(gguf::kFinalLogitSoftcap), c.final_logit_softcap);
   if (arch.fixed) return;
   w.add_string(key(gguf::kNorm), choice_name(c.norm));
   w.add_string(key(gguf::kNormPlacement), choice_name(c.norm_placement));
@@ -202,6 +230,7 @@ void add_config(GgufWriter& w, const gguf::Architecture& arch, const ModelConfig
   w.add_string(key(gguf::kActivation), choice_name(c.activation));
   w.add_bool(key(gguf::kFfnGated), c.gated_ffn);
   if (c.qk_norm) w.add_bool(key(gguf::kQkNorm), true);
+  if (c.scaled_embeddings) w.add_bool(key(gguf::kScaledEmbeddings), true);
 }
 
 void add_tokenizer(GgufWriter& w, const Tokenizer& tokenizer) {
@@ -255,8 +284,9 @@ Result<ExportSummary> export_gguf(const Model& model, const Tokenizer& tokenizer
   out.matrix(gguf::kTokenEmbedding, m.token_embedding);
   out.matrix(gguf::kPositionEmbedding, m.position_embedding);
   // RoPE scaling as one divisor per pair, the way llama.cpp's converter writes Llama 3.1's (and any linear
-  // factor folded in), which the reader reads back whatever the architecture.
-  if (c.position == PositionKind::RoPE && !c.rope_freq_factors.empty())
+  // factor folded in), which the reader reads back whatever the architecture; one factor for every pair is
+  // linear scaling, written as keys by add_config (gemma3 has no rope_freqs tensor in llama.cpp).
+  if (c.position == PositionKind::RoPE && !c.rope_freq_factors.empty() && !linear_rope_factor(c))
     out.vector(gguf::kRopeFreqs,
                Tensor{DType::F32, reinterpret_cast<const std::byte*>(c.rope_freq_factors.data()), 1,
                       static_cast<int64_t>(c.rope_freq_factors.size())});

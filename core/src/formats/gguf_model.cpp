@@ -3,6 +3,7 @@
 //   llama    (Llama 2/3, TinyLlama, SmolLM, stories260K): RMSNorm, RoPE on adjacent pairs, SwiGLU
 //   qwen2    Llama plus q/k/v biases, RoPE on half-split pairs
 //   phi3     Llama-like with fused qkv and gate+up matrices, half-split RoPE
+//   gemma3   sandwich RMSNorms, GeGLU, q/k norm, scaled embeddings, sliding-window layers with their own RoPE
 //   gpt2     LayerNorm with biases, learned positions, GELU, fused qkv, biases everywhere
 //   glassbox our own: every ModelConfig choice spelled out in glassbox.* keys (tests/reference/README.md)
 // The names of architectures, keys and tensors, and what each architecture fixes, are in gguf_names.hpp,
@@ -124,6 +125,42 @@ Result<void> check_layer_tensors(const GgufFile& file, const std::string& arch, 
   return ok();
 }
 
+// Sliding-window attention and the final soft-cap, for the architectures that read them (gemma3, glassbox).
+// The pattern is llama.cpp's: an array of per-layer flags, or a number n where the last layer of each group
+// of n is global (0: every layer slides); absent, gemma3's 6.
+Result<void> read_windows(const GgufFile& file, const gguf::Architecture& arch, ModelConfig& c) {
+  const auto key = [&](const char* name) { return gguf::arch_key(arch.name, name); };
+  auto window = file.integer_in(key(gguf::kSlidingWindow), 0, int64_t{1} << 30, 0);
+  if (!window) return window.error();
+  c.sliding_window = static_cast<int>(*window);
+  if (c.sliding_window > 0) {
+    const std::string pattern_key = key(gguf::kSlidingWindowPattern);
+    const GgufValue* pattern = file.find(pattern_key);
+    c.sliding_layers.assign(static_cast<std::size_t>(c.n_layers), false);
+    if (pattern && pattern->type == GgufType::Array) {
+      if (pattern->element_type != GgufType::Bool || pattern->items.size() != c.sliding_layers.size())
+        return error(ErrorCode::Malformed, file.source(), ": metadata ", pattern_key,
+                     " must be an array of one bool per layer (", c.n_layers, ")");
+      for (std::size_t l = 0; l < c.sliding_layers.size(); ++l)
+        c.sliding_layers[l] = pattern->items.boolean(l);
+    } else {
+      auto every = file.integer_in(pattern_key, 0, 1 << 20, gguf::kGemma3SlidingPattern);
+      if (!every) return every.error();
+      for (int l = 0; l < c.n_layers; ++l)
+        c.sliding_layers[static_cast<std::size_t>(l)] = *every == 0 || l % *every < *every - 1;
+    }
+    // Absent: llama.cpp's 10000 for gemma3; for our own architecture, the global layers' base (0).
+    const double fallback = arch.fixed ? gguf::kDefaultRopeFreqBaseSliding : 0.0;
+    auto base = file.real(key(gguf::kRopeFreqBaseSliding), fallback);
+    if (!base) return base.error();
+    c.rope_theta_sliding = static_cast<float>(*base);
+  }
+  auto cap = file.real(key(gguf::kFinalLogitSoftcap), 0.0);
+  if (!cap) return cap.error();
+  c.final_logit_softcap = static_cast<float>(*cap);
+  return ok();
+}
+
 Result<ModelConfig> read_config(const GgufFile& file, const gguf::Architecture& arch) {
   const auto key = [&](const char* name) { return gguf::arch_key(arch.name, name); };
   ModelConfig c;
@@ -160,6 +197,8 @@ Result<ModelConfig> read_config(const GgufFile& file, const gguf::Architecture& 
     c.activation = f.activation;
     c.gated_ffn = f.gated_ffn;
     c.qk_norm = f.qk_norm;
+    c.scaled_embeddings = f.scaled_embeddings;
+    if (f.windowed) GLASSBOX_TRY(read_windows(file, arch, c));
   } else {
     // Our own architecture: each choice is a key (absent: the Llama choice).
     GLASSBOX_ASSIGN(c.norm, choice(file, key(gguf::kNorm), NormKind::RMSNorm));
@@ -169,6 +208,8 @@ Result<ModelConfig> read_config(const GgufFile& file, const gguf::Architecture& 
     GLASSBOX_ASSIGN(c.activation, choice(file, key(gguf::kActivation), Activation::SiLU));
     GLASSBOX_ASSIGN(c.gated_ffn, file.boolean(key(gguf::kFfnGated), true));
     GLASSBOX_ASSIGN(c.qk_norm, file.boolean(key(gguf::kQkNorm), false));
+    GLASSBOX_ASSIGN(c.scaled_embeddings, file.boolean(key(gguf::kScaledEmbeddings), false));
+    GLASSBOX_TRY(read_windows(file, arch, c));
   }
   if (c.position == PositionKind::RoPE) {
     GLASSBOX_ASSIGN(c.rope_freq_factors, rope_freq_factors(file, arch.name, c.rotary_dim()));

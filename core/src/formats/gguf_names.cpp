@@ -6,7 +6,8 @@ namespace {
 bool has_choices(const ModelConfig& c, const FixedChoices& f) {
   return c.norm == f.norm && c.norm_placement == f.placement && c.position == f.position &&
          (c.position != PositionKind::RoPE || c.rope_pairing == f.pairing) && c.activation == f.activation &&
-         c.gated_ffn == f.gated_ffn && c.qk_norm == f.qk_norm;
+         c.gated_ffn == f.gated_ffn && c.qk_norm == f.qk_norm && c.scaled_embeddings == f.scaled_embeddings &&
+         (f.windowed || (c.sliding_window == 0 && c.final_logit_softcap == 0.0f));
 }
 
 constexpr bool layer_tensors_in_role_order() {
@@ -47,20 +48,10 @@ std::string architecture_list() {
 }
 
 std::string layer_tensor_name(const Architecture& arch, int layer, LayerRole role) {
+  // Separate q/k/v are named for every architecture: a file may store them apart even where the converter
+  // usually fuses them (llama.cpp reads either); the builder takes the fused matrix where the file has it.
   bool present = true;
   switch (role) {
-    case LayerRole::Q:
-    case LayerRole::K:
-    case LayerRole::V:
-    case LayerRole::QBias:
-    case LayerRole::KBias:
-    case LayerRole::VBias:
-      present = !arch.fused_qkv;
-      break;
-    case LayerRole::QKV:
-    case LayerRole::QKVBias:
-      present = arch.fused_qkv;
-      break;
     case LayerRole::Gate:
     case LayerRole::GateBias:
     case LayerRole::Up:
@@ -75,6 +66,23 @@ std::string layer_tensor_name(const Architecture& arch, int layer, LayerRole rol
   }
   if (!present) return "";
   return std::string(kLayerPrefix) + std::to_string(layer) + "." + kLayerTensors[static_cast<int>(role)].name;
+}
+
+bool writes_layer_tensor(const Architecture& arch, LayerRole role) {
+  switch (role) {
+    case LayerRole::Q:
+    case LayerRole::K:
+    case LayerRole::V:
+    case LayerRole::QBias:
+    case LayerRole::KBias:
+    case LayerRole::VBias:
+      return !arch.fused_qkv;
+    case LayerRole::QKV:
+    case LayerRole::QKVBias:
+      return arch.fused_qkv;
+    default:
+      return !layer_tensor_name(arch, 0, role).empty();
+  }
 }
 
 }  // namespace glassbox::gguf

@@ -28,14 +28,18 @@ struct FixedChoices {
   RopePairing pairing;  // only meaningful with RoPE
   Activation activation;
   bool gated_ffn;
-  bool qk_norm = false;  // per-head RMSNorm of queries and keys before RoPE
+  bool qk_norm = false;            // per-head RMSNorm of queries and keys before RoPE
+  bool scaled_embeddings = false;  // token embeddings times sqrt(dim) (Gemma)
+  // Reads kSlidingWindow, its pattern, kRopeFreqBaseSliding and kFinalLogitSoftcap (gemma3). Elsewhere
+  // llama.cpp ignores them (phi3 files carry a sliding window it does not apply), and so does glassbox.
+  bool windowed = false;
 };
 
 struct Architecture {
   const char* name;                   // general.architecture
   std::optional<FixedChoices> fixed;  // nullopt: the choices are metadata keys (`glassbox`)
   const char* norm_eps_key;           // under <arch>.
-  bool fused_qkv;                     // blk.N.attn_qkv: rows q, then k, then v
+  bool fused_qkv;                     // the writer fuses q|k|v into blk.N.attn_qkv (readers take either)
   bool fused_gate_up;                 // blk.N.ffn_up: rows gate, then up (phi3)
   bool written;                       // export_gguf writes a config with these choices as this architecture
   bool writer_needs_whole_head_rope;  // llama.cpp refuses a partial rotation (rope.dimension_count < head)
@@ -68,6 +72,17 @@ inline constexpr Architecture kArchitectures[] = {
     {.name = "qwen3",
      .fixed = FixedChoices{NormKind::RMSNorm, NormPlacement::PreNorm, PositionKind::RoPE,
                            RopePairing::HalfSplit, Activation::SiLU, true, true},
+     .norm_eps_key = kRmsNormEps,
+     .fused_qkv = false,
+     .fused_gate_up = false,
+     .written = true,
+     .writer_needs_whole_head_rope = true},
+    // Gemma 3: sandwich norms (the converter bakes Gemma's 1 + w into the stored norm weights, so they are
+    // plain RMSNorm here), GeGLU, q/k norm, embeddings times sqrt(dim), NeoX pairing; sliding-window layers
+    // are metadata keys (attention.sliding_window, sliding_window_pattern, rope.freq_base_swa).
+    {.name = "gemma3",
+     .fixed = FixedChoices{NormKind::RMSNorm, NormPlacement::Sandwich, PositionKind::RoPE,
+                           RopePairing::HalfSplit, Activation::GELU, true, true, true, true},
      .norm_eps_key = kRmsNormEps,
      .fused_qkv = false,
      .fused_gate_up = false,
@@ -130,6 +145,15 @@ inline constexpr const char* kRopeScalingFactor = "rope.scaling.factor";
 inline constexpr const char* kRopeScaleLinear = "rope.scale_linear";  // the older name of the factor
 inline constexpr const char* kKeyLength = "attention.key_length";     // head_dim, where not dim / heads
 inline constexpr const char* kValueLength = "attention.value_length";
+// Sliding-window attention, as llama.cpp reads it for gemma3 (and writes it for any architecture that has it).
+inline constexpr const char* kSlidingWindow = "attention.sliding_window";  // keys a sliding layer sees
+// Which layers slide: an array of n_layers bools, or a number n (every n-th layer, the last of each group of
+// n, is global; 0: all slide). Absent where sliding_window is set: gemma3's pattern, kGemma3SlidingPattern.
+inline constexpr const char* kSlidingWindowPattern = "attention.sliding_window_pattern";
+inline constexpr int kGemma3SlidingPattern = 6;
+inline constexpr const char* kRopeFreqBaseSliding = "rope.freq_base_swa";  // absent: 10000
+inline constexpr double kDefaultRopeFreqBaseSliding = 10000.0;
+inline constexpr const char* kFinalLogitSoftcap = "final_logit_softcapping";
 // Our `glassbox` architecture's choices; their values are spelled as in model/config_names.hpp.
 inline constexpr const char* kNorm = "norm";
 inline constexpr const char* kNormPlacement = "norm_placement";
@@ -138,6 +162,7 @@ inline constexpr const char* kRopePairing = "rope.pairing";
 inline constexpr const char* kActivation = "activation";
 inline constexpr const char* kFfnGated = "ffn_gated";
 inline constexpr const char* kQkNorm = "attention.qk_norm";
+inline constexpr const char* kScaledEmbeddings = "scaled_embeddings";
 
 inline std::string arch_key(std::string_view arch, std::string_view name) {
   return std::string(arch) + "." + std::string(name);
@@ -216,21 +241,36 @@ struct LayerTensorName {
 };
 // In LayerRole order, which is also the order the writer stores them in.
 inline constexpr LayerTensorName kLayerTensors[] = {
-    {LayerRole::AttnNorm, "attn_norm.weight"}, {LayerRole::AttnNormBias, "attn_norm.bias"},
-    {LayerRole::Q, "attn_q.weight"},           {LayerRole::K, "attn_k.weight"},
-    {LayerRole::V, "attn_v.weight"},           {LayerRole::QBias, "attn_q.bias"},
-    {LayerRole::KBias, "attn_k.bias"},         {LayerRole::VBias, "attn_v.bias"},
-    {LayerRole::QKV, "attn_qkv.weight"},       {LayerRole::QKVBias, "attn_qkv.bias"},
-    {LayerRole::QNorm, "attn_q_norm.weight"},  {LayerRole::KNorm, "attn_k_norm.weight"},
-    {LayerRole::O, "attn_output.weight"},      {LayerRole::OBias, "attn_output.bias"},
-    {LayerRole::FfnNorm, "ffn_norm.weight"},   {LayerRole::FfnNormBias, "ffn_norm.bias"},
-    {LayerRole::Gate, "ffn_gate.weight"},      {LayerRole::GateBias, "ffn_gate.bias"},
-    {LayerRole::Up, "ffn_up.weight"},          {LayerRole::UpBias, "ffn_up.bias"},
-    {LayerRole::GateUp, "ffn_up.weight"},      {LayerRole::Down, "ffn_down.weight"},
+    {LayerRole::AttnNorm, "attn_norm.weight"},
+    {LayerRole::AttnNormBias, "attn_norm.bias"},
+    {LayerRole::Q, "attn_q.weight"},
+    {LayerRole::K, "attn_k.weight"},
+    {LayerRole::V, "attn_v.weight"},
+    {LayerRole::QBias, "attn_q.bias"},
+    {LayerRole::KBias, "attn_k.bias"},
+    {LayerRole::VBias, "attn_v.bias"},
+    {LayerRole::QKV, "attn_qkv.weight"},
+    {LayerRole::QKVBias, "attn_qkv.bias"},
+    {LayerRole::QNorm, "attn_q_norm.weight"},
+    {LayerRole::KNorm, "attn_k_norm.weight"},
+    {LayerRole::O, "attn_output.weight"},
+    {LayerRole::OBias, "attn_output.bias"},
+    {LayerRole::AttnPostNorm, "post_attention_norm.weight"},
+    {LayerRole::FfnNorm, "ffn_norm.weight"},
+    {LayerRole::FfnNormBias, "ffn_norm.bias"},
+    {LayerRole::Gate, "ffn_gate.weight"},
+    {LayerRole::GateBias, "ffn_gate.bias"},
+    {LayerRole::Up, "ffn_up.weight"},
+    {LayerRole::UpBias, "ffn_up.bias"},
+    {LayerRole::GateUp, "ffn_up.weight"},
+    {LayerRole::Down, "ffn_down.weight"},
     {LayerRole::DownBias, "ffn_down.bias"},
+    {LayerRole::FfnPostNorm, "post_ffw_norm.weight"},
 };
 
-// "blk.3.attn_q.weight", or "" when the architecture has no such tensor (the separate q of a fused one).
+// "blk.3.attn_q.weight", or "" when the architecture has no such tensor (phi3's separate gate).
 std::string layer_tensor_name(const Architecture& arch, int layer, LayerRole role);
+// Whether the writer stores `role` for this architecture: fused q|k|v where the architecture fuses them.
+bool writes_layer_tensor(const Architecture& arch, LayerRole role);
 
 }  // namespace glassbox::gguf

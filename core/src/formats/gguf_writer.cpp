@@ -134,6 +134,16 @@ void GgufWriter::add_bool(std::string key, bool value) {
   add(std::move(key), std::move(v));
 }
 
+void GgufWriter::add_bool_array(std::string key, const std::vector<bool>& values) {
+  std::vector<GgufValue> items;
+  for (bool b : values) {
+    GgufValue v = scalar(GgufType::Bool);
+    v.boolean = b;
+    items.push_back(std::move(v));
+  }
+  add(std::move(key), array(GgufType::Bool, std::move(items)));
+}
+
 void GgufWriter::add_string_array(std::string key, const std::vector<std::string>& values) {
   std::vector<GgufValue> items;
   items.reserve(values.size());

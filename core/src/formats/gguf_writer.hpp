@@ -20,6 +20,7 @@ class GgufWriter {
   void add_uint32(std::string key, uint32_t value);
   void add_float32(std::string key, float value);
   void add_bool(std::string key, bool value);
+  void add_bool_array(std::string key, const std::vector<bool>& values);
   void add_string_array(std::string key, const std::vector<std::string>& values);
   void add_float32_array(std::string key, const std::vector<float>& values);
   void add_int32_array(std::string key, const std::vector<int32_t>& values);

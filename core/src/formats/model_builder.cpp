@@ -83,7 +83,9 @@ Result<Model> ModelBuilder::build(const TensorLookup& lookup, const LayerTensorN
     auto name = [&](LayerRole role) { return layer_names(l, role); };
     GLASSBOX_ASSIGN(layer.attn_norm, vector(lookup, name(LayerRole::AttnNorm), dim, true));
     GLASSBOX_ASSIGN(layer.attn_norm_bias, vector(lookup, name(LayerRole::AttnNormBias), dim, false));
-    if (!name(LayerRole::QKV).empty()) {
+    // q, k and v as one fused matrix where the file has one (gpt2, phi3, some others), else apart (llama.cpp
+    // reads either for every architecture).
+    if (const std::string fused = name(LayerRole::QKV); !fused.empty() && lookup(fused)) {
       Tensor qkv;
       GLASSBOX_ASSIGN(qkv, matrix(lookup, name(LayerRole::QKV), q_dim + 2 * kv_dim, dim));
       layer.wq = rows_of(qkv, 0, q_dim);
@@ -112,6 +114,10 @@ Result<Model> ModelBuilder::build(const TensorLookup& lookup, const LayerTensorN
     }
     GLASSBOX_ASSIGN(layer.wo, matrix(lookup, name(LayerRole::O), dim, q_dim));
     GLASSBOX_ASSIGN(layer.bo, vector(lookup, name(LayerRole::OBias), dim, false));
+    const bool sandwich = c.norm_placement == NormPlacement::Sandwich;
+    if (sandwich) {
+      GLASSBOX_ASSIGN(layer.attn_post_norm, vector(lookup, name(LayerRole::AttnPostNorm), dim, true));
+    }
     GLASSBOX_ASSIGN(layer.ffn_norm, vector(lookup, name(LayerRole::FfnNorm), dim, true));
     GLASSBOX_ASSIGN(layer.ffn_norm_bias, vector(lookup, name(LayerRole::FfnNormBias), dim, false));
     if (c.gated_ffn && !name(LayerRole::GateUp).empty()) {
@@ -129,10 +135,12 @@ Result<Model> ModelBuilder::build(const TensorLookup& lookup, const LayerTensorN
     }
     GLASSBOX_ASSIGN(layer.ffn_down, matrix(lookup, name(LayerRole::Down), dim, hidden));
     GLASSBOX_ASSIGN(layer.ffn_down_bias, vector(lookup, name(LayerRole::DownBias), dim, false));
+    if (sandwich) {
+      GLASSBOX_ASSIGN(layer.ffn_post_norm, vector(lookup, name(LayerRole::FfnPostNorm), dim, true));
+    }
   }
 
-  const bool pre_norm = c.norm_placement == NormPlacement::PreNorm;
-  GLASSBOX_ASSIGN(w.final_norm, vector(lookup, names.final_norm, dim, pre_norm));
+  GLASSBOX_ASSIGN(w.final_norm, vector(lookup, names.final_norm, dim, c.pre_norm()));
   GLASSBOX_ASSIGN(w.final_norm_bias, vector(lookup, names.final_norm_bias, dim, false));
   if (lookup(names.output)) {
     GLASSBOX_ASSIGN(w.output, matrix(lookup, names.output, vocab, dim));

@@ -38,6 +38,7 @@ enum class LayerRole {
   KNorm,
   O,
   OBias,
+  AttnPostNorm,  // [dim], NormPlacement::Sandwich
   FfnNorm,
   FfnNormBias,
   Gate,
@@ -47,6 +48,7 @@ enum class LayerRole {
   GateUp,
   Down,
   DownBias,
+  FfnPostNorm,  // [dim], NormPlacement::Sandwich
 };
 
 struct GlobalTensorNames {

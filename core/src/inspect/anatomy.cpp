@@ -46,6 +46,10 @@ ModelAnatomy model_anatomy(const Model& model) {
     add(a.feed_forward, weight(l.ffn_down, d, h));
     add(a.norms, weight(l.attn_norm, 1, d));
     add(a.norms, weight(l.ffn_norm, 1, d));
+    if (c.norm_placement == NormPlacement::Sandwich) {
+      add(a.norms, weight(l.attn_post_norm, 1, d));
+      add(a.norms, weight(l.ffn_post_norm, 1, d));
+    }
     if (c.qk_norm) {
       add(a.norms, weight(l.q_norm, 1, c.head_dim));
       add(a.norms, weight(l.k_norm, 1, c.head_dim));
@@ -62,7 +66,7 @@ ModelAnatomy model_anatomy(const Model& model) {
     for (const auto& [t, n] : bias_vectors)
       add(a.biases, optional_vector(*t, n));
   }
-  if (c.norm_placement == NormPlacement::PreNorm) add(a.norms, weight(w.final_norm, 1, d));
+  if (c.pre_norm()) add(a.norms, weight(w.final_norm, 1, d));
   add(a.biases, optional_vector(w.final_norm_bias, d));
 
   for (const ComponentSize& part :

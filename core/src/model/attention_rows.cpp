@@ -59,17 +59,18 @@ Result<void> recompute_attention_rows(const Model& model, const RunState& s, con
   for (int p = query_begin; p < query_end; ++p) {
     // The attention sub-block's input and the queries of every head, as forward() computes them.
     const float* attn_in = residuals.row(layer, p).data();
-    if (c.norm_placement == NormPlacement::PreNorm) {
+    if (c.pre_norm()) {
       normalize(c, normed.data(), attn_in, w.attn_norm, w.attn_norm_bias);
       attn_in = normed.data();
     }
     linear(q.data(), w.wq, w.bq, attn_in, pool, scratch);
-    place_heads(c, s, q.data(), c.n_heads, w.q_norm, p);
+    place_heads(c, s, q.data(), c.n_heads, w.q_norm, layer, p);
     const auto keys = static_cast<std::size_t>(p) + 1;
+    const auto first_key = static_cast<std::size_t>(c.first_visible_key(layer, p));
     for (int h = head_begin; h < head_end; ++h) {
       const float* kv_head_keys = layer_keys + static_cast<std::size_t>(h / heads_per_kv) * head_dim;
       attention_probabilities(row.data(), q.data() + static_cast<std::size_t>(h) * head_dim, kv_head_keys,
-                              kv_dim, keys, head_dim);
+                              kv_dim, first_key, keys, head_dim);
       fn(h, p, std::span<const float>(row.data(), keys));
     }
   }
@@ -104,7 +105,7 @@ Result<AttentionDetail> recompute_attention_detail(const Model& model, const Run
   // The query of every head, as forward() computes it; this head's slice is kept.
   std::vector<float> normed(static_cast<std::size_t>(c.dim)), q(static_cast<std::size_t>(c.q_dim()));
   const float* attn_in = residuals.row(layer, query).data();
-  if (c.norm_placement == NormPlacement::PreNorm) {
+  if (c.pre_norm()) {
     normalize(c, normed.data(), attn_in, w.attn_norm, w.attn_norm_bias);
     attn_in = normed.data();
   }
@@ -115,8 +116,9 @@ Result<AttentionDetail> recompute_attention_detail(const Model& model, const Run
   d.query_unrotated.assign(slice, slice + static_cast<std::ptrdiff_t>(head_dim));
   if (c.position == PositionKind::RoPE) {
     const std::size_t half = static_cast<std::size_t>(c.rotary_dim()) / 2;
-    const float *cos_row = s.rope_cos.data() + static_cast<std::size_t>(query) * half,
-                *sin_row = s.rope_sin.data() + static_cast<std::size_t>(query) * half;
+    const bool sliding = c.slides(layer);
+    const float *cos_row = s.rope_cos_row(sliding, static_cast<std::size_t>(query)),
+                *sin_row = s.rope_sin_row(sliding, static_cast<std::size_t>(query));
     rope_heads(c, q.data(), c.n_heads, cos_row, sin_row);
     for (std::size_t i = 0; i < half; ++i)
       d.rope_angles.push_back(std::atan2(sin_row[i], cos_row[i]));
@@ -132,15 +134,19 @@ Result<AttentionDetail> recompute_attention_detail(const Model& model, const Run
     d.value_rows.insert(d.value_rows.end(), value_cache + j * kv_dim, value_cache + j * kv_dim + head_dim);
   }
   // The same kernels as attention_probabilities() and forward()'s weighted sum, so the same bits.
+  // Keys outside a sliding window are shown with their dot products but masked (probability 0), as causal
+  // masking hides the future.
+  const auto first_key = static_cast<std::size_t>(c.first_visible_key(layer, query));
+  d.first_visible_key = static_cast<int>(first_key);
   d.dots.resize(keys);
   kernels::dot_strided(d.dots.data(), key_cache, kv_dim, keys, d.q.data(), head_dim);
   d.scores = d.dots;
   for (float& score : d.scores)
     score /= d.scale;
   d.probabilities.resize(keys);
-  attention_probabilities(d.probabilities.data(), d.q.data(), key_cache, kv_dim, keys, head_dim);
+  attention_probabilities(d.probabilities.data(), d.q.data(), key_cache, kv_dim, first_key, keys, head_dim);
   d.output.resize(head_dim);
-  kernels::weighted_row_sum(d.output.data(), d.probabilities.data(), value_cache, kv_dim, keys, head_dim);
+  attention_output(d.output.data(), d.probabilities.data(), value_cache, kv_dim, first_key, keys, head_dim);
   if (d.head_scale != 1.0f)
     for (float& v : d.output)
       v *= d.head_scale;
@@ -162,6 +168,7 @@ Result<void> recompute_layer_logits(const Model& model, const ResidualTrace& res
   if (w.final_norm.present()) normalize(c, x.data(), x.data(), w.final_norm, w.final_norm_bias);
   DecodeScratch scratch = scratch_for(model, pool);
   linear(logits.data(), w.output, Tensor{}, x.data(), pool, scratch);
+  softcap_logits(c, logits.data(), logits.size());
   return {};
 }
 

@@ -56,6 +56,18 @@ Result<void> validate(const ModelConfig& c, const std::string& source) {
         return error(ErrorCode::Malformed, source, ": RoPE frequency factor ", i,
                      " must be a positive number, found ", c.rope_freq_factors[i]);
   }
+  if (c.sliding_window < 0)
+    return error(ErrorCode::Malformed, source, ": the sliding window must be 0 (none) or more keys, found ",
+                 c.sliding_window);
+  if (!c.sliding_layers.empty() && c.sliding_layers.size() != static_cast<std::size_t>(c.n_layers))
+    return error(ErrorCode::Malformed, source, ": the sliding-window pattern names ", c.sliding_layers.size(),
+                 " layers, the model has ", c.n_layers);
+  if (!(std::isfinite(c.rope_theta_sliding) && c.rope_theta_sliding >= 0.0f))
+    return error(ErrorCode::Malformed, source, ": the sliding layers' rope theta must be positive, found ",
+                 c.rope_theta_sliding);
+  if (!(std::isfinite(c.final_logit_softcap) && c.final_logit_softcap >= 0.0f))
+    return error(ErrorCode::Malformed, source,
+                 ": the final logit soft-cap must be 0 (none) or positive, found ", c.final_logit_softcap);
   if (!(c.norm_eps >= 0.0f && c.norm_eps < 1.0f))
     return error(ErrorCode::Malformed, source, ": norm epsilon must be in [0, 1), found ", c.norm_eps);
   return ok();

@@ -26,6 +26,7 @@ inline constexpr ChoiceName<NormKind> kNormKindNames[] = {
 inline constexpr ChoiceName<NormPlacement> kNormPlacementNames[] = {
     {NormPlacement::PreNorm, "pre"},
     {NormPlacement::PostNorm, "post"},
+    {NormPlacement::Sandwich, "sandwich"},
 };
 inline constexpr ChoiceName<PositionKind> kPositionKindNames[] = {
     {PositionKind::RoPE, "rope"},

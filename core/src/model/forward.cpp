@@ -3,11 +3,14 @@
 // the config decides norm kind and placement, how positions enter, the feed-forward shape, and which optional
 // biases exist.
 //
-//   x[t] = embed(token[t]) (+ position embedding)                 for each token t of the chunk
+//   x[t] = embed(token[t]) (x sqrt(dim) in Gemma) (+ position embedding)    for each token t of the chunk
 //   for each layer:
-//     x = x + attention(norm(x))          Pre-LN      |  x = norm(x + attention(x))     Post-LN
-//     x = x + feed_forward(norm(x))                   |  x = norm(x + feed_forward(x))
-//   logits = classifier(norm(x[last]))    (the final norm only in Pre-LN models)
+//     x = x + attention(norm(x))          Pre-LN  |  x = norm(x + attention(x))     Post-LN
+//     x = x + feed_forward(norm(x))               |  x = norm(x + feed_forward(x))
+//     (Sandwich, Gemma: x = x + norm'(attention(norm(x))), the same around the feed-forward)
+//   logits = classifier(norm(x[last]))    (the final norm only in Pre-LN and Sandwich models)
+//   (soft-capped where the model says: cap * tanh(logits / cap))
+// A sliding-window layer's queries see only the last sliding_window keys (ModelConfig::first_visible_key).
 //
 // x is [T][dim], one row per token. Norms, RoPE and attention go token by token; the matrix products take
 // all T rows at once (linear_batch), which reads each weight once per chunk instead of once per token. Every
@@ -80,11 +83,12 @@ void attend(const ModelConfig& c, RunState& s, int layer, int first_position, st
       for (std::size_t t = 0; t < n; ++t) {
         const int position = first_position + static_cast<int>(t);
         const auto n_keys = static_cast<std::size_t>(position) + 1;
+        const auto first_key = static_cast<std::size_t>(c.first_visible_key(layer, position));
         attention_probabilities(scores, s.q.data() + t * q_dim + h * head_dim, keys + kv_offset, kv_dim,
-                                n_keys, head_dim);
+                                first_key, n_keys, head_dim);
         if (trace) std::copy(scores, scores + n_keys, trace->slot(position, layer, static_cast<int>(h)));
         float* out = s.attention.data() + t * q_dim + h * head_dim;
-        kernels::weighted_row_sum(out, scores, values + kv_offset, kv_dim, n_keys, head_dim);
+        attention_output(out, scores, values + kv_offset, kv_dim, first_key, n_keys, head_dim);
         if (scale != 1.0f)
           for (std::size_t i = 0; i < head_dim; ++i)
             out[i] *= scale;
@@ -109,13 +113,19 @@ void forward(const Model& model, RunState& s, std::span<const int> tokens, int f
   const std::size_t n = tokens.size();
   const auto dim = static_cast<std::size_t>(c.dim), hidden = static_cast<std::size_t>(c.hidden_dim);
   const auto q_dim = static_cast<std::size_t>(c.q_dim()), kv_dim = static_cast<std::size_t>(c.kv_dim());
-  const bool pre_norm = c.norm_placement == NormPlacement::PreNorm;
+  const bool pre_norm = c.pre_norm(), post_norm = c.norm_placement == NormPlacement::PostNorm;
+  const bool sandwich = c.norm_placement == NormPlacement::Sandwich;
   float* x = s.x.data();
 
   for (std::size_t t = 0; t < n; ++t) {
     float* row = x + t * dim;
     const int position = first_position + static_cast<int>(t);
     embedding_row(row, w.token_embedding, tokens[t]);
+    if (c.scaled_embeddings) {
+      const float scale = std::sqrt(static_cast<float>(c.dim));
+      for (std::size_t i = 0; i < dim; ++i)
+        row[i] *= scale;
+    }
     if (c.position == PositionKind::Learned) {
       embedding_row(s.xb.data(), w.position_embedding, position);
       kernels::add_in_place(row, s.xb.data(), dim);
@@ -144,13 +154,14 @@ void forward(const Model& model, RunState& s, std::span<const int> tokens, int f
     linear_batch(v, layer.wv, layer.bv, attn_in, n, pool, s.decode);
     for (std::size_t t = 0; t < n; ++t) {
       const int position = first_position + static_cast<int>(t);
-      place_heads(c, s, s.q.data() + t * q_dim, c.n_heads, layer.q_norm, position);
-      place_heads(c, s, k + t * kv_dim, c.n_kv_heads, layer.k_norm, position);
+      place_heads(c, s, s.q.data() + t * q_dim, c.n_heads, layer.q_norm, l, position);
+      place_heads(c, s, k + t * kv_dim, c.n_kv_heads, layer.k_norm, l, position);
     }
     attend(c, s, l, first_position, n, trace, pool);
     linear_batch(s.xb2.data(), layer.wo, layer.bo, s.attention.data(), n, pool, s.decode);
+    if (sandwich) normalize_rows(c, s.xb2.data(), s.xb2.data(), n, layer.attn_post_norm, none);
     kernels::add_in_place(x, s.xb2.data(), n * dim);
-    if (!pre_norm) normalize_rows(c, x, x, n, layer.attn_norm, layer.attn_norm_bias);
+    if (post_norm) normalize_rows(c, x, x, n, layer.attn_norm, layer.attn_norm_bias);
 
     // --- feed-forward sub-block ---
     const float* ffn_in = x;
@@ -175,8 +186,9 @@ void forward(const Model& model, RunState& s, std::span<const int> tokens, int f
       activate(c.activation, hb, n * hidden);
     }
     linear_batch(s.xb2.data(), layer.ffn_down, layer.ffn_down_bias, hb, n, pool, s.decode);
+    if (sandwich) normalize_rows(c, s.xb2.data(), s.xb2.data(), n, layer.ffn_post_norm, none);
     kernels::add_in_place(x, s.xb2.data(), n * dim);
-    if (!pre_norm) normalize_rows(c, x, x, n, layer.ffn_norm, layer.ffn_norm_bias);
+    if (post_norm) normalize_rows(c, x, x, n, layer.ffn_norm, layer.ffn_norm_bias);
   }
 
   record_residuals(residuals, first_position, c.n_layers, x, n, dim);
@@ -188,6 +200,7 @@ void forward(const Model& model, RunState& s, std::span<const int> tokens, int f
     last = s.xb.data();
   }
   linear(s.logits.data(), w.output, none, last, pool, s.decode);
+  softcap_logits(c, s.logits.data(), s.logits.size());
 }
 
 }  // namespace glassbox

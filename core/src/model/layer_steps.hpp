@@ -3,6 +3,7 @@
 // order as the forward pass, and comes out as the same bits.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 
@@ -43,26 +44,48 @@ inline void normalize_heads(const ModelConfig& c, float* x, int heads, const Ten
   }
 }
 
-// The queries (or keys) of `heads` heads at `position`, between their projection and the attention scores:
-// normalized (normalize_heads), then rotated by RoPE with the run state's tables where the model uses RoPE.
+// The queries (or keys) of `heads` heads at `position` of `layer`, between their projection and the
+// attention scores: normalized (normalize_heads), then rotated by RoPE with the run state's tables (the
+// layer's own, where it slides) where the model uses RoPE.
 inline void place_heads(const ModelConfig& c, const RunState& s, float* x, int heads, const Tensor& head_norm,
-                        int position) {
+                        int layer, int position) {
   normalize_heads(c, x, heads, head_norm);
   if (c.position != PositionKind::RoPE) return;
-  const std::size_t angles =
-      static_cast<std::size_t>(position) * static_cast<std::size_t>(c.rotary_dim() / 2);
-  rope_heads(c, x, heads, s.rope_cos.data() + angles, s.rope_sin.data() + angles);
+  const bool sliding = c.slides(layer);
+  const auto p = static_cast<std::size_t>(position);
+  rope_heads(c, x, heads, s.rope_cos_row(sliding, p), s.rope_sin_row(sliding, p));
 }
 
-// One head's attention probabilities for a query over keys 0..n_keys-1 (rows key_stride floats apart):
-// scores q·k / sqrt(head_dim), then softmax. `probabilities` has room for n_keys floats.
+// One head's attention probabilities for a query over keys 0..n_keys-1 (rows key_stride floats apart), of
+// which it sees first_key..n_keys-1 (ModelConfig::first_visible_key): scores q·k / sqrt(head_dim), then
+// softmax over the visible keys; the masked ones get probability 0. `probabilities` has room for n_keys.
 inline void attention_probabilities(float* probabilities, const float* q, const float* keys,
-                                    std::size_t key_stride, std::size_t n_keys, std::size_t head_dim) {
+                                    std::size_t key_stride, std::size_t first_key, std::size_t n_keys,
+                                    std::size_t head_dim) {
   const float scale = std::sqrt(static_cast<float>(head_dim));
-  kernels::dot_strided(probabilities, keys, key_stride, n_keys, q, head_dim);
-  for (std::size_t t = 0; t < n_keys; ++t)
-    probabilities[t] /= scale;
-  kernels::softmax(probabilities, n_keys);
+  std::fill(probabilities, probabilities + first_key, 0.0f);
+  float* visible = probabilities + first_key;
+  const std::size_t n_visible = n_keys - first_key;
+  kernels::dot_strided(visible, keys + first_key * key_stride, key_stride, n_visible, q, head_dim);
+  for (std::size_t t = 0; t < n_visible; ++t)
+    visible[t] /= scale;
+  kernels::softmax(visible, n_visible);
+}
+
+// The attention output of one head: the probabilities' weighted sum of the visible value rows.
+inline void attention_output(float* out, const float* probabilities, const float* values,
+                             std::size_t value_stride, std::size_t first_key, std::size_t n_keys,
+                             std::size_t head_dim) {
+  kernels::weighted_row_sum(out, probabilities + first_key, values + first_key * value_stride, value_stride,
+                            n_keys - first_key, head_dim);
+}
+
+// Gemma 2's soft-capping of the logits: cap * tanh(logit / cap), where the model has a cap.
+inline void softcap_logits(const ModelConfig& c, float* logits, std::size_t n) {
+  if (c.final_logit_softcap <= 0.0f) return;
+  const float cap = c.final_logit_softcap;
+  for (std::size_t i = 0; i < n; ++i)
+    logits[i] = cap * std::tanh(logits[i] / cap);
 }
 
 }  // namespace glassbox

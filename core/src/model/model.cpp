@@ -27,6 +27,7 @@ void for_each_slot(const ModelWeights& w, Visit visit) {
                                                            {"k_norm", &l.k_norm},
                                                            {"wo", &l.wo},
                                                            {"bo", &l.bo},
+                                                           {"attn_post_norm", &l.attn_post_norm},
                                                            {"ffn_norm", &l.ffn_norm},
                                                            {"ffn_norm_bias", &l.ffn_norm_bias},
                                                            {"ffn_gate", &l.ffn_gate},
@@ -34,7 +35,8 @@ void for_each_slot(const ModelWeights& w, Visit visit) {
                                                            {"ffn_down", &l.ffn_down},
                                                            {"ffn_gate_bias", &l.ffn_gate_bias},
                                                            {"ffn_up_bias", &l.ffn_up_bias},
-                                                           {"ffn_down_bias", &l.ffn_down_bias}};
+                                                           {"ffn_down_bias", &l.ffn_down_bias},
+                                                           {"ffn_post_norm", &l.ffn_post_norm}};
     for (const auto& [name, tensor] : slots)
       visit(cat("layers.", i, ".", name), *tensor);
   }

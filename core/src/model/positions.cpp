@@ -16,9 +16,11 @@ void sinusoidal_code(int position, std::span<float> out) {
   }
 }
 
-double rope_angle(const ModelConfig& c, int pair, int position) {
-  double freq = std::pow(static_cast<double>(c.rope_theta), -2.0 * pair / c.rotary_dim());
-  if (!c.rope_freq_factors.empty()) freq /= c.rope_freq_factors[static_cast<std::size_t>(pair)];
+double rope_angle(const ModelConfig& c, int pair, int position, int layer) {
+  const bool sliding = c.slides(layer);
+  const float theta = sliding && c.rope_theta_sliding > 0.0f ? c.rope_theta_sliding : c.rope_theta;
+  double freq = std::pow(static_cast<double>(theta), -2.0 * pair / c.rotary_dim());
+  if (!sliding && !c.rope_freq_factors.empty()) freq /= c.rope_freq_factors[static_cast<std::size_t>(pair)];
   return static_cast<double>(position) * static_cast<double>(static_cast<float>(freq));
 }
 
@@ -45,7 +47,7 @@ std::vector<float> llama3_rope_factors(const ModelConfig& c, const Llama3RopeSca
 }
 
 Result<std::vector<float>> rope_dot_products(const ModelConfig& c, std::span<const float> q,
-                                             std::span<const float> k, int positions) {
+                                             std::span<const float> k, int positions, int layer) {
   if (c.position != PositionKind::RoPE)
     return error(ErrorCode::BadArgument, "RoPE: the model places positions by ", to_string(c.position),
                  ", not RoPE");
@@ -61,8 +63,8 @@ Result<std::vector<float>> rope_dot_products(const ModelConfig& c, std::span<con
   std::vector<float> rotated_q(n * head_dim), rotated_k(n * head_dim), cos_row(half), sin_row(half);
   for (int p = 0; p < positions; ++p) {
     for (int i = 0; i < half; ++i) {
-      cos_row[i] = static_cast<float>(std::cos(rope_angle(c, i, p)));
-      sin_row[i] = static_cast<float>(std::sin(rope_angle(c, i, p)));
+      cos_row[i] = static_cast<float>(std::cos(rope_angle(c, i, p, layer)));
+      sin_row[i] = static_cast<float>(std::sin(rope_angle(c, i, p, layer)));
     }
     float* qp = rotated_q.data() + static_cast<std::size_t>(p) * head_dim;
     float* kp = rotated_k.data() + static_cast<std::size_t>(p) * head_dim;

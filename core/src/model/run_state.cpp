@@ -30,25 +30,41 @@ RunState::RunState(const ModelConfig& c, int context, int workers, int batch_siz
   value_cache.resize(key_cache.size());
 
   if (c.position == PositionKind::RoPE) {
-    // Angle of pair i at position p (glassbox/positions.hpp), computed in double and rounded once.
+    // Angle of pair i at position p (glassbox/positions.hpp), computed in double and rounded once: a table
+    // for the global layers and, where some layers slide, one for those.
     const std::size_t half = static_cast<std::size_t>(c.rotary_dim()) / 2;
-    rope_cos.resize(ctx * half);
-    rope_sin.resize(ctx * half);
-    for (std::size_t p = 0; p < ctx; ++p) {
-      for (std::size_t i = 0; i < half; ++i) {
-        const double angle = rope_angle(c, static_cast<int>(i), static_cast<int>(p));
-        rope_cos[p * half + i] = static_cast<float>(std::cos(angle));
-        rope_sin[p * half + i] = static_cast<float>(std::sin(angle));
+    rope_half = half;
+    int sliding_layer = -1;
+    for (int l = 0; l < c.n_layers && sliding_layer < 0; ++l)
+      if (c.slides(l)) sliding_layer = l;
+    const std::size_t tables = sliding_layer >= 0 ? 2 : 1;
+    rope_cos.resize(tables * ctx * half);
+    rope_sin.resize(tables * ctx * half);
+    for (std::size_t table = 0; table < tables; ++table) {
+      const int layer = table == 0 ? -1 : sliding_layer;
+      for (std::size_t p = 0; p < ctx; ++p) {
+        for (std::size_t i = 0; i < half; ++i) {
+          const double angle = rope_angle(c, static_cast<int>(i), static_cast<int>(p), layer);
+          const std::size_t at = (table * ctx + p) * half + i;
+          rope_cos[at] = static_cast<float>(std::cos(angle));
+          rope_sin[at] = static_cast<float>(std::sin(angle));
+        }
       }
     }
   }
+}
+
+bool any_sliding_layer(const ModelConfig& c) {
+  for (int l = 0; l < c.n_layers; ++l)
+    if (c.slides(l)) return true;
+  return false;
 }
 
 int64_t run_state_bytes(const ModelConfig& c, int context, int workers, int batch) {
   const int64_t ctx = context;
   int64_t floats = batch * (3 * int64_t{c.dim} + 2 * int64_t{c.q_dim()} + 2 * int64_t{c.hidden_dim}) +
                    c.n_heads * ctx + c.vocab_size + 2 * int64_t{c.n_layers} * ctx * c.kv_dim();
-  if (c.position == PositionKind::RoPE) floats += ctx * c.rotary_dim();
+  if (c.position == PositionKind::RoPE) floats += (any_sliding_layer(c) ? 2 : 1) * ctx * c.rotary_dim();
   floats += int64_t{workers} * static_cast<int64_t>(widest_row(c));
   return floats * static_cast<int64_t>(sizeof(float));
 }

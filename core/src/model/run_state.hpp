@@ -27,12 +27,21 @@ struct RunState {
   std::vector<float> logits;       // of the pass's last token [vocab_size]
   std::vector<float> key_cache;    // [n_layers][context_length][kv_dim]
   std::vector<float> value_cache;  // [n_layers][context_length][kv_dim]
-  std::vector<float> rope_cos;     // [context_length][rotary_dim / 2]
+  std::vector<float> rope_cos;     // [1 or 2 tables: global, sliding][context_length][rotary_dim / 2]
   std::vector<float> rope_sin;
-  DecodeScratch decode;  // [workers][widest matrix row]
+  std::size_t rope_half = 0;  // rotary_dim / 2
+  DecodeScratch decode;       // [workers][widest matrix row]
   // Head ablation: [n_layers][n_heads] factors on each head's output before the output projection; empty
   // when every head runs as trained (Session::set_head_scales).
   std::vector<float> head_scales;
+
+  // The cos and sin of every pair's angle at `position` in a layer (sliding or not), rope_half each.
+  const float* rope_cos_row(bool sliding, std::size_t position) const {
+    return rope_cos.data() + ((sliding ? context_length : 0) + position) * rope_half;
+  }
+  const float* rope_sin_row(bool sliding, std::size_t position) const {
+    return rope_sin.data() + ((sliding ? context_length : 0) + position) * rope_half;
+  }
 
   // Row of the cache for (layer, position); rows of one layer are consecutive, kv_dim floats each.
   float* keys(std::size_t layer, std::size_t position, std::size_t kv_dim) {
@@ -46,5 +55,8 @@ struct RunState {
 // Bytes a session with this context would allocate (checked before allocating, so a huge context is an
 // error message, not an out-of-memory abort).
 int64_t run_state_bytes(const ModelConfig& config, int context_length, int workers, int batch = 1);
+
+// Whether some layer of the model attends through a sliding window (ModelConfig::slides).
+bool any_sliding_layer(const ModelConfig& config);
 
 }  // namespace glassbox
