@@ -138,6 +138,12 @@ class Engine {
     result.set("activation", std::string(to_string(c.activation)));
     result.set("gatedFfn", c.gated_ffn);
     result.set("tiedEmbeddings", c.tied_embeddings);
+    result.set("normPlacement", std::string(to_string(c.norm_placement)));
+    result.set("slidingWindow", c.sliding_window);
+    val sliding = val::array();
+    for (int l = 0; l < c.n_layers; ++l)
+      sliding.call<void>("push", c.slides(l));
+    result.set("slidingLayers", sliding);
     result.set("parameters", static_cast<double>(model_->parameter_count()));
     result.set("weightBytes", static_cast<double>(model_->weight_bytes()));
     result.set("bosId", tokenizer_->bos_id());
@@ -284,6 +290,12 @@ class Engine {
     result.set("matrix",
                val(emscripten::typed_memory_view(matrix_.size(), matrix_.data())));  // the glue copies it
     result.set("stats", array_to_js(numbers, "Float32Array"));
+    // Where each query row's visible keys begin (the core's sliding-window rule; 0 on a global layer), so
+    // that the page draws a window's mask as a mask rather than as weights of zero.
+    std::vector<int> first_visible;
+    for (int query = begin; query < begin + static_cast<int>(size); ++query)
+      first_visible.push_back(c.first_visible_key(layer, query));
+    result.set("firstVisible", array_to_js(first_visible, "Int32Array"));
     return result;
   }
 
@@ -475,7 +487,7 @@ class Engine {
   }
 
   // How the model encodes positions: {kind, theta, rotaryDim, headDim, pairing, dim, maxSeqLen, freqFactors,
-  // qkNorm}.
+  // qkNorm, slidingWindow, slidingLayers, thetaSliding}.
   val position_info() const {
     if (!model_) return no_model();
     const ModelConfig& c = model_->config;
@@ -489,11 +501,19 @@ class Engine {
     result.set("maxSeqLen", c.max_seq_len);
     result.set("freqFactors", array_to_js(c.rope_freq_factors, "Float32Array"));
     result.set("qkNorm", c.qk_norm);
+    int sliding = 0;
+    for (int l = 0; l < c.n_layers; ++l)
+      sliding += c.slides(l) ? 1 : 0;
+    result.set("slidingWindow", c.sliding_window);
+    result.set("slidingLayers", sliding);
+    result.set("thetaSliding",
+               float_to_js(c.rope_theta_sliding > 0.0f ? c.rope_theta_sliding : c.rope_theta));
     return result;
   }
 
-  // RoPE's angle for every pair at `position` (radians, not reduced): a Float64Array of rotaryDim / 2.
-  val rope_angles(int position) const {
+  // RoPE's angle for every pair at `position` in `layer` (radians, not reduced; layer -1: a global one): a
+  // Float64Array of rotaryDim / 2.
+  val rope_angles(int position, int layer) const {
     if (!model_) return no_model();
     const ModelConfig& c = model_->config;
     if (c.position != PositionKind::RoPE)
@@ -503,16 +523,16 @@ class Engine {
       return failure(ErrorCode::BadArgument, "position ", position, " is outside 0..", 1 << 20);
     std::vector<double> angles;
     for (int pair = 0; pair < c.rotary_dim() / 2; ++pair)
-      angles.push_back(rope_angle(c, pair, position));
+      angles.push_back(rope_angle(c, pair, position, layer));
     return array_to_js(angles, "Float64Array");
   }
 
   // q · k rotated to every pair of positions (glassbox/positions.hpp): [m][n], a Float32Array positions^2.
-  val rope_dots(const val& q_list, const val& k_list, int positions) const {
+  val rope_dots(const val& q_list, const val& k_list, int positions, int layer) const {
     if (!model_) return no_model();
     const std::vector<float> q = emscripten::vecFromJSArray<float>(q_list);
     const std::vector<float> k = emscripten::vecFromJSArray<float>(k_list);
-    auto dots = rope_dot_products(model_->config, q, k, positions);
+    auto dots = rope_dot_products(model_->config, q, k, positions, layer);
     if (!dots) return failure(dots.error());
     return array_to_js(*dots, "Float32Array");
   }
@@ -613,6 +633,7 @@ class Engine {
     result.set("kvHead", d->kv_head);
     result.set("headDim", d->head_dim);
     result.set("keys", d->keys);
+    result.set("firstVisibleKey", d->first_visible_key);
     result.set("scale", d->scale);
     result.set("headScale", d->head_scale);
     result.set("queryUnrotated", array_to_js(d->query_unrotated, "Float32Array"));

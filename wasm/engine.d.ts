@@ -70,6 +70,9 @@ export interface ModelInfo {
   activation: string;
   gatedFfn: boolean;
   tiedEmbeddings: boolean;
+  normPlacement: string; // "pre", "post" or "sandwich"
+  slidingWindow: number; // keys a sliding-window layer sees (0: none)
+  slidingLayers: boolean[]; // per layer: does it attend through the sliding window?
   parameters: number;
   weightBytes: number;
   bosId: number; // -1: none
@@ -110,6 +113,8 @@ export interface AttentionMatrix {
   matrix: Float32Array; // row-major [query][key] (size × size), or [head][query][key] for head -1; zero above the diagonal
   /** Per head (in the order of `matrix`): mean entropy in bits, sink weight, previous-token weight, over the window's rows (each row's full keys 0..query). */
   stats: Float32Array;
+  /** Per query row: the first key it may see (0, or where a sliding-window layer's window begins); keys before it are masked like the future. */
+  firstVisible: Int32Array;
 }
 
 /** What the inspection trace (the residual stream per layer and position) holds and may hold. */
@@ -282,10 +287,10 @@ export class GlassboxEngine {
   positionInfo(): PositionInfo;
   /** The sinusoidal code of positions 0..positions-1, `dim` values each, row-major. Errors: `bad-argument`. */
   sinusoidalTable(positions: number, dim: number): Float32Array;
-  /** RoPE's angle (radians) for every pair at `position`. Errors: `bad-argument` (no RoPE). */
-  ropeAngles(position: number): Float64Array;
+  /** RoPE's angle (radians) for every pair at `position` in `layer` (a sliding-window layer turns its own way; default: a global layer). Errors: `bad-argument` (no RoPE). */
+  ropeAngles(position: number, layer?: number): Float64Array;
   /** q·k with q rotated to m and k to n, [m][n] for m, n < positions. Errors: `bad-argument` (no RoPE, lengths). */
-  ropeDotProducts(q: ArrayLike<number>, k: ArrayLike<number>, positions: number): Float32Array;
+  ropeDotProducts(q: ArrayLike<number>, k: ArrayLike<number>, positions: number, layer?: number): Float32Array;
   /** One head's query at `position` before RoPE (head_dim values). Errors: `invalid-state`, `bad-argument`, `not-recorded`. */
   headQuery(layer: number, head: number, position: number): Float32Array;
   /** Parameters and bytes per component, bytes read per token. */
@@ -372,6 +377,9 @@ export interface PositionInfo {
   maxSeqLen: number;
   freqFactors: Float32Array; // RoPE scaling: each pair's frequency divisor (empty: no scaling)
   qkNorm: boolean; // each head's queries and keys are RMS-normalized before RoPE
+  slidingWindow: number; // keys a sliding-window layer sees (0: no layer slides)
+  slidingLayers: number; // how many layers slide
+  thetaSliding: number; // their RoPE base (they are not scaled)
 }
 
 export interface ComponentSize {
@@ -424,6 +432,7 @@ export interface AttentionDetail {
   kvHead: number;
   headDim: number;
   keys: number; // query + 1; later positions are masked
+  firstVisibleKey: number; // a sliding-window layer also masks the keys before this one (probability 0)
   scale: number; // sqrt(headDim)
   headScale: number;
   queryUnrotated: Float32Array;

@@ -162,7 +162,7 @@ export class GlassboxEngine {
     const first = begin ?? trace.firstKept;
     const r = unwrap(this.engine.attention(layer, head, first, last));
     // A copy of the matrix: the view points into the heap.
-    return { begin: r.begin, size: r.size, matrix: new Float32Array(r.matrix), stats: r.stats };
+    return { begin: r.begin, size: r.size, matrix: new Float32Array(r.matrix), stats: r.stats, firstVisible: r.firstVisible };
   }
 
   traceInfo() {
@@ -237,12 +237,12 @@ export class GlassboxEngine {
     return unwrap(this.module.sinusoidalTable(positions, dim));
   }
 
-  ropeAngles(position) {
-    return unwrap(this.engine.ropeAngles(position));
+  ropeAngles(position, layer = -1) {
+    return unwrap(this.engine.ropeAngles(position, layer));
   }
 
-  ropeDotProducts(q, k, positions) {
-    return unwrap(this.engine.ropeDots(Array.from(q), Array.from(k), positions));
+  ropeDotProducts(q, k, positions, layer = -1) {
+    return unwrap(this.engine.ropeDots(Array.from(q), Array.from(k), positions, layer));
   }
 
   headQuery(layer, head, position) {

@@ -16,6 +16,7 @@ export interface AttentionBatch {
   total: number;
   matrix: Float32Array; // [layer][head][query][key], size × size each, zero above the diagonal
   stats: Float32Array; // [layer][head][3]: entropy (bits), sink, previous-token, over the window's rows
+  firstVisible: Int32Array; // [layer][query]: the first position each row sees (sliding-window layers)
   ids: number[];
   pieces: Uint8Array[];
   scaled: boolean; // read while an ablation was on

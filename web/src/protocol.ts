@@ -37,6 +37,7 @@ export interface AttentionTrace {
   total: number;
   matrix: Float32Array; // row-major [query][key], zero above the diagonal; keys before `begin` left out
   stats: Float32Array; // per head: mean entropy (bits), sink, previous-token weight over the window's full rows
+  firstVisible: Int32Array; // per query row: the first position it may see (a sliding-window layer's window)
   ids: number[]; // the window's token ids
   pieces: Uint8Array[];
   firstKept: number; // the oldest position the trace still keeps

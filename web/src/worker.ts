@@ -161,7 +161,7 @@ function attention(e: GlassboxEngine, layer: number, head: number): AttentionTra
   const trace = e.traceInfo();
   const total = trace.positions;
   const begin = Math.max(trace.firstKept, total - ATTENTION_WINDOW);
-  const { size, matrix, stats } = e.attention(layer, head, begin, total);
+  const { size, matrix, stats, firstVisible } = e.attention(layer, head, begin, total);
   const ids = Array.from(e.sequence()).slice(begin, begin + size);
   const pieces = e.pieces(ids);
   return {
@@ -173,6 +173,7 @@ function attention(e: GlassboxEngine, layer: number, head: number): AttentionTra
     total,
     matrix,
     stats,
+    firstVisible,
     ids,
     pieces,
     firstKept: trace.firstKept,

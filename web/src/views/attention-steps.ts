@@ -59,7 +59,10 @@ export class AttentionStepsView {
         'p',
         'note',
         `${others > 0 ? `${others} other ${others === 1 ? 'key holds' : 'keys hold'} ${(otherWeight * 100).toFixed(2)}% of the weight. ` : ''}` +
-          `${masked > 0 ? `${masked} later ${masked === 1 ? 'position is' : 'positions are'} masked (score −∞, weight 0): a token cannot see the future.` : 'No later position has been read yet.'}`,
+          `${masked > 0 ? `${masked} later ${masked === 1 ? 'position is' : 'positions are'} masked (score −∞, weight 0): a token cannot see the future.` : 'No later position has been read yet.'}` +
+          (d.firstVisibleKey > 0
+            ? ` This layer attends through a sliding window: keys 0–${d.firstVisibleKey - 1} are masked too (weight 0), so it sees only tokens ${d.firstVisibleKey}–${d.query}.`
+            : ''),
       ),
     );
     parts.push(vectorLine('output = Σ p_j v_j', d.output));

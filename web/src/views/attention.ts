@@ -8,7 +8,14 @@ import { cssColor, inkOn, legend, type Scale } from '../ui/colors';
 import { describeProbability, el, tokenLabel } from '../ui/text';
 import { hideTip, pinTip, showTip } from '../ui/tooltip';
 import { HeadGrid } from './head-grid';
-import { Heatmap, type Cell } from './heatmap';
+import { Heatmap, isMasked, type Cell, type KeyMask, outsideWindow } from './heatmap';
+
+/** Why query row q cannot see key k, in plain words. */
+function maskedWhy(mask: KeyMask, q: number, k: number): string {
+  if (outsideWindow(mask, q, k))
+    return `masked: older than this layer's sliding window (it sees tokens ${mask.firstVisible[q]}–${mask.begin + q})`;
+  return 'masked: the future is not visible';
+}
 
 export type FetchAttention = (layer: number, head: number) => Promise<AttentionTrace>;
 
@@ -178,10 +185,10 @@ export class AttentionView {
     if (this.live) this.caption.append(el('span', 'live-badge', 'updating while generating'));
     const note = windowNote(trace);
     if (note) this.caption.append(el('p', 'window-note', note));
-    this.heatmap.draw({ size: n, matrix: trace.matrix, offset: this.head * n * n, labels: this.labels }, this.scale, width);
+    this.heatmap.draw({ size: n, matrix: trace.matrix, offset: this.head * n * n, labels: this.labels, mask: this.mask() }, this.scale, width);
     this.legendSlot.replaceChildren(legend(this.scale));
     this.gridTitle.textContent = `All ${this.heads} heads of layer ${this.layer}`;
-    this.grid.draw(trace.matrix, trace.stats, trace.heads, n, this.head, this.scale, this.kvGroup);
+    this.grid.draw(trace.matrix, trace.stats, trace.heads, n, this.head, this.scale, this.kvGroup, this.mask());
     if (this.focusChips.childElementCount !== n) this.buildFocusChips();
     this.showFocus(this.pinned ?? this.lastQuery());
     if (this.pinned !== null) this.heatmap.highlight({ query: this.pinned, key: -1 });
@@ -227,16 +234,21 @@ export class AttentionView {
     this.showFocus(this.pinned ?? this.lastQuery());
   }
 
+  /** The trace's masks: each query row's first visible key, from the engine. */
+  private mask(): KeyMask {
+    return { begin: this.trace?.begin ?? 0, firstVisible: this.trace?.firstVisible ?? new Int32Array(0) };
+  }
+
   private cellTip(cell: Cell, event: PointerEvent | MouseEvent) {
     if (cell.key < 0) return;
     const q = this.labels[cell.query];
     const k = this.labels[cell.key];
-    const masked = cell.key > cell.query;
+    const masked = isMasked(this.mask(), cell.query, cell.key);
     const begin = this.trace!.begin;
     showTip(event.clientX, event.clientY, `${q} → ${k}`, [
       ['query', `token ${begin + cell.query} ${q}`, true],
       ['key', `token ${begin + cell.key} ${k}`, true],
-      ['weight', masked ? 'masked: the future is not visible' : describeProbability(this.weight(cell.query, cell.key)), !masked],
+      ['weight', masked ? maskedWhy(this.mask(), cell.query, cell.key) : describeProbability(this.weight(cell.query, cell.key)), !masked],
     ]);
   }
 
@@ -269,14 +281,16 @@ export class AttentionView {
       el('span', 'focus-token', this.labels[query]),
       document.createTextNode(` (token ${begin + query}) looks, in head ${this.head} of layer ${this.layer}${pinned}`),
     );
+    const mask = this.mask();
     this.focusChips.querySelectorAll<HTMLElement>('.focus-chip').forEach((chip, k) => {
-      chip.classList.toggle('future', k > query);
+      const masked = isMasked(mask, query, k);
+      chip.classList.toggle('future', masked);
       chip.classList.toggle('query', k === query);
       if (k === query) scrollWithin(this.focusChips, chip);
-      if (k > query) {
+      if (masked) {
         chip.style.background = '';
         chip.style.color = '';
-        chip.title = `token ${begin + k}: in the future of token ${begin + query}, masked`;
+        chip.title = `token ${begin + k}: ${maskedWhy(mask, query, k)}`;
       } else {
         const w = this.weight(query, k);
         chip.style.background = cssColor(w, this.scale);

@@ -3,6 +3,7 @@
 // (weight on the token just before), computed by the engine. Clicking a thumbnail selects that head.
 import { LUT, MASKED, level, type Scale } from '../ui/colors';
 import { el } from '../ui/text';
+import { isMasked, type KeyMask } from './heatmap';
 
 /** The engine's statistics of one head (core/src/inspect/head_stats.cpp), over the window's query rows. */
 export interface HeadStats {
@@ -23,7 +24,7 @@ const percent = (x: number) => `${Math.round(x * 100)}%`;
 const THUMB = 96; // pixels; longer sequences are max-pooled so thin patterns (a diagonal) stay visible
 
 /** A head's matrix as a small image: each pixel the largest weight of the cells it covers. */
-function thumbnail(matrix: Float32Array, offset: number, n: number, scale: Scale): HTMLCanvasElement {
+function thumbnail(matrix: Float32Array, offset: number, n: number, scale: Scale, mask: KeyMask): HTMLCanvasElement {
   const size = Math.min(n, THUMB);
   const canvas = el('canvas', 'head-thumb');
   canvas.width = size;
@@ -37,16 +38,17 @@ function thumbnail(matrix: Float32Array, offset: number, n: number, scale: Scale
     for (let x = 0; x < size; x++) {
       const k0 = edge(x);
       const k1 = Math.max(k0 + 1, edge(x + 1));
-      if (k0 > q1 - 1) {
-        pixels[y * size + x] = MASKED; // the whole block lies in the future
-        continue;
-      }
       let max = 0;
+      let visible = false; // some cell of the block is not masked (the future, or outside a sliding window)
       for (let q = q0; q < q1; q++) {
         const row = offset + q * n;
-        for (let k = k0; k < Math.min(k1, q + 1); k++) max = Math.max(max, matrix[row + k]);
+        for (let k = k0; k < k1; k++) {
+          if (isMasked(mask, q, k)) continue;
+          visible = true;
+          max = Math.max(max, matrix[row + k]);
+        }
       }
-      pixels[y * size + x] = LUT[level(max, scale)];
+      pixels[y * size + x] = visible ? LUT[level(max, scale)] : MASKED;
     }
   }
   canvas.getContext('2d')!.putImageData(image, 0, 0);
@@ -57,14 +59,14 @@ export class HeadGrid {
   readonly element = el('div', 'head-grid');
   onPick: (head: number) => void = () => {};
 
-  draw(matrix: Float32Array, allStats: Float32Array, heads: number, n: number, selected: number, scale: Scale, kvGroup: number) {
+  draw(matrix: Float32Array, allStats: Float32Array, heads: number, n: number, selected: number, scale: Scale, kvGroup: number, mask: KeyMask) {
     const tiles: HTMLElement[] = [];
     for (let h = 0; h < heads; h++) {
       const offset = h * n * n;
       const tile = el('button', h === selected ? 'head-tile selected' : 'head-tile');
       tile.type = 'button';
       tile.dataset.head = String(h);
-      const canvas = thumbnail(matrix, offset, n, scale);
+      const canvas = thumbnail(matrix, offset, n, scale, mask);
       const stats = statsOf(allStats, h);
       const name = el('span', 'head-name', `head ${h}`);
       const nameRow = el('span', 'head-name-row');

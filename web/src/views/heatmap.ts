@@ -12,7 +12,20 @@ export interface HeatmapData {
   matrix: Float32Array; // [size][size], row-major
   offset: number; // where this head's matrix starts in `matrix`
   labels: string[];
+  mask: KeyMask;
 }
+
+/** Which keys each query row of a window sees: the engine's firstVisible (sliding-window layers) and the causal mask. */
+export interface KeyMask {
+  begin: number; // the window's first position
+  firstVisible: Int32Array; // per query row, the first position it sees (the engine's rule)
+}
+
+/** Whether query row q of the window cannot see key k (relative indices): the future, or older than its sliding window. */
+export const isMasked = (mask: KeyMask, q: number, k: number) => k > q || mask.begin + k < (mask.firstVisible[q] ?? 0);
+
+/** Whether some key before row q's own is hidden by a sliding window (not by the causal mask). */
+export const outsideWindow = (mask: KeyMask, q: number, k: number) => k <= q && mask.begin + k < (mask.firstVisible[q] ?? 0);
 
 export interface Cell {
   query: number;
@@ -132,7 +145,7 @@ export class Heatmap {
     const pixels = new Uint32Array(image.data.buffer);
     for (let q = 0; q < n; q++) {
       const row = data.offset + q * n;
-      for (let k = 0; k < n; k++) pixels[q * n + k] = k > q ? MASKED : LUT[level(data.matrix[row + k], scale)];
+      for (let k = 0; k < n; k++) pixels[q * n + k] = isMasked(data.mask, q, k) ? MASKED : LUT[level(data.matrix[row + k], scale)];
     }
     const bitmap = document.createElement('canvas');
     bitmap.width = n;

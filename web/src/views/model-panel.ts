@@ -250,8 +250,10 @@ export class ModelPanel {
       ['Width', `${info.dim} · FFN ${info.hiddenDim}`],
       ['Vocabulary', info.vocabSize.toLocaleString('en-US')],
       ['Context', `${info.contextLength.toLocaleString('en-US')} tokens`],
-      ['Blocks', `${niceName(info.norm)} · ${niceName(info.position)} · ${ffnName(info.activation, info.gatedFfn)}`],
+      ['Blocks', `${niceName(info.norm)}${info.normPlacement === 'sandwich' ? ' before and after each sub-block' : ''} · ${niceName(info.position)} · ${ffnName(info.activation, info.gatedFfn)}`],
     ];
+    const sliding = (info.slidingLayers ?? []).filter(Boolean).length;
+    if (sliding > 0) rows.push(['Attention', `${sliding} of ${info.layers} layers see only the last ${info.slidingWindow} tokens (sliding window)`]);
     this.info.replaceChildren(...rows.flatMap(([k, v]) => [el('dt', '', k), el('dd', '', v)]));
     this.info.dataset.parameters = String(info.parameters);
   }

@@ -4,6 +4,7 @@
 import type { AttentionBatch, HeadReport } from '../protocol-inside';
 import { LUT, MASKED, level } from '../ui/colors';
 import { el } from '../ui/text';
+import { isMasked } from './heatmap';
 import type { HeadSelection } from './head-selection';
 
 export class ModelView {
@@ -122,8 +123,9 @@ export class ModelView {
     const image = new ImageData(n, n);
     const pixels = new Uint32Array(image.data.buffer);
     const offset = (layer * batch.heads + head) * n * n;
+    const mask = { begin: batch.begin, firstVisible: batch.firstVisible.subarray(layer * n, (layer + 1) * n) };
     for (let q = 0; q < n; q++) {
-      for (let k = 0; k < n; k++) pixels[q * n + k] = k > q ? MASKED : LUT[level(batch.matrix[offset + q * n + k], 'sqrt')];
+      for (let k = 0; k < n; k++) pixels[q * n + k] = isMasked(mask, q, k) ? MASKED : LUT[level(batch.matrix[offset + q * n + k], 'sqrt')];
     }
     canvas.getContext('2d')!.putImageData(image, 0, 0);
   }

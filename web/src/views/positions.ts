@@ -50,6 +50,12 @@ function ropeScaling(info: PositionInfo): string {
   return ` Its RoPE is scaled for long contexts: ${slowed} of the ${f.length} pairs turn slower than plain RoPE, up to ${Number(most.toPrecision(3))}× slower.`;
 }
 
+/** Gemma 3's local layers: a sliding window and a RoPE of their own. */
+function slidingLayers(info: PositionInfo): string {
+  if (!info.slidingLayers) return '';
+  return ` ${info.slidingLayers} of its layers attend through a sliding window of ${info.slidingWindow} tokens and turn with θ = ${info.thetaSliding}${info.freqFactors?.length ? ', unscaled' : ''}; pick one of them below to see its RoPE.`;
+}
+
 export class PositionsView {
   private info: PositionInfo | null = null;
   private traced = 0;
@@ -138,7 +144,7 @@ export class PositionsView {
     this.info = info;
     const isRope = info.kind === 'rope';
     this.summary.textContent = isRope
-      ? `This model rotates its queries and keys (RoPE): θ = ${info.theta}, ${info.rotaryDim} of each head's ${info.headDim} values turn, in ${info.rotaryDim / 2} pairs (pairing “${info.pairing}”).${ropeScaling(info)}${info.qkNorm ? ' Each head\'s queries and keys are RMS-normalized before they turn.' : ''} It adds no position code to its embeddings; the sinusoidal code below is the textbook picture.`
+      ? `This model rotates its queries and keys (RoPE): θ = ${info.theta}, ${info.rotaryDim} of each head's ${info.headDim} values turn, in ${info.rotaryDim / 2} pairs (pairing “${info.pairing}”).${ropeScaling(info)}${slidingLayers(info)}${info.qkNorm ? ' Each head\'s queries and keys are RMS-normalized before they turn.' : ''} It adds no position code to its embeddings; the sinusoidal code below is the textbook picture.`
       : info.kind === 'sinusoidal'
         ? `This model adds the sinusoidal code below to its token embeddings (${info.dim} values per position).`
         : `This model's positions are “${info.kind}”; the sinusoidal code below is the textbook picture, and the RoPE view needs a RoPE model.`;

@@ -82,13 +82,15 @@ function attentionBatch(e: GlassboxEngine, window: number): AttentionBatch {
   const per = info.heads * size * size;
   const matrix = new Float32Array(info.layers * per);
   const stats = new Float32Array(info.layers * info.heads * 3);
+  const firstVisible = new Int32Array(info.layers * size);
   for (let layer = 0; layer < info.layers && size > 0; layer++) {
     const a = e.attention(layer, -1, begin, total);
     matrix.set(a.matrix, layer * per);
     stats.set(a.stats, layer * info.heads * 3);
+    firstVisible.set(a.firstVisible, layer * size);
   }
   const ids = Array.from(e.sequence()).slice(begin, begin + size);
-  return { layers: info.layers, heads: info.heads, begin, size, total, matrix, stats, ids, pieces: e.pieces(ids), scaled: e.headScales().length > 0 };
+  return { layers: info.layers, heads: info.heads, begin, size, total, matrix, stats, firstVisible, ids, pieces: e.pieces(ids), scaled: e.headScales().length > 0 };
 }
 
 /** One head per task, so a Stop, a tokenize or an attention request is answered between heads. */
@@ -154,7 +156,9 @@ function rope(e: GlassboxEngine, positions: number, anglePosition: number, sourc
     q = e.headQuery(source.layer, source.head, source.position);
     k = q;
   }
-  const dots = e.ropeDotProducts(q, k, positions);
-  const angles = e.ropeAngles(anglePosition);
+  // A head's own query turns as its layer turns (a sliding-window layer has its own RoPE base).
+  const layer = source.kind === 'random' ? -1 : source.layer;
+  const dots = e.ropeDotProducts(q, k, positions, layer);
+  const angles = e.ropeAngles(anglePosition, layer);
   return { positions, q, k, dots, angles, anglePosition, source };
 }
