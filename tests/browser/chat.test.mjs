@@ -65,7 +65,7 @@ test('1. a ChatML model (Qwen2.5\'s template): two turns, chips, end of turn, on
     assert.equal(first.promptIds.filter((id) => id === imStart).length, 3, 'system, user and assistant turns open with <|im_start|>');
     // ... and shown as chips: 3 + 2 in the prompt, the reply's <|im_end|>.
     assert.equal(state.chips, 6);
-    assert.equal(await page.locator('#chat-tokens .chip.special').count(), 6);
+    assert.equal(await page.locator('#chat-tokens .chip.chat-special').count(), 6);
     assert.equal(await page.locator('#chat-log .chat-message').count(), 2);
     await screenshot(page, 'chat-01-first-turn');
 
@@ -111,7 +111,22 @@ test('2. Gemma 3\'s template: BOS once, turns end at <end_of_turn>, keyboard onl
   });
 });
 
-test('3. Llama 3.2\'s template: ends at <|eot_id|>, and the other templates render and run a turn', async (t) => {
+test('3. a template that fails says so in plain words, and the message goes back to the box', async (t) => {
+  await withPage(t, async ({ page }) => {
+    await loadChatModel(page, 'broken');
+    const result = await say(page, 'Hello');
+    assert.equal(result.reason, 'error');
+    const error = await page.textContent('#chat-error');
+    assert.match(error, /The chat template failed/);
+    assert.match(error, /This template takes no user messages/, 'the template\'s own words');
+    assert.equal(await page.isVisible('#chat-error'), true);
+    assert.equal(await page.inputValue('#chat-input'), 'Hello', 'the message is back in the box, to be sent again');
+    assert.equal((await chatState(page)).messages.length, 0);
+    assert.equal(await page.locator('#chat-log .chat-message').count(), 0);
+  });
+});
+
+test('4. Llama 3.2\'s template: ends at <|eot_id|>, and the other templates render and run a turn', async (t) => {
   await withPage(t, async ({ page, errors }) => {
     for (const name of ['llama3.2', 'smollm2', 'qwen3']) {
       const model = await loadChatModel(page, name);

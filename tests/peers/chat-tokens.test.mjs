@@ -40,7 +40,7 @@ test('special tokens in text: glassbox tokenize --special splits as llama.cpp pa
     .map((line) => JSON.parse(line));
   const llama = await llamaCpp();
   let compared = 0;
-  for (const m of written) {
+  for (const m of written.filter((w) => w.name in TEMPLATES)) {
     const template = fs.readFileSync(path.join(repo, 'tests', 'data', 'chat-templates', TEMPLATES[m.name]), 'utf8');
     const specials = Object.keys(m.specials);
     const rendered = renderChat(template, conversation, { bosToken: m.bos, eosToken: m.eos, dateString: '24 Nov 2026' });

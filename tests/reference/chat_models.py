@@ -5,7 +5,8 @@
 
     /usr/bin/python3 tests/reference/chat_models.py OUT_DIR
 
-writes OUT_DIR/chat-<name>.gguf for each template in tests/data/chat-templates/ and prints one JSON line per
+writes OUT_DIR/chat-<name>.gguf for each template in tests/data/chat-templates/ (and chat-broken.gguf, whose
+template fails) and prints one JSON line per
 file: {"path", "name", "n_vocab", "specials" (spelling: id), "bos", "eos" (spellings), "end" (the id that
 ends a reply)}.
 
@@ -58,10 +59,16 @@ MODELS = {
                   ("<|start_header_id|>", CONTROL), ("<|end_header_id|>", CONTROL),
                   ("<|eom_id|>", CONTROL), ("<|eot_id|>", CONTROL)],
                  "<|begin_of_text|>", "<|end_of_text|>", "<|eot_id|>", "<|eom_id|>", True),
+    # Not a real model's: a template that fails for every conversation (as Gemma's fails for two user turns in
+    # a row), for the page's error message.
+    "broken": (None, "gpt-2",
+               [("<|endoftext|>", CONTROL), ("<|im_start|>", CONTROL), ("<|im_end|>", CONTROL)],
+               "<|im_start|>", "<|im_end|>", None, None, False),
 }
+BROKEN_TEMPLATE = "{{ raise_exception('This template takes no user messages') }}"
 # The end-of-turn row's weight on the shared direction, per model: tuned by hand so that each model's greedy
 # replies to the tests' messages end after a few tokens (too strong: every reply is empty; too weak: none ends).
-END_PULL = {"smollm2": 0.5, "qwen2.5": 0.5, "qwen3": 0.5, "gemma3": 0.3, "llama3.2": 0.5}
+END_PULL = {"broken": 0.5, "smollm2": 0.5, "qwen2.5": 0.5, "qwen3": 0.5, "gemma3": 0.3, "llama3.2": 0.5}
 SHARED = 4.0    # the shared first component of every embedding
 
 
@@ -80,8 +87,11 @@ def byte_pieces():
 
 def write(out_dir, name, seed):
     template_file, pre, specials, bos, eos, eot, eom, add_bos = MODELS[name]
-    with open(os.path.join(TEMPLATES, template_file), encoding="utf-8") as f:
-        template = f.read()
+    if template_file is None:
+        template = BROKEN_TEMPLATE
+    else:
+        with open(os.path.join(TEMPLATES, template_file), encoding="utf-8") as f:
+            template = f.read()
     tokens = byte_pieces() + [s for s, _ in specials]
     types = [1] * 256 + [t for _, t in specials]
     ids = {s: 256 + i for i, (s, _) in enumerate(specials)}

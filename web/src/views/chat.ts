@@ -176,11 +176,13 @@ export class ChatView {
   }
 
   private addToken(id: number, piece: Uint8Array) {
+    // Chips as in the prompt's token view (its .chip styles), the special ones set apart (chat.css).
     const special = this.special.has(id);
-    const span = el('span', special ? 'token chip special' : 'token', tokenLabel(piece));
-    span.title = special ? `special token ${id}` : `token ${id}`;
+    const chip = el('span', special ? 'chip chat-special' : 'chip chat-token');
+    chip.append(el('span', 'chip-text', tokenLabel(piece)), el('span', 'chip-id', String(id)));
+    chip.title = special ? `special token ${id}: a marker of the chat format, not text` : `token ${id}`;
     if (special) this.state.chips += 1;
-    this.strip.append(span);
+    this.strip.append(chip);
   }
 
   private showError(report: ErrorReport | null) {
