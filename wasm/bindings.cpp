@@ -152,8 +152,8 @@ class Engine {
   // With `parse_special` the spellings of special tokens in the text become those tokens (a rendered chat).
   val tokenize(const std::string& text, bool add_bos, bool parse_special) const {
     if (!tokenizer_) return no_model();
-    const std::vector<EncodedToken> tokens = tokenizer_->encode(
-        text, add_bos, parse_special ? SpecialTokens::Parse : SpecialTokens::AsText);
+    const std::vector<EncodedToken> tokens =
+        tokenizer_->encode(text, add_bos, parse_special ? SpecialTokens::Parse : SpecialTokens::AsText);
     std::vector<int32_t> ids, begins, ends;
     val pieces = val::array();
     for (const EncodedToken& t : tokens) {
