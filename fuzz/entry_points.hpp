@@ -50,10 +50,13 @@ inline std::shared_ptr<const Bytes> input_bytes(const uint8_t* data, std::size_t
   return bytes_from_buffer(std::move(buffer), "fuzz-input");
 }
 
-// Encodes `text` and decodes the ids again; checks the promises encode makes about ids and byte spans.
+// Encodes `text` (as text, and reading special tokens' spellings) and decodes the ids again; checks the
+// promises encode makes about ids and byte spans.
 inline std::string exercise_tokenizer(const Tokenizer& tokenizer, std::string_view text) {
-  for (const bool bos : {false, true}) {
-    const std::vector<EncodedToken> tokens = tokenizer.encode(text, bos);
+  for (const auto [bos, special] :
+       {std::pair{false, SpecialTokens::AsText}, std::pair{true, SpecialTokens::AsText},
+        std::pair{false, SpecialTokens::Parse}, std::pair{true, SpecialTokens::Parse}}) {
+    const std::vector<EncodedToken> tokens = tokenizer.encode(text, bos, special);
     std::vector<int> ids;
     for (const EncodedToken& t : tokens) {
       if (!tokenizer.valid_id(t.id))

@@ -155,9 +155,11 @@ class Engine {
 
   // {ids: Int32Array, begins: Int32Array, ends: Int32Array, pieces: Uint8Array[]}: each token's id, the
   // input byte span it covers, and its vocabulary piece as bytes.
-  val tokenize(const std::string& text, bool add_bos) const {
+  // With `parse_special` the spellings of special tokens in the text become those tokens (a rendered chat).
+  val tokenize(const std::string& text, bool add_bos, bool parse_special) const {
     if (!tokenizer_) return no_model();
-    const std::vector<EncodedToken> tokens = tokenizer_->encode(text, add_bos);
+    const std::vector<EncodedToken> tokens =
+        tokenizer_->encode(text, add_bos, parse_special ? SpecialTokens::Parse : SpecialTokens::AsText);
     std::vector<int32_t> ids, begins, ends;
     val pieces = val::array();
     for (const EncodedToken& t : tokens) {
@@ -171,6 +173,24 @@ class Engine {
     result.set("begins", array_to_js(begins, "Int32Array"));
     result.set("ends", array_to_js(ends, "Int32Array"));
     result.set("pieces", pieces);
+    return result;
+  }
+
+  // What a chat needs of the vocabulary: {template, bosId, eosId, addsBos, endIds, specialIds} (the
+  // template's Jinja source, "" when the model has none; whether a prompt starts with BOS; the ids that end a
+  // turn; the ids spelled as special tokens).
+  val chat_info() const {
+    if (!tokenizer_) return no_model();
+    std::vector<int32_t> special(tokenizer_->special_ids().begin(), tokenizer_->special_ids().end());
+    std::sort(special.begin(), special.end());
+    const std::vector<int> ends = tokenizer_->end_ids();
+    val result = val::object();
+    result.set("template", tokenizer_->chat_template());
+    result.set("bosId", tokenizer_->bos_id());
+    result.set("eosId", tokenizer_->eos_id());
+    result.set("addsBos", tokenizer_->adds_bos());
+    result.set("endIds", array_to_js(std::vector<int32_t>(ends.begin(), ends.end()), "Int32Array"));
+    result.set("specialIds", array_to_js(special, "Int32Array"));
     return result;
   }
 
@@ -218,6 +238,27 @@ class Engine {
     const std::span<const int> ids = generator_->tokens();
     val result = val::object();
     result.set("ids", array_to_js(std::vector<int32_t>(ids.begin(), ids.end()), "Int32Array"));
+    return result;
+  }
+
+  // Starts a conversation's next turn from token ids (a chat rendered and tokenized with special tokens):
+  // Generator::extend keeps the positions the session already ran when the ids extend them. Returns
+  // {ids, kept}: the ids and how many positions were kept.
+  val start_tokens(const val& prompt, double max_new_tokens, double max_steps) {
+    if (!generator_) return no_model();
+    if (!whole_number(max_new_tokens, 2147483647.0) || !whole_number(max_steps, 2147483647.0))
+      return failure(ErrorCode::BadArgument,
+                     "generation limits must be whole numbers >= 0 (0: none), found maxTokens ",
+                     max_new_tokens, ", maxSteps ", max_steps);
+    const std::vector<int> ids = emscripten::vecFromJSArray<int>(prompt);
+    sampler_ = Sampler(settings_);
+    const GenerationLimits limits{.max_new_tokens = static_cast<int>(max_new_tokens),
+                                  .max_steps = static_cast<int>(max_steps)};
+    auto kept = generator_->extend(ids, limits);
+    if (!kept) return failure(kept.error());
+    val result = val::object();
+    result.set("ids", array_to_js(std::vector<int32_t>(ids.begin(), ids.end()), "Int32Array"));
+    result.set("kept", *kept);
     return result;
   }
 
@@ -829,6 +870,8 @@ EMSCRIPTEN_BINDINGS(glassbox_engine) {
       .function("info", &Engine::info)
       .function("tokenize", &Engine::tokenize)
       .function("piece", &Engine::piece)
+      .function("chatInfo", &Engine::chat_info)
+      .function("startTokens", &Engine::start_tokens)
       .function("setSampler", &Engine::set_sampler)
       .function("start", &Engine::start)
       .function("step", &Engine::step)

@@ -81,6 +81,16 @@ export interface ModelInfo {
   threads: number; // threads the session computes with, as running now (1 in the single-threaded build)
 }
 
+/** The vocabulary's chat side (GGUF tokenizer.chat_template and the special tokens). */
+export interface ChatInfo {
+  template: string; // the chat template's Jinja source; "" when the model has none
+  bosId: number; // -1: none
+  eosId: number; // -1: none
+  addsBos: boolean; // whether a prompt starts with BOS (the vocabulary's add_bos)
+  endIds: Int32Array; // the tokens that end a generation (EOS, end of turn, ...), increasing
+  specialIds: Int32Array; // the tokens tokenize(..., {parseSpecial: true}) reads by spelling, increasing
+}
+
 /** One token of a text: its id, the byte span [begin, end) of the UTF-8 input it covers, its vocabulary piece. */
 export interface TokenSpan {
   id: number;
@@ -200,8 +210,14 @@ export class GlassboxEngine {
 
   // --- tokens ---
 
-  /** The tokens of `text`, BOS first when `addBos` and the vocabulary has one. Errors: `invalid-state`. */
-  tokenize(text: string, addBos?: boolean): TokenSpan[];
+  /**
+   * The tokens of `text`, BOS first when `addBos` and the vocabulary has one. With `parseSpecial` the
+   * spellings of special tokens in the text ("<|im_start|>") become those tokens, as a rendered chat needs;
+   * without it they are encoded as text. Errors: `invalid-state`.
+   */
+  tokenize(text: string, addBos?: boolean, options?: { parseSpecial?: boolean }): TokenSpan[];
+  /** What a chat needs of the vocabulary. Errors: `invalid-state`. */
+  chatInfo(): ChatInfo;
   /** A token's vocabulary piece as bytes. Errors: `invalid-state`, `bad-argument` (id outside the vocabulary). */
   piece(id: number): Uint8Array;
   /** The pieces of many tokens (an empty array for an id outside the vocabulary). Errors: `invalid-state`. */
@@ -225,6 +241,12 @@ export class GlassboxEngine {
    * `invalid-state` (before start(), or after the end).
    */
   step(): GeneratedToken;
+  /**
+   * Starts a conversation's next turn from token ids, as start() does, but keeps the positions the session
+   * already ran when `ids` begins with them (the new rendering extends the conversation): `kept` says how
+   * many. Errors: as start().
+   */
+  startTokens(ids: ArrayLike<number>, limits?: GenerationLimits): { ids: Int32Array; kept: number };
   /** Ends the generation now; returns why it ended ("stopped" unless it had already ended), null if none began. */
   stop(): StopReason | null;
   /** Back to position 0 with no generation (clears the trace). */

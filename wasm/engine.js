@@ -114,13 +114,17 @@ export class GlassboxEngine {
 
   // --- tokens ---------------------------------------------------------------------------------------------
 
-  tokenize(text, addBos = true) {
-    const r = unwrap(this.engine.tokenize(text, addBos));
+  tokenize(text, addBos = true, { parseSpecial = false } = {}) {
+    const r = unwrap(this.engine.tokenize(text, addBos, parseSpecial));
     return Array.from(r.ids, (id, i) => ({ id, begin: r.begins[i], end: r.ends[i], piece: r.pieces[i] }));
   }
 
   piece(id) {
     return unwrap(this.engine.piece(id));
+  }
+
+  chatInfo() {
+    return unwrap(this.engine.chatInfo());
   }
 
   pieces(ids) {
@@ -136,6 +140,10 @@ export class GlassboxEngine {
 
   start(prompt, { maxTokens = 0, maxSteps = 0 } = {}) {
     return unwrap(this.engine.start(prompt, maxTokens, maxSteps)).ids;
+  }
+
+  startTokens(ids, { maxTokens = 0, maxSteps = 0 } = {}) {
+    return unwrap(this.engine.startTokens(Array.from(ids), maxTokens, maxSteps));
   }
 
   step() {

@@ -18,6 +18,7 @@ struct Options {
   std::string text;
   bool json = false;
   bool no_bos = false;
+  bool special = false;
 };
 
 void print_json(const Tokenizer& tokenizer, const std::vector<EncodedToken>& tokens) {
@@ -37,7 +38,8 @@ void print_json(const Tokenizer& tokenizer, const std::vector<EncodedToken>& tok
 
 Result<void> tokenize(const Options& o) {
   GLASSBOX_ASSIGN(const Tokenizer tokenizer, load_tokenizer(o.tokenizer));
-  const std::vector<EncodedToken> tokens = tokenizer.encode(o.text, tokenizer.adds_bos() && !o.no_bos);
+  const std::vector<EncodedToken> tokens = tokenizer.encode(
+      o.text, tokenizer.adds_bos() && !o.no_bos, o.special ? SpecialTokens::Parse : SpecialTokens::AsText);
   if (o.json) {
     print_json(tokenizer, tokens);
     return ok();
@@ -66,6 +68,10 @@ Command add_tokenize_command(CLI::App& parent) {
                 "print JSON: {ids: [...], tokens: [{id, piece, bytes: [begin, end]}]}");
   app->add_flag("--no-bos", options->no_bos,
                 "do not start with the BOS token (added when the tokenizer asks for it)");
+  app->add_flag(
+      "--special", options->special,
+      "read the spellings of special tokens in the text as those tokens (\"<|im_start|>\" becomes one "
+      "token), as a rendered chat template needs");
   return {app, [options] { return tokenize(*options); }};
 }
 

@@ -1,6 +1,7 @@
 // The page's handle on the engine worker: promise-based requests, load progress, and generations as a
 // stream of callbacks. Each generated token is acknowledged as soon as it arrives (before it is drawn), so
 // the worker computes the next token while the page draws this one, and never runs more than one ahead.
+import type { ChatRequest } from './protocol-chat';
 import type { InsideRequest } from './protocol-inside';
 import type { SeeInsideRequest } from './protocol-see-inside';
 import type {
@@ -158,11 +159,12 @@ export class EngineClient {
     return this.request<T>(message);
   }
 
-  generate(prompt: string, sampler: SamplerSettings, maxTokens: number, topK: number, handlers: GenerationHandlers): GenerationHandle {
+  /** With `chat`, the reply to a conversation (protocol-chat.ts) rather than a continuation of `prompt`. */
+  generate(prompt: string, sampler: SamplerSettings, maxTokens: number, topK: number, handlers: GenerationHandlers, chat?: ChatRequest): GenerationHandle {
     const gen = this.nextGen++;
     const state = { handlers, stopped: false };
     this.generations.set(gen, state);
-    this.send({ type: 'generate', gen, prompt, sampler, maxTokens, topK });
+    this.send({ type: 'generate', gen, prompt, sampler, maxTokens, topK, chat });
     return {
       gen,
       stop: () => {

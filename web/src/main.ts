@@ -4,7 +4,9 @@ import { EngineClient, EngineError } from './client';
 import type { EngineReady, ErrorReport, LoadResult, ModelSource } from './protocol';
 import { createTestHook, type GenerationRecord } from './test-hook';
 import { byId, el } from './ui/text';
+import type { ChatMessage } from './protocol-chat';
 import { AttentionView } from './views/attention';
+import { ChatView } from './views/chat';
 import { SamplingControls } from './views/controls';
 import { fetchCatalog, ModelPanel } from './views/model-panel';
 import { NextTokenView, type StepDistribution } from './views/next-token';
@@ -25,6 +27,7 @@ const controls = new SamplingControls(byId('sampling'), byId('sampling-hint'));
 const tokens = new TokensView(byId('tokens'), byId('token-summary'));
 const output = new OutputView(byId('output'), byId('output-meta'), byId('stats'), byId<HTMLInputElement>('show-boundaries'));
 const nextToken = new NextTokenView(byId('next-token'));
+const chat = new ChatView(document.querySelector('.prompt-card')!); // for models with a chat template (views/chat.ts)
 const attention = new AttentionView(byId('attention'), byId('attention-controls'), (layer, head) => client.attention(layer, head));
 const hook = createTestHook(
   (layer, head) => client.attention(layer, head),
@@ -51,6 +54,7 @@ function updateButtons() {
   generateButton.disabled = !model || generation !== null || loading;
   stopButton.disabled = generation === null;
   seeInside.control.stepButton.disabled = !model || generation !== null || loading;
+  chat.setBusy(!model || generation !== null || loading);
 }
 
 function showGenerateError(report: ErrorReport | null) {
@@ -89,6 +93,7 @@ async function load(source: ModelSource) {
     panel.showPairing(result);
     controls.setContextLength(result.info.contextLength);
     tokens.setContextLength(result.info.contextLength);
+    chat.modelLoaded(result);
     attention.setModel(result.info.layers, result.info.heads, result.info.kvHeads);
     inside.modelLoaded(result.info); // part-2 views (inside-page.ts)
     seeInside.modelLoaded(); // part-1 views (see-inside-page.ts)
@@ -185,11 +190,11 @@ function refreshAttentionLive() {
   });
 }
 
-function generate(only?: { maxTokens: number }) {
+function generate(only?: { maxTokens?: number; chat?: ChatMessage[] }) {
   if (!model || generation || loading) return;
   const { sampler, maxTokens: chosenMax } = controls.value;
   const maxTokens = only?.maxTokens ?? chosenMax;
-  const text = prompt.value;
+  const text = only?.chat ? only.chat[only.chat.length - 1].content : prompt.value; // a chat: the new message
   showGenerateError(null);
   output.begin(text);
   nextToken.empty();
@@ -206,9 +211,11 @@ function generate(only?: { maxTokens: number }) {
       record.promptIds = event.promptIds;
       output.started(event.promptIds.length);
       seeInside.generationStarted(event.promptIds, sampler);
+      if (only?.chat) chat.started(event);
     },
     token(event) {
       output.token(event);
+      if (only?.chat) chat.token(event);
       record.ids.push(event.id);
       record.engineMs += event.stepMs;
       steps.push({ index: event.index, chosen: event.id, chosenPiece: event.piece, top: event.top });
@@ -233,22 +240,28 @@ function generate(only?: { maxTokens: number }) {
       record.reason = event.reason;
       record.error = event.error ?? null;
       record.text = output.text;
-      if (event.error) showGenerateError(event.error);
+      if (only?.chat) chat.done(event);
+      else if (event.error) showGenerateError(event.error);
       if (!loading) status.set('ready', `${model?.label ?? 'model'} · ready`); // a load stopped it: the pill says so
       updateButtons();
       seeInside.generationDone(); // the views show the selected (or newest) step
       restoreHashPosition();
       // Focus left on a button that was disabled goes back where the keyboard came from: Step for a step.
-      if (document.activeElement === stopButton || document.activeElement === document.body) (only ? seeInside.control.stepButton : generateButton).focus();
+      if (document.activeElement === stopButton || document.activeElement === document.body) (only?.chat ? chat : only ? seeInside.control.stepButton : generateButton).focus();
       // Without a new token the engine still holds the previous generation's trace: show none.
       if (event.count > 0) void attention.refresh();
       else attention.clear();
       inside.generationDone(event.count); // part-2 views (inside-page.ts)
       hook.changed();
     },
-  });
+  }, only?.chat ? { messages: only.chat } : undefined);
   updateButtons();
 }
+
+chat.onSend = (messages) => {
+  generate({ chat: messages });
+  return generation !== null;
+};
 
 generateButton.addEventListener('click', () => {
   generate();

@@ -4,6 +4,7 @@
 // token n (`ack`), so the page is never flooded and a Stop lands within one token.
 // The engine's own types (wasm/engine.d.ts) are used as they are, not restated.
 import type { ErrorCode, ModelInfo, SamplerSettings, StopReason, TokenSpan, TopToken as EngineTopToken } from '@glassbox/engine';
+import type { ChatRequest, ChatStarted, ChatSupport } from './protocol-chat';
 import type { InsideEvent, InsideRequest } from './protocol-inside';
 import type { SeeInsideRequest, StepPipeline } from './protocol-see-inside';
 
@@ -92,7 +93,7 @@ export type ToWorker =
   | { type: 'tokenize'; req: number; text: string }
   | { type: 'attention'; req: number; layer: number; head: number }
   | { type: 'memory'; req: number }
-  | { type: 'generate'; gen: number; prompt: string; sampler: SamplerSettings; maxTokens: number; topK: number }
+  | { type: 'generate'; gen: number; prompt: string; sampler: SamplerSettings; maxTokens: number; topK: number; chat?: ChatRequest }
   | { type: 'ack'; gen: number; index: number }
   | { type: 'stop'; gen: number };
 
@@ -103,7 +104,7 @@ export type FromWorker =
   | { type: 'progress'; req: number; file: 'model' | 'tokenizer'; name: string; loaded: number; total: number | null }
   | { type: 'reply'; req: number; ok: true; value: unknown }
   | { type: 'reply'; req: number; ok: false; error: ErrorReport }
-  | { type: 'started'; gen: number; promptIds: number[]; promptPieces: Uint8Array[] }
+  | { type: 'started'; gen: number; promptIds: number[]; promptPieces: Uint8Array[]; chat?: ChatStarted }
   | {
       type: 'token';
       gen: number;
@@ -126,4 +127,6 @@ export interface LoadResult {
   tokenizer: { name: string; chosenBefore: boolean } | null;
   /** A tokenizer chosen before that was left out because the model carries its own. */
   setAside?: string;
+  /** The model's chat template and special tokens (protocol-chat.ts); null when it has no template. */
+  chat: ChatSupport | null;
 }

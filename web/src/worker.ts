@@ -6,6 +6,8 @@
 // while the user types) is handled before the next forward pass.
 import type { GlassboxEngine } from '@glassbox/engine';
 import type { AttentionTrace, DoneReason, FromWorker, LoadResult, ModelSource, SamplerSettings, ToWorker } from './protocol';
+import type { ChatRequest, ChatStarted } from './protocol-chat';
+import { chatSupport, startChat } from './worker/chat';
 import { chooseBuild, startEngine } from './worker/engine-build';
 import { explain, PageError, PlainError } from './worker/explain';
 import { handleInside } from './worker/inside';
@@ -63,7 +65,7 @@ async function load(req: number, source: ModelSource) {
     if (abort.signal.aborted) throw new PageError('cancelled', source.label);
     stopGeneration(e);
     const info = e.load(uploaded.model, uploaded.tokenizer?.name ?? '');
-    const value: LoadResult = { label: source.label, info, tokenizer: uploaded.tokenizer, setAside: uploaded.setAside };
+    const value: LoadResult = { label: source.label, info, tokenizer: uploaded.tokenizer, setAside: uploaded.setAside, chat: chatSupport(e) };
     post({ type: 'reply', req, ok: true, value });
   } catch (error) {
     post({ type: 'reply', req, ok: false, error: explain(error, 'The model could not be loaded', source.kind) });
@@ -102,19 +104,21 @@ function stopGeneration(e: GlassboxEngine) {
   if (generation) endGeneration(e.stop() ?? 'stopped');
 }
 
-function generate(e: GlassboxEngine, gen: number, prompt: string, sampler: SamplerSettings, maxTokens: number, topK: number) {
+function generate(e: GlassboxEngine, gen: number, prompt: string, sampler: SamplerSettings, maxTokens: number, topK: number, chatRequest?: ChatRequest) {
   stopGeneration(e);
   const started = performance.now();
   let ids: number[];
+  let chat: ChatStarted | undefined;
   try {
     e.setSampler(sampler);
-    ids = Array.from(e.start(prompt, { maxTokens }));
+    if (chatRequest) ({ ids, started: chat } = startChat(e, chatRequest.messages, maxTokens)); // worker/chat.ts
+    else ids = Array.from(e.start(prompt, { maxTokens }));
   } catch (error) {
     post({ type: 'done', gen, reason: 'error', count: 0, elapsedMs: performance.now() - started, error: explain(error, 'Could not start generating') });
     return;
   }
   generation = { gen, topK, count: 0, started };
-  post({ type: 'started', gen, promptIds: ids, promptPieces: e.pieces(ids) });
+  post({ type: 'started', gen, promptIds: ids, promptPieces: e.pieces(ids), chat });
   step(e);
 }
 
@@ -224,7 +228,7 @@ scope.onmessage = (event) => {
       break;
     case 'generate':
       engineReady.then(
-        (e) => generate(e, message.gen, message.prompt, message.sampler, message.maxTokens, message.topK),
+        (e) => generate(e, message.gen, message.prompt, message.sampler, message.maxTokens, message.topK, message.chat),
         () => post({ type: 'done', gen: message.gen, reason: 'error', count: 0, elapsedMs: 0, error: { title: 'The engine did not start' } }),
       );
       break;

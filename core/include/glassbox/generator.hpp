@@ -56,6 +56,12 @@ class Generator {
   // The same for text, encoded as a prompt (Tokenizer::encode_prompt: BOS first where the vocabulary asks).
   Result<void> start_text(std::string_view prompt, GenerationLimits limits = {});
 
+  // A conversation's next turn: the same checks and the same generation as start(), but when every token
+  // the session has already run is where it stands at the start of `prompt_ids` (the new turn's rendering
+  // extends the conversation so far), those positions and their KV cache are kept and only the rest is fed;
+  // otherwise the session is reset as start() does. Returns how many positions were kept.
+  Result<int> extend(std::span<const int> prompt_ids, GenerationLimits limits = {});
+
   // Feeds the prompt but its last token, so prompt and generation speed can be timed apart. Optional.
   Result<void> prefill();
 
@@ -79,6 +85,10 @@ class Generator {
   std::span<const float> last_logits() const { return last_logits_; }
 
  private:
+  // The checks of start() and extend().
+  Result<void> check(std::span<const int> prompt_ids, GenerationLimits limits) const;
+  // Queues `prompt_ids`, of which the first `kept` already went through the session.
+  void begin(std::span<const int> prompt_ids, GenerationLimits limits, std::size_t kept);
   // Runs pending tokens through the session until `keep` are left.
   Result<void> feed(std::size_t keep);
   // The reason to stop after `token` was sampled, or None.

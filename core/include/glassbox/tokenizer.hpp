@@ -30,6 +30,11 @@ struct EncodedToken {
 
 enum class TokenizerKind { SentencePiece, ByteLevelBpe };
 
+// Whether encoding reads the spellings of special tokens in the text as those tokens ("<|im_start|>" becomes
+// one Control token) or as ordinary text. A chat template writes its turns' markers as text, so a rendered
+// conversation is encoded with Parse; text a person typed is encoded with AsText, so that it cannot forge them.
+enum class SpecialTokens { AsText, Parse };
+
 // How byte-level BPE splits text into words before merging (the regexes of the GPT-2, Llama 3 and Qwen2
 // tokenizers).
 enum class PreTokenizer { Gpt2, Llama3, Qwen2 };
@@ -108,8 +113,13 @@ struct Vocabulary {
   int bos_id = -1;  // -1: none
   int eos_id = -1;
   int unk_id = -1;
+  int eot_id = -1;  // end of turn (<|im_end|>, <end_of_turn>, <|eot_id|>): a chat model's reply ends on it
+  int eom_id = -1;  // end of message (Llama 3.1's <|eom_id|>, after a tool call): generation ends on it too
   bool add_bos = true;           // whether encoding adds BOS unless told otherwise
   bool add_space_prefix = true;  // SentencePiece's dummy prefix: " " before non-empty text
+  // The model's chat template (Jinja source, GGUF's tokenizer.chat_template): how a conversation becomes the
+  // text an instruct model was trained on. Empty when the file has none. Rendering it is the caller's work.
+  std::string chat_template;
 };
 
 class Tokenizer {
@@ -125,8 +135,13 @@ class Tokenizer {
 
   // Encodes UTF-8 text. Any byte sequence is accepted: what the vocabulary lacks falls back to <0xXX> byte
   // tokens (or <unk> if the vocabulary has none).
-  std::vector<EncodedToken> encode(std::string_view text, bool add_bos) const;
-  std::vector<int> encode_ids(std::string_view text, bool add_bos) const;
+  // With SpecialTokens::Parse the text is first split on the spellings of the Control, UserDefined and
+  // Unknown tokens (the longest spelling first, as llama.cpp's parse_special does), each found spelling
+  // becomes its token and the pieces between are encoded as text.
+  std::vector<EncodedToken> encode(std::string_view text, bool add_bos,
+                                   SpecialTokens special = SpecialTokens::AsText) const;
+  std::vector<int> encode_ids(std::string_view text, bool add_bos,
+                              SpecialTokens special = SpecialTokens::AsText) const;
   // A prompt to generate from: BOS first when the vocabulary asks for it, or when the text is empty (the
   // model needs one token to start from).
   std::vector<int> encode_prompt(std::string_view text) const {
@@ -145,14 +160,26 @@ class Tokenizer {
   bool valid_id(int id) const { return id >= 0 && id < vocab_size(); }
   int bos_id() const { return vocab_.bos_id; }
   int eos_id() const { return vocab_.eos_id; }
+  int eot_id() const { return vocab_.eot_id; }
+  int eom_id() const { return vocab_.eom_id; }
   bool adds_bos() const { return vocab_.add_bos; }
-  // Whether sampling `id` ends a text: EOS, or BOS (a new text would begin, llama2.c's rule). The one place
-  // that says so; Generator stops on it.
-  bool ends_text(int id) const { return id >= 0 && (id == vocab_.eos_id || id == vocab_.bos_id); }
+  const std::string& chat_template() const { return vocab_.chat_template; }
+  // Whether sampling `id` ends a text: EOS, BOS (a new text would begin, llama2.c's rule), the end of a turn
+  // or of a message, or a special token spelled as one of the ends of turn that chat vocabularies use
+  // (end_of_generation.cpp; many GGUF files do not name their end of turn). The one place that says so;
+  // Generator stops on it.
+  bool ends_text(int id) const {
+    return id >= 0 && id < vocab_size() && ends_text_[static_cast<std::size_t>(id)];
+  }
+  // The ids that end a text, in increasing order (for a caller that must know them all, the page's chat).
+  std::vector<int> end_ids() const;
+  // The ids encode(..., SpecialTokens::Parse) recognizes by spelling, longest spelling first.
+  const std::vector<int>& special_ids() const { return special_ids_; }
   // The vocabulary as create() takes it. A copy: the tokenizer keeps its merges as piece ids, not as text.
   Vocabulary vocabulary() const;
 
  private:
+  std::vector<EncodedToken> encode_text(std::string_view text) const;
   std::vector<EncodedToken> encode_sentencepiece(std::string_view text) const;
   std::vector<EncodedToken> encode_byte_level(std::string_view text) const;
   std::string byte_level_text(int id) const;
@@ -182,6 +209,8 @@ class Tokenizer {
   std::vector<Merge> merges_;
   detail::IdIndex merge_ranks_;
   std::array<int, 256> byte_piece_{};
+  std::vector<bool> ends_text_;   // by id: whether sampling it ends a text (ends_text)
+  std::vector<int> special_ids_;  // tokens found by spelling with SpecialTokens::Parse, longest first
 };
 
 }  // namespace glassbox

@@ -262,6 +262,9 @@ void add_tokenizer(GgufWriter& w, const Tokenizer& tokenizer) {
   if (v.bos_id >= 0) w.add_uint32(gguf::kBosTokenIdKey, static_cast<uint32_t>(v.bos_id));
   if (v.eos_id >= 0) w.add_uint32(gguf::kEosTokenIdKey, static_cast<uint32_t>(v.eos_id));
   if (v.unk_id >= 0) w.add_uint32(gguf::kUnknownTokenIdKey, static_cast<uint32_t>(v.unk_id));
+  if (v.eot_id >= 0) w.add_uint32(gguf::kEotTokenIdKey, static_cast<uint32_t>(v.eot_id));
+  if (v.eom_id >= 0) w.add_uint32(gguf::kEomTokenIdKey, static_cast<uint32_t>(v.eom_id));
+  if (!v.chat_template.empty()) w.add_string(gguf::kChatTemplateKey, v.chat_template);
   w.add_bool(gguf::kAddBosTokenKey, v.add_bos);
   if (spm) w.add_bool(gguf::kAddSpacePrefixKey, v.add_space_prefix);
 }

@@ -178,6 +178,10 @@ inline constexpr const char* kMergesKey = "tokenizer.ggml.merges";
 inline constexpr const char* kBosTokenIdKey = "tokenizer.ggml.bos_token_id";
 inline constexpr const char* kEosTokenIdKey = "tokenizer.ggml.eos_token_id";
 inline constexpr const char* kUnknownTokenIdKey = "tokenizer.ggml.unknown_token_id";
+inline constexpr const char* kEotTokenIdKey = "tokenizer.ggml.eot_token_id";  // end of turn
+inline constexpr const char* kEomTokenIdKey = "tokenizer.ggml.eom_token_id";  // end of message
+// The chat template (Jinja), outside tokenizer.ggml.*.
+inline constexpr const char* kChatTemplateKey = "tokenizer.chat_template";
 inline constexpr const char* kAddBosTokenKey = "tokenizer.ggml.add_bos_token";
 inline constexpr const char* kAddSpacePrefixKey = "tokenizer.ggml.add_space_prefix";
 

@@ -3,7 +3,8 @@
 //                    "gpt2":  byte-level BPE (pieces in GPT-2's byte mapping, merges "a b" by priority)
 //   pre              the byte-level pre-tokenizer: "gpt-2", "llama-bpe", "qwen2" (and the aliases in
 //                    gguf_names.hpp)
-//   tokens, scores, token_type, merges, bos/eos/unknown_token_id, add_bos_token, add_space_prefix
+//   tokens, scores, token_type, merges, bos/eos/unknown/eot/eom_token_id, add_bos_token, add_space_prefix
+// and tokenizer.chat_template.
 // The key names and the spellings of models, pre-tokenizers and token types are in gguf_names.hpp, which
 // the writer (gguf_export.cpp) shares.
 #include "formats/gguf.hpp"
@@ -121,11 +122,18 @@ Result<Tokenizer> tokenizer_from_gguf(const GgufFile& file) {
   auto bos = special_id(file, gguf::kBosTokenIdKey, spm ? 1 : -1, n);
   auto eos = special_id(file, gguf::kEosTokenIdKey, spm ? 2 : -1, n);
   auto unk = special_id(file, gguf::kUnknownTokenIdKey, spm ? 0 : -1, n);
-  for (auto* r : {&bos, &eos, &unk})
+  auto eot = special_id(file, gguf::kEotTokenIdKey, -1, n);
+  auto eom = special_id(file, gguf::kEomTokenIdKey, -1, n);
+  for (auto* r : {&bos, &eos, &unk, &eot, &eom})
     if (!*r) return r->error();
   vocab.bos_id = *bos;
   vocab.eos_id = *eos;
   vocab.unk_id = *unk;
+  vocab.eot_id = *eot;
+  vocab.eom_id = *eom;
+  auto chat_template = file.string(gguf::kChatTemplateKey, "");
+  if (!chat_template) return chat_template.error();
+  vocab.chat_template = *chat_template;
   auto add_bos = file.boolean(gguf::kAddBosTokenKey, adds_bos_by_default);
   if (!add_bos) return add_bos.error();
   // Without the key, llama.cpp's default: SentencePiece adds the dummy-prefix space, byte-level BPE does not.

@@ -1,5 +1,7 @@
 #include "glassbox/generator.hpp"
 
+#include <algorithm>
+
 namespace glassbox {
 
 const char* to_string(StopReason reason) {
@@ -18,8 +20,7 @@ const char* to_string(StopReason reason) {
   return "none";
 }
 
-Result<void> Generator::start(std::span<const int> prompt_ids, GenerationLimits limits) {
-  started_ = false;
+Result<void> Generator::check(std::span<const int> prompt_ids, GenerationLimits limits) const {
   const int length = static_cast<int>(prompt_ids.size());
   if (length == 0)
     return error(ErrorCode::PromptEmpty,
@@ -39,15 +40,38 @@ Result<void> Generator::start(std::span<const int> prompt_ids, GenerationLimits 
     return error(ErrorCode::BadArgument, "the step budget ", limits.max_steps, " is less than the prompt's ",
                  length, " tokens (steps count the prompt too, as in llama2.c)");
 
-  session_.reset();
+  return ok();
+}
+
+void Generator::begin(std::span<const int> prompt_ids, GenerationLimits limits, std::size_t kept) {
+  if (kept == 0) session_.reset();
   limits_ = limits;
   tokens_.assign(prompt_ids.begin(), prompt_ids.end());
-  prompt_length_ = length;
-  fed_ = 0;
+  prompt_length_ = static_cast<int>(prompt_ids.size());
+  fed_ = kept;
   last_logits_ = {};
   reason_ = StopReason::None;
   started_ = true;
+}
+
+Result<void> Generator::start(std::span<const int> prompt_ids, GenerationLimits limits) {
+  started_ = false;
+  GLASSBOX_TRY(check(prompt_ids, limits));
+  begin(prompt_ids, limits, 0);
   return ok();
+}
+
+Result<int> Generator::extend(std::span<const int> prompt_ids, GenerationLimits limits) {
+  // What the session holds: tokens_[0..fed_), if nothing reset it since (its position says so). At least
+  // one token of the new prompt must be left to feed, for the logits to sample from.
+  const bool holds_prefix =
+      started_ && fed_ > 0 && fed_ < prompt_ids.size() && session_.position() == static_cast<int>(fed_) &&
+      std::equal(tokens_.begin(), tokens_.begin() + static_cast<std::ptrdiff_t>(fed_), prompt_ids.begin());
+  const std::size_t kept = holds_prefix ? fed_ : 0;
+  started_ = false;
+  GLASSBOX_TRY(check(prompt_ids, limits));
+  begin(prompt_ids, limits, kept);
+  return static_cast<int>(kept);
 }
 
 Result<void> Generator::start_text(std::string_view prompt, GenerationLimits limits) {

@@ -19,6 +19,10 @@ int parse_byte_piece(const std::string& piece) {
 
 }  // namespace
 
+// end_of_generation.cpp, special_tokens.cpp
+std::vector<bool> ending_tokens(const Vocabulary& vocab);
+std::vector<int> special_ids_longest_first(const Vocabulary& vocab);
+
 Result<Tokenizer> Tokenizer::create(Vocabulary vocab, const std::string& source) {
   const std::vector<std::string> merges = std::move(vocab.merges);
   return create(
@@ -37,7 +41,11 @@ Result<Tokenizer> Tokenizer::create(Vocabulary vocab, std::size_t merge_count,
   if (vocab.types.size() != n)
     return error(ErrorCode::Malformed, source, ": vocabulary has ", n, " pieces but ", vocab.types.size(),
                  " token types");
-  for (auto [name, id] : {std::pair{"bos", vocab.bos_id}, {"eos", vocab.eos_id}, {"unk", vocab.unk_id}}) {
+  for (auto [name, id] : {std::pair{"bos", vocab.bos_id},
+                          {"eos", vocab.eos_id},
+                          {"unk", vocab.unk_id},
+                          {"end-of-turn", vocab.eot_id},
+                          {"end-of-message", vocab.eom_id}}) {
     if (id < -1 || id >= static_cast<int>(n))
       return error(ErrorCode::Malformed, source, ": ", name, " token id must be below the vocabulary size ",
                    n, ", found ", id);
@@ -57,6 +65,8 @@ Result<Tokenizer> Tokenizer::create(Vocabulary vocab, std::size_t merge_count,
       t.piece_ids_.insert(detail::IdIndex::hash_text(piece), static_cast<int32_t>(id),
                           [&](int32_t other) { return pieces[static_cast<std::size_t>(other)] == piece; });
   }
+  t.ends_text_ = ending_tokens(t.vocab_);
+  t.special_ids_ = special_ids_longest_first(t.vocab_);
   if (t.vocab_.kind == TokenizerKind::ByteLevelBpe) {
     // llama.cpp ignores merges for whole-piece words with Llama 3's pre-tokenizer, as tiktoken does; GGUF
     // files do not store the flag, so it follows from the pre-tokenizer.
@@ -120,22 +130,6 @@ std::string Tokenizer::decode(std::span<const int> ids) const {
     previous = id;
   }
   return text;
-}
-
-std::vector<EncodedToken> Tokenizer::encode(std::string_view text, bool add_bos) const {
-  std::vector<EncodedToken> out;
-  if (add_bos && vocab_.bos_id >= 0) out.push_back({vocab_.bos_id, 0, 0});
-  std::vector<EncodedToken> body =
-      vocab_.kind == TokenizerKind::SentencePiece ? encode_sentencepiece(text) : encode_byte_level(text);
-  out.insert(out.end(), body.begin(), body.end());
-  return out;
-}
-
-std::vector<int> Tokenizer::encode_ids(std::string_view text, bool add_bos) const {
-  std::vector<int> ids;
-  for (const EncodedToken& t : encode(text, add_bos))
-    ids.push_back(t.id);
-  return ids;
 }
 
 }  // namespace glassbox
