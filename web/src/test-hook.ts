@@ -27,7 +27,7 @@ export interface TestHook {
   whenLoaded(count?: number): Promise<ModelInfo>;
   whenIdle(): Promise<GenerationRecord | null>;
   whenAttentionDrawn(): Promise<void>;
-  attention(layer: number, head: number): Promise<{ begin: number; size: number; total: number; heads: number; matrix: number[]; stats: number[]; firstKept: number }>;
+  attention(layer: number, head: number): Promise<{ begin: number; size: number; total: number; heads: number; matrix: number[]; stats: number[]; firstVisible: number[]; firstKept: number }>;
   memory(): Promise<MemoryReport>;
 }
 
@@ -74,6 +74,7 @@ export function createTestHook(
         heads: trace.heads,
         matrix: Array.from(trace.matrix),
         stats: Array.from(trace.stats),
+        firstVisible: Array.from(trace.firstVisible),
         firstKept: trace.firstKept,
       };
     },
