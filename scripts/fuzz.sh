@@ -84,28 +84,50 @@ mkdir -p "$TMPDIR"
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 mkdir -p "$build/artifacts" "$build/logs"
-failed=()
-for name in "${harnesses[@]}"; do
-  seed "$name"
-  printf '\n==== fuzz %s (%s s) ====\n' "$name" "$seconds"
-  start=$SECONDS
-  status=0
+
+# One harness for `seconds`; its exit status goes to logs/<name>.status.
+fuzz_one() {
+  local name="$1" status=0
   # Text for the tokenizers: long inputs only slow the run (byte-level BPE is quadratic in a word's length).
-  max_len=()
+  local max_len=()
   [ "$name" = tokenize ] && max_len=(-max_len=4096)
   "$build/fuzz/fuzz_$name" "$build/corpus/$name/found" "$build/corpus/$name/seeds" "${max_len[@]}" \
     -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
     -artifact_prefix="$build/artifacts/$name-" >"$build/logs/$name.log" 2>&1 || status=$?
-  grep -E '^(stat::number_of_executed_units|stat::peak_rss_mb|#[0-9]+ +DONE)|INFO: seed corpus' \
-    "$build/logs/$name.log" || true
-  if [ "$status" -ne 0 ]; then
-    tail -n 60 "$build/logs/$name.log"
-    echo "fuzz.sh: $name failed (exit $status) after $((SECONDS - start)) s; input under $build/artifacts/" >&2
-    failed+=("$name")
-  else
-    echo "fuzz.sh: $name passed in $((SECONDS - start)) s"
+  echo "$status" >"$build/logs/$name.status"
+}
+
+# The harnesses run side by side, as many at a time as there are cores (each is one process), so the step
+# takes about seconds x harnesses / cores.
+jobs="${GLASSBOX_FUZZ_PARALLEL:-$(nproc)}"
+start=$SECONDS
+running=0
+for name in "${harnesses[@]}"; do
+  seed "$name"
+  rm -f "$build/logs/$name.status"
+  fuzz_one "$name" &
+  running=$((running + 1))
+  if [ "$running" -ge "$jobs" ]; then
+    wait -n || true
+    running=$((running - 1))
   fi
 done
+wait
+failed=()
+for name in "${harnesses[@]}"; do
+  printf '\n==== fuzz %s (%s s) ====\n' "$name" "$seconds"
+  grep -E '^(stat::number_of_executed_units|stat::peak_rss_mb|#[0-9]+ +DONE)|INFO: seed corpus' \
+    "$build/logs/$name.log" || true
+  status="$(cat "$build/logs/$name.status" 2>/dev/null || echo missing)"
+  if [ "$status" != 0 ]; then
+    tail -n 60 "$build/logs/$name.log"
+    echo "fuzz.sh: $name failed (exit $status); input under $build/artifacts/" >&2
+    failed+=("$name")
+  else
+    echo "fuzz.sh: $name passed"
+  fi
+done
+echo "fuzz.sh: ${#harnesses[@]} harnesses, $jobs at a time, in $((SECONDS - start)) s"
 if [ ${#failed[@]} -gt 0 ]; then
   echo "fuzz.sh: failed: ${failed[*]}" >&2
   exit 1
