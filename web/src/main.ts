@@ -6,6 +6,7 @@ import { createTestHook, type GenerationRecord } from './test-hook';
 import { byId, el } from './ui/text';
 import { AttentionView } from './views/attention';
 import { SamplingControls } from './views/controls';
+import { HubPanel } from './views/hub-panel';
 import { fetchCatalog, ModelPanel } from './views/model-panel';
 import { NextTokenView, type StepDistribution } from './views/next-token';
 import { OutputView } from './views/output';
@@ -21,6 +22,7 @@ const TOP_CANDIDATES = 10;
 const client = new EngineClient();
 const status = new StatusPill(byId('status'));
 const panel = new ModelPanel();
+const hub = new HubPanel(byId('hub-list'));
 const controls = new SamplingControls(byId('sampling'), byId('sampling-hint'));
 const tokens = new TokensView(byId('tokens'), byId('token-summary'));
 const output = new OutputView(byId('output'), byId('output-meta'), byId('stats'), byId<HTMLInputElement>('show-boundaries'));
@@ -117,6 +119,27 @@ async function load(source: ModelSource) {
 }
 
 panel.onLoad = (source) => void load(source);
+
+// --- the hub catalog (views/hub-panel.ts, worker/hub-cache.ts): what the browser keeps, after every change ----
+
+async function refreshHub() {
+  try {
+    hub.setCached(await client.hubCached(hub.urls));
+  } catch (error) {
+    panel.showError(reportOf(error));
+  }
+  hook.hubRefreshes += 1;
+  hook.changed();
+}
+
+hub.onLoad = (entry, url, sha256) => {
+  hub.setBusy(entry.id);
+  void load({ kind: 'hub', label: entry.name, url, sha256 }).finally(() => {
+    hub.setBusy(null);
+    void refreshHub();
+  });
+};
+hub.onDelete = (url) => void client.hubDelete(url).then(refreshHub, (error: unknown) => panel.showError(reportOf(error)));
 panel.onCancel = () => client.cancelLoad(); // the load answers 'cancelled' and the model before stays
 
 // --- tokenization as the user types: one request in flight, the latest text next -------------------------
@@ -348,6 +371,8 @@ async function start() {
     return;
   }
   panel.setFormats(ready.formats);
+  hub.setLimit(ready.largestUpload);
+  void refreshHub();
   controls.setDefaults(ready.samplerDefaults);
   // Which build runs, and on how many threads: the threaded one needs a cross-origin isolated page (docs/hosting.md).
   byId('engine-build').textContent = ready.build;
