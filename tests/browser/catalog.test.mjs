@@ -103,11 +103,18 @@ test('3. a download shows its progress, can be cancelled, and resumes with a Ran
     // By keyboard: the button takes the focus and Enter starts it.
     await page.focus(`${row(entry)} [data-hub-action="${entry.id}:load"]`);
     await page.keyboard.press('Enter');
-    // Some bytes in, more to come: the bar and its words say how far it is.
+    // Some bytes in, more to come: the bars (the panel's, and the row's) and their words say how far it is.
     await page.waitForFunction(() => /· [1-9][\d.]* KiB of [\d.]+ KiB/.test(document.querySelector('#progress-label')?.textContent ?? ''));
+    await page.waitForFunction((id) => {
+      const bar = document.querySelector(`#hub-list li[data-id="${id}"] progress`);
+      return bar && bar.value > 0 && bar.value < bar.max;
+    }, entry.id);
+    assert.match(await page.textContent(`${row(entry)} .hub-state`), /KiB of [\d.]+ KiB \(\d+%\)/);
     await page.locator('#model-card').screenshot({ path: path.join(outputDir, 'catalog-03-downloading.png') });
     const failed = await page.evaluate(() => window.__glassbox.failedLoads);
-    await page.click('#cancel-load');
+    // The keyboard stays on the row: Download became Cancel, and Enter cancels.
+    assert.equal(await page.evaluate(() => document.activeElement?.dataset.hubAction), `${entry.id}:cancel`);
+    await page.keyboard.press('Enter');
     await page.waitForFunction((n) => window.__glassbox.failedLoads > n, failed);
     assert.match(await page.textContent('#model-error'), /Loading was cancelled/);
     await page.waitForSelector(`${row(entry)}[data-state="partial"]`);

@@ -80,7 +80,9 @@ async function load(source: ModelSource) {
   panel.showProgress(source.label, 0, null);
   try {
     const result = await client.load(source, (p) => {
-      if (attempt === loadAttempt) panel.showProgress(p.name, p.loaded, p.total);
+      if (attempt !== loadAttempt) return;
+      panel.showProgress(p.name, p.loaded, p.total);
+      hub.showProgress(p.loaded, p.total);
     });
     if (attempt !== loadAttempt) return;
     model = result;
@@ -139,6 +141,7 @@ hub.onLoad = (entry, url, sha256) => {
     void refreshHub();
   });
 };
+hub.onCancel = () => client.cancelLoad();
 hub.onDelete = (url) => void client.hubDelete(url).then(refreshHub, (error: unknown) => panel.showError(reportOf(error)));
 panel.onCancel = () => client.cancelLoad(); // the load answers 'cancelled' and the model before stays
 

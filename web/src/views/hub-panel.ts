@@ -13,6 +13,7 @@ export class HubPanel {
   private busy: string | null = null; // the entry id being loaded
   onLoad: (entry: HubEntry, url: string, sha256: string | undefined) => void = () => {};
   onDelete: (url: string) => void = () => {};
+  onCancel: () => void = () => {};
 
   constructor(private readonly list: HTMLElement) {
     this.render();
@@ -39,11 +40,28 @@ export class HubPanel {
     this.render();
   }
 
+  /** The download under way, in its own row too: the person looks there, not at the top of the panel. */
+  showProgress(loaded: number, total: number | null) {
+    if (!this.busy) return;
+    const row = this.list.querySelector<HTMLElement>(`li[data-id="${this.busy}"]`);
+    const bar = row?.querySelector('progress');
+    const state = row?.querySelector('.hub-state');
+    if (!bar || !state) return;
+    if (total) {
+      bar.max = total;
+      bar.value = Math.min(loaded, total);
+    } else bar.removeAttribute('value');
+    state.textContent = total ? `${describeBytes(loaded)} of ${describeBytes(total)} (${Math.floor((100 * loaded) / total)}%)` : describeBytes(loaded);
+  }
+
   private render() {
     const focused = (document.activeElement as HTMLElement | null)?.dataset.hubAction;
     this.list.replaceChildren(...HUB_ENTRIES.map((entry) => this.row(entry)));
-    // A redraw must not drop the keyboard's place: the same button of the same row takes the focus again.
-    if (focused) this.list.querySelector<HTMLElement>(`[data-hub-action="${focused}"]`)?.focus();
+    // A redraw must not drop the keyboard's place: the same button of the same row takes the focus again, or
+    // the row's first button where that one is gone (Download becomes Cancel while it runs, and back).
+    if (!focused) return;
+    const rowId = focused.slice(0, focused.lastIndexOf(':'));
+    (this.list.querySelector<HTMLElement>(`[data-hub-action="${focused}"]`) ?? this.list.querySelector<HTMLElement>(`li[data-id="${rowId}"] button`))?.focus();
   }
 
   private row(entry: HubEntry): HTMLElement {
@@ -81,7 +99,12 @@ export class HubPanel {
 
     const state = el('p', 'hub-state');
     const actions = el('div', 'hub-actions');
-    if (tooLarge) {
+    if (this.busy === entry.id) {
+      state.textContent = kept?.complete ? 'Loading the saved copy…' : 'Starting the download…';
+      const bar = el('progress', 'hub-progress');
+      bar.setAttribute('aria-label', `Download of ${entry.name}`);
+      row.append(bar);
+    } else if (tooLarge) {
       state.textContent = `Too large for this page: ${size} is more than the WebAssembly heap can hold (${describeBytes(this.largest)}).`;
       state.classList.add('too-large');
     } else if (kept?.complete) {
@@ -93,14 +116,19 @@ export class HubPanel {
     }
     row.append(state);
 
-    if (!tooLarge) {
+    if (this.busy === entry.id) {
+      const cancel = button('Cancel', `${entry.id}:cancel`);
+      cancel.setAttribute('aria-label', `Cancel the download of ${entry.name}`);
+      cancel.addEventListener('click', () => this.onCancel());
+      actions.append(cancel);
+    } else if (!tooLarge) {
       const load = button(kept?.complete ? 'Load' : kept ? 'Resume download' : 'Download and load', `${entry.id}:load`);
       load.setAttribute('aria-label', `${load.textContent} ${entry.name}`);
       load.disabled = this.busy !== null;
       load.addEventListener('click', () => this.onLoad(entry, url, listedSha256(entry, this.base)));
       actions.append(load);
     }
-    if (kept) {
+    if (kept && this.busy !== entry.id) {
       const remove = button('Delete saved copy', `${entry.id}:delete`);
       remove.setAttribute('aria-label', `Delete the copy of ${entry.name} saved in this browser`);
       remove.disabled = this.busy === entry.id;
