@@ -53,6 +53,7 @@ test('1. the catalog lists each model with its facts, and marks the one too larg
     await openHub(page);
     const rows = await page.$$eval('#hub-list li', (items) => items.map((li) => ({ id: li.dataset.id, state: li.dataset.state, text: li.textContent })));
     assert.equal(rows.length, catalog.models.length);
+    assert.match(await page.textContent('#hub-source'), new RegExp(`The files come from ${hub.url.replace(/[.]/g, '\\.')}`));
     for (const entry of catalog.models) {
       const shown = rows.find((r) => r.id === entry.id);
       for (const fact of [entry.name, entry.architecture, entry.quantization, entry.license, 'source']) assert.ok(shown.text.includes(fact), `${entry.id} shows ${fact}`);

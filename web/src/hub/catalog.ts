@@ -37,6 +37,9 @@ export function hubBase(search = location.search): string {
   }
 }
 
+/** Whether `base` is huggingface.co itself (no `hub` query parameter). */
+export const isRealHub = (base: string) => base === REAL_HUB;
+
 /**
  * The SHA-256 to check the entry's file against, when the catalog lists one: it describes huggingface.co's
  * file, so another hub (the tests' random-weight files) is checked against its own X-Linked-Etag instead.

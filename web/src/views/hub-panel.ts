@@ -2,7 +2,7 @@
 // license and a link to its source, whether this browser keeps a copy (finished, or partly downloaded and
 // resumable), and buttons to download-and-load, load the kept copy, or delete it. A model past the engine's
 // limit (largestUpload(), the core's rule) is marked, and cannot be started, before any byte is downloaded.
-import { fileUrl, type HubEntry, HUB_ENTRIES, hubBase, listedSha256, sourceUrl } from '../hub/catalog';
+import { fileUrl, type HubEntry, HUB_ENTRIES, hubBase, isRealHub, listedSha256, sourceUrl } from '../hub/catalog';
 import type { CachedState } from '../protocol';
 import { describeBytes, el } from '../ui/text';
 
@@ -16,6 +16,11 @@ export class HubPanel {
   onCancel: () => void = () => {};
 
   constructor(private readonly list: HTMLElement) {
+    if (!isRealHub(this.base)) {
+      // Set by the page's address (?hub=): say so, since the source links still name huggingface.co.
+      const note = el('p', 'hub-intro hub-other', `The files come from ${this.base}, set by this page's address, not from huggingface.co.`);
+      list.before(note);
+    }
     this.render();
   }
 
