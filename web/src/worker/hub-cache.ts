@@ -16,6 +16,7 @@ const FOLDER = 'hub-models';
 const PARTIAL = '.part';
 const RESUME_ATTEMPTS = 3; // a connection that breaks mid-file is asked for the rest this many times
 const READ_BACK = 8 << 20; // the bytes of a partial copy are hashed again in pieces of this size
+const REPORT_MS = 40; // progress is posted at most this often: a message per chunk would keep the page busy
 
 
 /** The part of FileSystemSyncAccessHandle used here (TypeScript's DOM library leaves it to the worker's). */
@@ -109,6 +110,13 @@ export async function fetchToCache(url: string, expectedSha256: string | undefin
     if (open) access.close();
     open = false;
   };
+  let reported = 0;
+  const report = (loaded: number, total: number | null, force = false) => {
+    const now = performance.now();
+    if (!force && now - reported < REPORT_MS) return;
+    reported = now;
+    progress(loaded, total);
+  };
   try {
     let want = expectedSha256?.toLowerCase() ?? null;
     let have = access.getSize();
@@ -141,13 +149,13 @@ export async function fetchToCache(url: string, expectedSha256: string | undefin
       if (total !== null && total > largest) {
         throw new PageError('too-large', name, `${name} is ${describe(total)}: more than the WebAssembly heap can hold (${describe(largest)}).`);
       }
-      progress(have, total);
+      report(have, total, true);
       try {
         await pump(response.body, (chunk) => {
           access.write(chunk, { at: have });
           hash.update(chunk);
           have += chunk.length;
-          progress(have, total);
+          report(have, total);
         }, signal);
         break;
       } catch (error) {
@@ -157,6 +165,7 @@ export async function fetchToCache(url: string, expectedSha256: string | undefin
       }
     }
     access.flush();
+    report(have, total, true);
     if (total !== null && have !== total) {
       throw new PageError('http-status', name, `${name} ended after ${describe(have)} of ${describe(total)}; loading it again resumes the download.`);
     }
