@@ -63,7 +63,7 @@ export interface ErrorReport {
  * other text rather than a model; a hub download (worker/hub-cache.ts) whose SHA-256 is not the one stated,
  * a file larger than the engine takes, or a browser without the storage downloads are kept in.
  */
-export type PageErrorCode = 'cancelled' | 'offline' | 'unreachable' | 'http-status' | 'web-page' | 'text-file' | 'checksum' | 'too-large' | 'no-storage';
+export type PageErrorCode = 'cancelled' | 'offline' | 'unreachable' | 'http-status' | 'web-page' | 'text-file' | 'checksum' | 'too-large' | 'no-storage' | 'storage-full';
 
 /** What the browser keeps of a hub URL (worker/hub-cache.ts): a finished, checked copy, or the first `bytes`. */
 export interface CachedState {

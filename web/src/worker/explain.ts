@@ -92,6 +92,10 @@ const PAGE_EXPLANATIONS: Record<PageErrorCode, { title: (file: string, part: 'mo
     title: (file) => `${file} is too large for this page`,
     advice: 'The page’s engine runs in WebAssembly, whose memory cannot hold it. Choose a smaller model or a smaller quantization of it.',
   },
+  'storage-full': {
+    title: () => 'The browser has no room left for this model',
+    advice: 'Delete saved copies of other models (or free disk space; a private window keeps less) and load it again: the download continues where it stopped.',
+  },
   'no-storage': {
     title: () => 'This browser cannot keep downloaded models',
     advice: 'Catalog downloads are kept in the origin-private file system. Load the file from your disk or by URL instead.',

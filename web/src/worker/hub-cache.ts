@@ -67,6 +67,23 @@ export async function deleteCached(url: string): Promise<void> {
   for (const name of [keyOf(url), keyOf(url) + PARTIAL]) await dir.removeEntry(name).catch(() => {});
 }
 
+/**
+ * Writes `chunk` at `at`, or says the storage is full: a write the browser's quota cuts short (or refuses)
+ * must not leave a copy whose hash, computed from the bytes received, passes while its file is shorter.
+ */
+function storeAll(access: SyncAccess, chunk: Uint8Array, at: number, name: string) {
+  let written = 0;
+  try {
+    written = access.write(chunk, { at });
+  } catch (error) {
+    if (!(error instanceof DOMException && error.name === 'QuotaExceededError')) throw error;
+  }
+  if (written !== chunk.length) throw storageFull(name, at + written, at + chunk.length);
+}
+
+const storageFull = (name: string, kept: number, wanted: number) =>
+  new PageError('storage-full', name, `${name}: only ${describe(kept)} of the first ${describe(wanted)} could be saved in this browser.`);
+
 /** The SHA-256 a server states for a file: the hub's X-Linked-Etag, or an ETag that is one. */
 function statedSha256(headers: Headers): string | null {
   for (const name of ['x-linked-etag', 'etag']) {
@@ -152,7 +169,7 @@ export async function fetchToCache(url: string, expectedSha256: string | undefin
       report(have, total, true);
       try {
         await pump(response.body, (chunk) => {
-          access.write(chunk, { at: have });
+          storeAll(access, chunk, have, name);
           hash.update(chunk);
           have += chunk.length;
           report(have, total);
@@ -165,6 +182,7 @@ export async function fetchToCache(url: string, expectedSha256: string | undefin
       }
     }
     access.flush();
+    if (access.getSize() !== have) throw storageFull(name, access.getSize(), have);
     report(have, total, true);
     if (total !== null && have !== total) {
       throw new PageError('http-status', name, `${name} ended after ${describe(have)} of ${describe(total)}; loading it again resumes the download.`);
