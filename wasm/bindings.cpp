@@ -46,7 +46,7 @@ class Engine {
                      ": the file is empty");
     char mib[32];
     std::snprintf(mib, sizeof mib, "%.1f", size / (1024.0 * 1024.0));
-    if (size > 4294967295.0)
+    if (size > kLargestUploadBytes)
       return failure(ErrorCode::OutOfMemory, name, ": ", mib,
                      " MiB is more than the WebAssembly heap can hold (4 GiB)");
     // malloc, not std::vector: when the heap cannot grow it returns null instead of aborting.

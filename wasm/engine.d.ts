@@ -266,6 +266,8 @@ export class GlassboxEngine {
   traceInfo(): TraceInfo;
   /** The WebAssembly memory's size in bytes (it grows on demand and never shrinks). */
   memoryBytes(): number;
+  /** The largest model file the engine takes, in bytes: a larger one is more than the WebAssembly heap can hold. */
+  largestUpload(): number;
   /** The memory the engine lets its inspection trace take. */
   traceBudgetBytes(): number;
   /** The k most likely next tokens after the last step. Errors: `invalid-state` (nothing computed yet), `bad-argument`. */

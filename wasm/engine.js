@@ -181,6 +181,11 @@ export class GlassboxEngine {
     return this.module.memoryBytes();
   }
 
+  /** The largest file the engine takes (the core's rule: more is more than the WebAssembly heap can hold). */
+  largestUpload() {
+    return this.module.largestUpload();
+  }
+
   traceBudgetBytes() {
     return this.module.traceBudgetBytes();
   }

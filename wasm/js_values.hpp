@@ -26,6 +26,11 @@ using emscripten::val;
 // (2.8 GB for the 0.5B shape at 2,048 positions).
 inline constexpr int64_t kTraceBudgetBytes = int64_t{64} << 20;
 
+// The largest file an upload slot takes: past it, more than the WebAssembly heap can hold (32-bit addresses,
+// 4 GiB). One rule: Engine::allocate_upload refuses such a file, and the page (largestUpload()) marks a
+// catalog entry past it before its download starts.
+inline constexpr double kLargestUploadBytes = 4294967295.0;
+
 // Threads running for the module now (module_functions.cpp).
 int running_threads();
 

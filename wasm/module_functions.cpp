@@ -36,6 +36,10 @@ val error_codes() {
   return list;
 }
 
+double largest_upload() {
+  return kLargestUploadBytes;
+}
+
 double trace_budget_bytes() {
   return static_cast<double>(kTraceBudgetBytes);
 }
@@ -137,6 +141,7 @@ EMSCRIPTEN_BINDINGS(glassbox_module) {
   emscripten::function("errorCodes", &error_codes);
   emscripten::function("memoryBytes", &memory_bytes);
   emscripten::function("traceBudgetBytes", &trace_budget_bytes);
+  emscripten::function("largestUpload", &largest_upload);
   emscripten::function("threadedBuild", &threaded_build);
 }
 

@@ -77,7 +77,8 @@ async function cacheFirst(request, cacheName) {
 
 self.addEventListener('fetch', (event) => {
   const request = event.request;
-  if (request.method !== 'GET' || request.headers.has('range')) return;
+  // Hub catalog downloads (cache: 'no-store') keep their own copy in OPFS (web/src/worker/hub-cache.ts).
+  if (request.method !== 'GET' || request.headers.has('range') || request.cache === 'no-store') return;
   const url = new URL(request.url);
   const scope = new URL(self.registration.scope);
   if (url.origin !== scope.origin) {

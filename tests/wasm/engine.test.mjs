@@ -143,6 +143,10 @@ test('bad input raises errors that name the problem, and the engine keeps workin
   assert.throws(() => engine.beginUpload(MODEL_SLOT, 0, 'empty.bin'), { code: 'not-a-model', message: /^empty\.bin: the file is empty/ });
   assert.throws(() => engine.beginUpload(TOKENIZER_SLOT, 0, 'empty.tok'), { code: 'not-a-tokenizer' });
   assert.throws(() => engine.beginUpload(MODEL_SLOT, 2 ** 33, 'huge.bin'), { code: 'out-of-memory', message: /^huge\.bin: / });
+  // largestUpload() is the limit the uploads apply (the page marks catalog entries past it): one rule.
+  const largest = engine.largestUpload();
+  assert.equal(largest, 2 ** 32 - 1);
+  assert.throws(() => engine.beginUpload(MODEL_SLOT, largest + 1, 'past.bin'), { code: 'out-of-memory', message: /more than the WebAssembly heap can hold/ });
   assert.throws(() => engine.beginUpload(2, 10, 'x.bin'), { code: 'bad-argument' });
   const upload = engine.beginUpload(MODEL_SLOT, 4, 'short.bin');
   upload.write(new Uint8Array(3));

@@ -6,6 +6,7 @@ import type { InsideRequest } from './protocol-inside';
 import type { SeeInsideRequest } from './protocol-see-inside';
 import type {
   AttentionTrace,
+  CachedState,
   DoneReason,
   EngineReady,
   ErrorReport,
@@ -63,8 +64,8 @@ export class EngineClient {
       this.worker.addEventListener('message', (event: MessageEvent<FromWorker>) => {
         const m = event.data;
         if (m.type === 'ready') {
-          const { formats, samplerDefaults, build, version, threaded, threads } = m;
-          resolve({ formats, samplerDefaults, build, version, threaded, threads });
+          const { formats, samplerDefaults, build, version, threaded, threads, largestUpload } = m;
+          resolve({ formats, samplerDefaults, build, version, threaded, threads, largestUpload });
         } else if (m.type === 'fatal') reject(new EngineError(m.error));
       });
       this.worker.addEventListener('error', (event) => {
@@ -142,6 +143,16 @@ export class EngineClient {
 
   memory(): Promise<MemoryReport> {
     return this.request<MemoryReport>({ type: 'memory' });
+  }
+
+  /** What the browser keeps of each hub URL (worker/hub-cache.ts); a URL it keeps nothing of is absent. */
+  hubCached(urls: string[]): Promise<Record<string, CachedState>> {
+    return this.request<Record<string, CachedState>>({ type: 'hub-cached', urls });
+  }
+
+  /** Deletes the browser's copy of a hub URL, finished or partial. */
+  hubDelete(url: string): Promise<void> {
+    return this.request<void>({ type: 'hub-delete', url });
   }
 
   // --- the part-2 inspection views (protocol-inside.ts) ---

@@ -8,6 +8,7 @@ import type { ChatMessage } from './protocol-chat';
 import { AttentionView } from './views/attention';
 import { ChatView } from './views/chat';
 import { SamplingControls } from './views/controls';
+import { HubPanel } from './views/hub-panel';
 import { fetchCatalog, ModelPanel } from './views/model-panel';
 import { NextTokenView, type StepDistribution } from './views/next-token';
 import { OutputView } from './views/output';
@@ -23,6 +24,7 @@ const TOP_CANDIDATES = 10;
 const client = new EngineClient();
 const status = new StatusPill(byId('status'));
 const panel = new ModelPanel();
+const hub = new HubPanel(byId('hub-list'));
 const controls = new SamplingControls(byId('sampling'), byId('sampling-hint'));
 const tokens = new TokensView(byId('tokens'), byId('token-summary'));
 const output = new OutputView(byId('output'), byId('output-meta'), byId('stats'), byId<HTMLInputElement>('show-boundaries'));
@@ -82,7 +84,9 @@ async function load(source: ModelSource) {
   panel.showProgress(source.label, 0, null);
   try {
     const result = await client.load(source, (p) => {
-      if (attempt === loadAttempt) panel.showProgress(p.name, p.loaded, p.total);
+      if (attempt !== loadAttempt) return;
+      panel.showProgress(p.name, p.loaded, p.total);
+      hub.showProgress(p.loaded, p.total);
     });
     if (attempt !== loadAttempt) return;
     model = result;
@@ -122,6 +126,28 @@ async function load(source: ModelSource) {
 }
 
 panel.onLoad = (source) => void load(source);
+
+// --- the hub catalog (views/hub-panel.ts, worker/hub-cache.ts): what the browser keeps, after every change ----
+
+async function refreshHub() {
+  try {
+    hub.setCached(await client.hubCached(hub.urls));
+  } catch (error) {
+    panel.showError(reportOf(error));
+  }
+  hook.hubRefreshes += 1;
+  hook.changed();
+}
+
+hub.onLoad = (entry, url, sha256) => {
+  hub.setBusy(entry.id);
+  void load({ kind: 'hub', label: entry.name, url, sha256 }).finally(() => {
+    hub.setBusy(null);
+    void refreshHub();
+  });
+};
+hub.onCancel = () => client.cancelLoad();
+hub.onDelete = (url) => void client.hubDelete(url).then(refreshHub, (error: unknown) => panel.showError(reportOf(error)));
 panel.onCancel = () => client.cancelLoad(); // the load answers 'cancelled' and the model before stays
 
 // --- tokenization as the user types: one request in flight, the latest text next -------------------------
@@ -361,6 +387,8 @@ async function start() {
     return;
   }
   panel.setFormats(ready.formats);
+  hub.setLimit(ready.largestUpload);
+  void refreshHub();
   controls.setDefaults(ready.samplerDefaults);
   // Which build runs, and on how many threads: the threaded one needs a cross-origin isolated page (docs/hosting.md).
   byId('engine-build').textContent = ready.build;

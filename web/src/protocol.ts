@@ -11,12 +11,13 @@ import type { SeeInsideRequest, StepPipeline } from './protocol-see-inside';
 export type { ErrorCode, ModelInfo, SamplerSettings, StopReason, TokenSpan };
 
 /**
- * Where a model comes from: URLs (the catalog, or typed in) or files the user picked or dropped.
+ * Where a model comes from: URLs (the catalog, or typed in), the hub catalog, or files the user picked or dropped.
  * `tokenizerChosenBefore`: the tokenizer file was chosen in an earlier action (left in the tokenizer field),
  * not together with this model; the worker decides whether it goes with the model (worker/pairing.ts).
  */
 export type ModelSource =
   | { kind: 'url'; label: string; format?: string; model: string; tokenizer?: string }
+  | { kind: 'hub'; label: string; url: string; sha256?: string } // the hub catalog (hub/catalog.ts), kept in the browser
   | { kind: 'files'; label: string; model: File; tokenizer?: File; tokenizerChosenBefore?: boolean };
 
 /** A candidate of the next-token distribution, with its vocabulary piece. */
@@ -61,9 +62,16 @@ export interface ErrorReport {
 /**
  * What went wrong before the engine saw the bytes (worker/explain.ts words them): the load was cancelled,
  * the browser is offline, the server gave no answer or an error status, or the bytes are a web page or
- * other text rather than a model.
+ * other text rather than a model; a hub download (worker/hub-cache.ts) whose SHA-256 is not the one stated,
+ * a file larger than the engine takes, or a browser without the storage downloads are kept in.
  */
-export type PageErrorCode = 'cancelled' | 'offline' | 'unreachable' | 'http-status' | 'web-page' | 'text-file';
+export type PageErrorCode = 'cancelled' | 'offline' | 'unreachable' | 'http-status' | 'web-page' | 'text-file' | 'checksum' | 'too-large' | 'no-storage' | 'storage-full';
+
+/** What the browser keeps of a hub URL (worker/hub-cache.ts): a finished, checked copy, or the first `bytes`. */
+export interface CachedState {
+  bytes: number;
+  complete: boolean;
+}
 
 /** The engine's memory: the whole WebAssembly memory, and what its inspection trace holds and may hold. */
 export interface MemoryReport {
@@ -83,6 +91,7 @@ export interface EngineReady {
   version: string; // e.g. "0.1.0"
   threaded: boolean; // the pthreads build (the page is cross-origin isolated), else the single-threaded one
   threads: number; // threads a model's session computes with (1 in the single-threaded build)
+  largestUpload: number; // the largest model file the engine takes (more is more than the WebAssembly heap can hold)
 }
 
 export type ToWorker =
@@ -93,6 +102,8 @@ export type ToWorker =
   | { type: 'tokenize'; req: number; text: string }
   | { type: 'attention'; req: number; layer: number; head: number }
   | { type: 'memory'; req: number }
+  | { type: 'hub-cached'; req: number; urls: string[] } // what the browser keeps of each: Record<url, CachedState>
+  | { type: 'hub-delete'; req: number; url: string }
   | { type: 'generate'; gen: number; prompt: string; sampler: SamplerSettings; maxTokens: number; topK: number; chat?: ChatRequest }
   | { type: 'ack'; gen: number; index: number }
   | { type: 'stop'; gen: number };

@@ -22,6 +22,7 @@ export interface TestHook {
   modelLabel: string | null;
   loads: number;
   failedLoads: number;
+  hubRefreshes: number; // how often the hub catalog re-read what the browser keeps (after each load and delete)
   generations: number;
   last: GenerationRecord | null;
   whenLoaded(count?: number): Promise<ModelInfo>;
@@ -47,6 +48,7 @@ export function createTestHook(
     modelLabel: null,
     loads: 0,
     failedLoads: 0,
+    hubRefreshes: 0,
     generations: 0,
     last: null,
     changed() {

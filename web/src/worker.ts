@@ -10,6 +10,7 @@ import type { ChatRequest, ChatStarted } from './protocol-chat';
 import { chatSupport, startChat } from './worker/chat';
 import { chooseBuild, startEngine } from './worker/engine-build';
 import { explain, PageError, PlainError } from './worker/explain';
+import { cachedStates, deleteCached } from './worker/hub-cache';
 import { handleInside } from './worker/inside';
 import { handleSeeInside, stepPipeline } from './worker/see-inside';
 import { type Part, uploadSource } from './worker/upload-source';
@@ -33,6 +34,7 @@ const engineReady = startEngine(chooseBuild()).then(
       version: created.version(),
       threaded: created.threaded(),
       threads: created.threads(),
+      largestUpload: created.largestUpload(),
     });
     return created;
   },
@@ -68,7 +70,7 @@ async function load(req: number, source: ModelSource) {
     const value: LoadResult = { label: source.label, info, tokenizer: uploaded.tokenizer, setAside: uploaded.setAside, chat: chatSupport(e) };
     post({ type: 'reply', req, ok: true, value });
   } catch (error) {
-    post({ type: 'reply', req, ok: false, error: explain(error, 'The model could not be loaded', source.kind) });
+    post({ type: 'reply', req, ok: false, error: explain(error, 'The model could not be loaded', source.kind === 'files' ? 'files' : 'url') });
   } finally {
     finish();
     if (currentLoad === job) currentLoad = null;
@@ -217,6 +219,18 @@ scope.onmessage = (event) => {
         () => attention(engine!, message.layer, message.head),
         'Could not read the attention trace',
         (value) => [(value as AttentionTrace).matrix.buffer],
+      );
+      break;
+    case 'hub-cached':
+      cachedStates(message.urls).then(
+        (value) => post({ type: 'reply', req: message.req, ok: true, value }),
+        (error: unknown) => post({ type: 'reply', req: message.req, ok: false, error: explain(error, 'Could not read the models kept in this browser') }),
+      );
+      break;
+    case 'hub-delete':
+      deleteCached(message.url).then(
+        () => post({ type: 'reply', req: message.req, ok: true, value: null }),
+        (error: unknown) => post({ type: 'reply', req: message.req, ok: false, error: explain(error, 'Could not delete the saved copy') }),
       );
       break;
     case 'memory':

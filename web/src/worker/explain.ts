@@ -84,6 +84,22 @@ const PAGE_EXPLANATIONS: Record<PageErrorCode, { title: (file: string, part: 'mo
     title: () => 'This is a text file, not a model file',
     advice: 'A model file is binary. A file that starts with "version https://git-lfs" is a Git LFS pointer: download the file it points to.',
   },
+  checksum: {
+    title: (file) => `${file} is not the file the catalog names`,
+    advice: 'Its bytes do not match the SHA-256 stated for it: the download was damaged or the server sent another file. The copy was deleted; download it again.',
+  },
+  'too-large': {
+    title: (file) => `${file} is too large for this page`,
+    advice: 'The page’s engine runs in WebAssembly, whose memory cannot hold it. Choose a smaller model or a smaller quantization of it.',
+  },
+  'storage-full': {
+    title: () => 'The browser has no room left for this model',
+    advice: 'Delete saved copies of other models (or free disk space; a private window keeps less) and load it again: the download continues where it stopped.',
+  },
+  'no-storage': {
+    title: () => 'This browser cannot keep downloaded models',
+    advice: 'Catalog downloads are kept in the origin-private file system. Load the file from your disk or by URL instead.',
+  },
 };
 
 const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));

@@ -16,7 +16,7 @@ export interface TokenizerChoice {
   setAside?: string; // the name of a tokenizer chosen before and left out: the model carries its own
 }
 
-export function tokenizerFor(source: ModelSource, modelIsGguf: boolean): TokenizerChoice {
+export function tokenizerFor(source: Exclude<ModelSource, { kind: 'hub' }>, modelIsGguf: boolean): TokenizerChoice {
   if (!source.tokenizer) return { chosenBefore: false };
   if (source.kind === 'url' || !source.tokenizerChosenBefore) return { use: source.tokenizer, chosenBefore: false };
   if (modelIsGguf) return { chosenBefore: false, setAside: source.tokenizer.name };

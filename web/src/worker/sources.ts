@@ -20,7 +20,8 @@ export function nameOfUrl(url: string): string {
   }
 }
 
-async function pump(body: ReadableStream<Uint8Array>, write: (chunk: Uint8Array) => void, signal: AbortSignal) {
+/** Reads `body` to its end, handing each chunk to `write`; stops (and stops the download) when `signal` aborts. */
+export async function pump(body: ReadableStream<Uint8Array>, write: (chunk: Uint8Array) => void, signal: AbortSignal) {
   const reader = body.getReader();
   try {
     for (;;) {

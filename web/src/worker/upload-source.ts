@@ -6,6 +6,7 @@
 import { type GlassboxEngine, MODEL_SLOT, TOKENIZER_SLOT } from '@glassbox/engine';
 import type { ModelSource } from '../protocol';
 import { downloadFailure, PageError } from './explain';
+import { fetchToCache } from './hub-cache';
 import { tokenizerFor } from './pairing';
 import { nameOfUrl, type Progress, uploadFile, uploadUrl } from './sources';
 
@@ -45,6 +46,21 @@ async function uploadPart(
   return { name, head };
 }
 
+/** A hub catalog entry: from the browser's copy, or downloaded into it first (hub-cache.ts); GGUF, so no tokenizer file. */
+async function uploadHub(
+  e: GlassboxEngine,
+  source: Extract<ModelSource, { kind: 'hub' }>,
+  progress: (part: Part, name: string) => Progress,
+  signal: AbortSignal,
+): Promise<Uploaded> {
+  const name = nameOfUrl(source.url);
+  const fetched = await fetchToCache(source.url, source.sha256, e.largestUpload(), progress('model', name), signal).catch((error: unknown) => {
+    throw downloadFailure(error, name, source.url);
+  });
+  await uploadFile(e, MODEL_SLOT, fetched.file, progress('model', name), refuseForeign(e, 'model', name), signal);
+  return { model: name, tokenizer: null };
+}
+
 export async function uploadSource(
   e: GlassboxEngine,
   source: ModelSource,
@@ -52,6 +68,7 @@ export async function uploadSource(
   signal: AbortSignal,
 ): Promise<Uploaded> {
   try {
+    if (source.kind === 'hub') return await uploadHub(e, source, progress, signal);
     const model = await uploadPart(e, 'model', source.model, progress, signal);
     const choice = tokenizerFor(source, e.isGguf(model.head));
     if (!choice.use) return { model: model.name, tokenizer: null, setAside: choice.setAside };
