@@ -3,6 +3,7 @@
 // 2..head_dim, blk.N tensors must lie below block_count, and RoPE scaling becomes per-pair frequency factors
 // (the kinds glassbox does not implement are refused by name instead of being ignored).
 #include <gtest/gtest.h>
+#include <cmath>
 
 #include <cstdint>
 #include <limits>
@@ -152,8 +153,20 @@ TEST(GgufModelConfig, RopeScalingBecomesFrequencyFactors) {
     EXPECT_EQ(factors(model_of(tiny.bytes())), (std::vector<float>{1, 32}));
   }
 
-  expect_error(with("llama.rope.scaling.type", gguf_string("yarn")),
-               {"metadata llama.rope.scaling.type is \"yarn\"", "not this kind yet"});
+  // YaRN: over an original context of 16, pair 0 (wavelength 6.3) turns more than beta_slow's once and is
+  // kept; pair 1 (wavelength 628) is slowed by the factor; q and k grow by 1 + 0.1 ln 4.
+  {
+    TinyLlama tiny;
+    tiny.metadata["llama.rope.scaling.type"] = gguf_string("yarn");
+    tiny.metadata["llama.rope.scaling.factor"] = gguf_real(GgufType::Float32, 4);
+    tiny.metadata["llama.rope.scaling.original_context_length"] = gguf_integer(GgufType::Uint32, 16);
+    auto model = model_of(tiny.bytes());
+    EXPECT_EQ(factors(model), (std::vector<float>{1, 4}));
+    ASSERT_TRUE(model.ok());
+    EXPECT_NEAR(model->config.rope_magnitude, 1 + 0.1 * std::log(4.0), 1e-6);
+  }
+  expect_error(with("llama.rope.scaling.type", gguf_string("longrope")),
+               {"metadata llama.rope.scaling.type is \"longrope\"", "not this kind yet"});
   expect_error(with("llama.rope.scaling.factor", gguf_real(GgufType::Float32, -2)),
                {"metadata llama.rope.scaling.factor must be a positive RoPE scaling factor, found -2"});
   expect_error(with("llama.rope.scaling.type", gguf_integer(GgufType::Uint32, 1)),

@@ -15,9 +15,10 @@ import { startHubServer } from '../browser/hub-server.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const catalog = JSON.parse(fs.readFileSync(path.join(repo, 'web', 'hub-models.json'), 'utf8'));
-// make-hub-shape.py's shape for each catalog entry that the engine runs (Gemma 3 joins once it does).
+// make-hub-shape.py's shape for each catalog entry that the engine runs.
 const SHAPE_OF = {
   'smollm2-135m-instruct': 'smollm2-135m',
+  'gemma-3-270m-it': 'gemma3-270m',
   'smollm2-360m-instruct': 'smollm2-360m',
   'qwen2.5-0.5b-instruct': 'qwen2.5-0.5b',
   'qwen3-0.6b': 'qwen3-0.6b',

@@ -82,6 +82,7 @@ for (const name of [
   'qwen2-vocab',
   'gpt2-vocab',
   'llama3-rope-vocab',
+  'llama-yarn-vocab',
   'qwen3-vocab',
   'gemma3-vocab',
 ]) {

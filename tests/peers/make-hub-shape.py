@@ -44,6 +44,11 @@ SHAPES = {
     "llama-3.2-1b": (configs.HF_LLAMA3, "write_llama", dict(
         dim=2048, n_layers=16, n_heads=32, n_kv_heads=8, hidden_dim=8192, vocab_size=128256, rotary_dim=64,
         rope_theta=500000.0, tied_embeddings=True, rope_scaling=LLAMA3_1B_SCALING)),
+    # Gemma 3 270M: 5 sliding layers (window 512, base 1e4) to each global one (base 1e6, unscaled at this size).
+    "gemma3-270m": (configs.GEMMA3, "write_gemma3", dict(
+        dim=640, n_layers=18, n_heads=4, n_kv_heads=1, head_dim=256, rotary_dim=256, hidden_dim=2048,
+        vocab_size=262144, norm_eps=1e-6, rope_scaling=None, sliding_window=512,
+        sliding_layers=[layer % 6 < 5 for layer in range(18)])),
     "gpt2": (configs.HF_GPT2, "write_gpt2", dict(
         dim=768, n_layers=12, n_heads=12, n_kv_heads=12, hidden_dim=3072, vocab_size=50257)),
 }
@@ -83,7 +88,8 @@ def main(argv):
             weights[name] = (1.0 + 0.1 * rng.standard_normal(dims, dtype=np.float32))
     # The writers return the values an engine reads back, decoded: not needed here, and larger than the file.
     gguf_export.as_stored = lambda array, ggml_type: array.rows if isinstance(array, gguf.EncodedMatrix) else array
-    pre = {"write_llama": "llama-bpe", "write_qwen2": "qwen2", "write_qwen3": "qwen2", "write_gpt2": "gpt-2"}[writer_name]
+    pre = {"write_llama": "llama-bpe", "write_qwen2": "qwen2", "write_qwen3": "qwen2", "write_gpt2": "gpt-2",
+           "write_gemma3": "gpt-2"}[writer_name]
     getattr(gguf_export, writer_name)(out, cfg, weights, shape, padded_vocab(cfg["vocab_size"], pre), tensor_type="Q8_0")
     print(f"wrote {out}: {os.path.getsize(out) / 2**20:.1f} MiB")
     return 0

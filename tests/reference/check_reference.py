@@ -688,7 +688,7 @@ def every_fixture_reproduces_from_its_files():
             logits = model.forward(expected["config"], w, expected["tokens"], head_scales=expected.get("head_scales"))
             close(logits, expected["logits"], 1e-12, entry["files"][-1])
             checked += 1
-        assert checked == 41, f"checked {checked} fixtures with logits, expected 41 (38 plain, 3 head ablations)"
+        assert checked == 42, f"checked {checked} fixtures with logits, expected 42 (39 plain, 3 head ablations)"
         # the quantized files really are quantized, and their logits moved
         for stem, kinds in (("llama-like", (("f16", 1e-6, 0.05), ("bf16", 1e-5, 0.5), ("q8_0", 1e-3, 0.6),
                                             ("q4_0", 1e-2, 4.0))),
@@ -723,7 +723,7 @@ def every_fixture_reproduces_from_its_files():
 
 def check_rope_scaling(f, weights, cfg):
     """The file says the config's RoPE scaling: Llama 3.1's as rope_freqs.weight (the divisors the reference
-    computes), linear as rope.scaling.type/factor keys, none as neither."""
+    computes), linear and YaRN as rope.scaling.* keys, none as neither."""
     arch = f.value("general.architecture")
     scaling = cfg.get("rope_scaling")
     kind = scaling["type"] if scaling else None
@@ -732,11 +732,13 @@ def check_rope_scaling(f, weights, cfg):
         assert freqs is not None and np.allclose(freqs, model.rope_freq_factors(cfg), rtol=1e-7), freqs
     else:
         assert freqs is None
-    if kind == "linear":
-        assert f.value(f"{arch}.rope.scaling.type") == "linear"
+    if kind in ("linear", "yarn"):
+        assert f.value(f"{arch}.rope.scaling.type") == kind
         assert f.value(f"{arch}.rope.scaling.factor") == scaling["factor"]
     else:
         assert f"{arch}.rope.scaling.type" not in f.metadata
+    if kind == "yarn":
+        assert f.value(f"{arch}.rope.scaling.original_context_length") == scaling["original_context"]
 
 
 def check_window_metadata(f, cfg):

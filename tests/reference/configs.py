@@ -89,11 +89,18 @@ GEMMA3 = tiny(n_kv_heads=2, hidden_dim=64, rope_pairing="half", qk_norm=True, he
 LLAMA3_SCALING = {"type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 8.0,
                   "original_context": 256}
 
+# YaRN at a scale where its three regimes show (theta 1e4, an original context of 256): of 4 rotated pairs,
+# pair 0 is kept, pair 1 blended, pairs 2-3 slowed by the factor (of 8 pairs: 0-3 ramp, 4-7 slowed); q and k
+# grow by 1 + 0.1 ln 4 and by attn_factor.
+YARN_SCALING = {"type": "yarn", "factor": 4.0, "original_context": 256, "attn_factor": 1.25}
+
 # Hugging Face-convention models (half-pair RoPE over the whole head).
 HF_LLAMA = tiny(n_kv_heads=2, hidden_dim=64, rope_pairing="half", tied_embeddings=False)
 HF_QWEN2 = tiny(n_kv_heads=2, hidden_dim=64, rope_pairing="half", qkv_bias=True, rope_theta=1000000.0)
 HF_LLAMA3 = tiny(n_kv_heads=2, hidden_dim=64, rope_pairing="half", tied_embeddings=False,
                 rope_scaling=LLAMA3_SCALING, rope_theta=10000.0)
+HF_LLAMA_YARN = tiny(n_kv_heads=2, hidden_dim=64, rope_pairing="half", tied_embeddings=False, rotary_dim=8,
+                     rope_scaling=YARN_SCALING)
 HF_QWEN3 = tiny(n_kv_heads=2, hidden_dim=64, rope_pairing="half", qk_norm=True, head_dim=16, rotary_dim=16,
                 rope_theta=1000000.0)
 HF_PHI3 = tiny(n_kv_heads=2, hidden_dim=48, rope_pairing="half", tied_embeddings=False)

@@ -136,6 +136,14 @@ def _rope_scaling(arch, cfg):
     if scaling["type"] == "linear":
         return [(f"{arch}.rope.scaling.type", gguf.string("linear")),
                 (f"{arch}.rope.scaling.factor", gguf.f32(scaling["factor"]))], OrderedDict()
+    if scaling["type"] == "yarn":  # llama.cpp's default betas (32, 1): the converter writes no keys for them
+        assert scaling.get("beta_fast", 32.0) == 32.0 and scaling.get("beta_slow", 1.0) == 1.0
+        kvs = [(f"{arch}.rope.scaling.type", gguf.string("yarn")),
+               (f"{arch}.rope.scaling.factor", gguf.f32(scaling["factor"])),
+               (f"{arch}.rope.scaling.original_context_length", gguf.u32(scaling["original_context"]))]
+        if scaling.get("attn_factor", 1.0) != 1.0:
+            kvs.append((f"{arch}.rope.scaling.attn_factor", gguf.f32(scaling["attn_factor"])))
+        return kvs, OrderedDict()
     return [], OrderedDict([("rope_freqs.weight", np.asarray(rope_freq_factors(cfg), dtype=np.float32))])
 
 

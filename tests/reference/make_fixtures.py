@@ -201,6 +201,15 @@ class Fixtures:
                   "arch llama with Llama 3.1's RoPE scaling (factor 8, low 1, high 8, original context 256): "
                   "a rope_freqs.weight of per-pair divisors, one pair kept, one blended, two slowed")
 
+        cfg = configs.as_float32_file(configs.HF_LLAMA_YARN)
+        stored = gguf_export.write_llama(self.path("llama-yarn-tiny.gguf"), cfg, random_weights(cfg, 209),
+                                         "llama-yarn-tiny", tiny_vocab.bpe_metadata("llama-bpe"))
+        write_expected(self.path("llama-yarn-tiny.json"), cfg, stored, sample_tokens(cfg, 209))
+        must_matter(cfg, stored, sample_tokens(cfg, 209), "llama-yarn-tiny", {"rope_scaling": None})
+        self.note(["llama-yarn-tiny.gguf", "llama-yarn-tiny.json"],
+                  "arch llama with YaRN (rope.scaling.type yarn, factor 4, original context 256, attn_factor "
+                  "1.25): pair 0 kept, pair 1 blended, pairs 2-3 slowed; q and k scaled by 1.25 (1 + 0.1 ln 4)")
+
         cfg = configs.as_float32_file(configs.HF_QWEN3)
         stored = gguf_export.write_qwen3(self.path("qwen3-tiny.gguf"), cfg, random_weights(cfg, 206),
                                          "qwen3-tiny", tiny_vocab.bpe_metadata("qwen2"))
@@ -303,6 +312,9 @@ class Fixtures:
             # 8 rotated pairs: two kept, two blended, four slowed by Llama 3.1's scaling
             ("llama3-rope-vocab", "llama", configs.HF_LLAMA3, gpt2,
              {"tokenizer.ggml.pre": gguf.string("llama-bpe")}, 305, {}),
+            # YaRN: four pairs ramp from kept to interpolated, four are slowed
+            ("llama-yarn-vocab", "llama", configs.HF_LLAMA_YARN, gpt2,
+             {"tokenizer.ggml.pre": gguf.string("llama-bpe")}, 309, {}),
             # heads 32 wide, twice dim / n_heads
             ("qwen3-vocab", "qwen3", configs.HF_QWEN3, gpt2,
              {"tokenizer.ggml.pre": gguf.string("qwen2")}, 306, {"head_dim": 32, "rotary_dim": 32}),

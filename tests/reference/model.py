@@ -12,8 +12,8 @@ The configuration (all keys required; README.md has the equations):
   position        "rope" | "learned" (table added to the token embedding)
                   | "sinusoidal" (fixed table added, embeddings not scaled)
   rope_theta, rotary_dim, rope_pairing ("adjacent" | "half")   (rope only)
-  rope_scaling    None | {"type": "linear" | "llama3", ...}: per-pair frequency divisors
-                  (ops.rope_freq_factors; rope only)
+  rope_scaling    None | {"type": "linear" | "llama3" | "yarn", ...}: per-pair frequency divisors
+                  (ops.rope_freq_factors; rope only), and YaRN's scaling of q and k (ops.rope_magnitude)
   head_dim        None (dim / n_heads) or each head's width, when q/k/v are wider or narrower than dim
   qk_norm         True: each head's q and k are RMS-normalized over head_dim (own weights
                   attn_q_norm / attn_k_norm, [head_dim]) before RoPE (Qwen3)
@@ -107,8 +107,9 @@ def attention(cfg, weights, layer, x, trace=None, rounding=None, head_scales=Non
         factors, theta = rope_freq_factors(cfg), cfg["rope_theta"]
         if sliding:
             factors, theta = None, cfg.get("rope_theta_sliding") or theta
-        q = ops.apply_rope(q, positions, cfg["rotary_dim"], theta, cfg["rope_pairing"], factors)
-        k = ops.apply_rope(k, positions, cfg["rotary_dim"], theta, cfg["rope_pairing"], factors)
+        magnitude = ops.rope_magnitude(cfg.get("rope_scaling"))
+        q = ops.apply_rope(q, positions, cfg["rotary_dim"], theta, cfg["rope_pairing"], factors, magnitude)
+        k = ops.apply_rope(k, positions, cfg["rotary_dim"], theta, cfg["rope_pairing"], factors, magnitude)
     group = H // KV
     mask = ops.causal_mask(T, cfg["sliding_window"] if sliding else None)
     heads = []

@@ -85,12 +85,25 @@ def rope_freq_factors(scaling, rotary_dim, theta):
                                         w < n / hi keep their frequency, pairs with w > n / lo are divided
                                         by f, and in between the frequency is the blend
                                         (1 - s) * freq / f + s * freq, s = (n / w - lo) / (hi - lo)
+      {"type": "yarn", "factor": f, "original_context": n, "beta_fast": bf, "beta_slow": bs}
+                                        YaRN: with d(b) = rotary_dim ln(n / (2 pi b)) / (2 ln theta), the
+                                        pair index turning b times over n positions, low = floor(d(bf)),
+                                        high = ceil(d(bs)): pair i keeps its frequency with weight
+                                        k = 1 - clip((i - low) / (high - low)), else is divided by f
+                                        (frequency k freq + (1 - k) freq / f); see rope_magnitude too
     """
     if scaling is None:
         return None
     half = rotary_dim // 2
     if scaling["type"] == "linear":
         return np.full(half, float(scaling["factor"]))
+    if scaling["type"] == "yarn":
+        f, n = float(scaling["factor"]), float(scaling["original_context"])
+        turning = lambda b: rotary_dim * np.log(n / (b * 2 * np.pi)) / (2 * np.log(theta))
+        low = max(0.0, np.floor(turning(scaling.get("beta_fast", 32.0))))
+        high = min(rotary_dim - 1.0, np.ceil(turning(scaling.get("beta_slow", 1.0))))
+        kept = 1 - np.clip((np.arange(half) - low) / max(0.001, high - low), 0, 1)
+        return 1 / ((1 - kept) / f + kept)
     if scaling["type"] != "llama3":
         raise ValueError(f"unknown RoPE scaling {scaling['type']!r}")
     f, lo, hi, n = (float(scaling[k]) for k in ("factor", "low_freq_factor", "high_freq_factor",
@@ -103,7 +116,15 @@ def rope_freq_factors(scaling, rotary_dim, theta):
     return freq / scaled
 
 
-def apply_rope(x, positions, rotary_dim, theta, pairing, freq_factors=None):
+def rope_magnitude(scaling):
+    """What YaRN multiplies q and k by as it turns them: attn_factor x (1 + 0.1 ln factor); 1 otherwise."""
+    if scaling is None or scaling["type"] != "yarn":
+        return 1.0
+    f = float(scaling["factor"])
+    return scaling.get("attn_factor", 1.0) * (1 + 0.1 * np.log(f) if f > 1 else 1.0)
+
+
+def apply_rope(x, positions, rotary_dim, theta, pairing, freq_factors=None, magnitude=1.0):
     """Rotate pairs of features of x ([T, heads, head_dim]) by position.
 
     Pair i (i < rotary_dim/2) is turned by the angle pos * theta^(-2i/rotary_dim):
@@ -115,7 +136,7 @@ def apply_rope(x, positions, rotary_dim, theta, pairing, freq_factors=None):
     """
     half = rotary_dim // 2
     angles = rope_angles(positions, rotary_dim, theta, freq_factors)[:, None, :]  # [T, 1, half]
-    cos, sin = np.cos(angles), np.sin(angles)
+    cos, sin = magnitude * np.cos(angles), magnitude * np.sin(angles)
     out = x.copy()
     if pairing == "adjacent":
         a, b = x[..., 0:rotary_dim:2], x[..., 1:rotary_dim:2]

@@ -56,6 +56,8 @@ struct ModelConfig {
   // rope_scaling by llama3_rope_factors in glassbox/positions.hpp) and linear scaling (every divisor the
   // same factor: positions squeezed by it) are both this.
   std::vector<float> rope_freq_factors;
+  // YaRN: every rotation also scales q and k by this (so q·k by its square); 1 otherwise.
+  float rope_magnitude = 1.0f;
 
   // Each head's queries and keys are RMS-normalized over head_dim, with weights of their own (one set for
   // queries, one for keys), before RoPE: Qwen3, Gemma 3.

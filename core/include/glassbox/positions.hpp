@@ -37,6 +37,22 @@ struct Llama3RopeScaling {
 // config's theta and rotary dimensions (what llama.cpp's converter stores as rope_freqs.weight).
 std::vector<float> llama3_rope_factors(const ModelConfig& config, const Llama3RopeScaling& scaling);
 
+// YaRN ("Yet another RoPE extension", as llama.cpp and Hugging Face compute it): pairs that turn fewer than
+// beta_slow times over the original context are slowed by `factor` (interpolated), pairs that turn more
+// than beta_fast times are kept (extrapolated), and those between blend linearly by pair index; q and k are
+// also scaled by attn_factor x (1 + 0.1 ln factor), which sharpens attention over the longer context.
+struct YarnRopeScaling {
+  double factor = 1;
+  double original_context = 4096;
+  double beta_fast = 32;
+  double beta_slow = 1;
+  double attn_factor = 1;
+};
+
+// YaRN's per-pair divisors (ModelConfig::rope_freq_factors) and its magnitude (ModelConfig::rope_magnitude).
+std::vector<float> yarn_rope_factors(const ModelConfig& config, const YarnRopeScaling& scaling);
+float yarn_rope_magnitude(const YarnRopeScaling& scaling);
+
 // RoPE made visible: q and k (head_dim values each) rotated to every position 0..positions-1 with the
 // model's theta, rotary dimensions and pairing (as `layer` turns them; -1: a global layer), and their dot
 // products: [m][n] = R(m) q · R(n) k, row-major.

@@ -231,6 +231,8 @@ void add_config(GgufWriter& w, const gguf::Architecture& arch, const ModelConfig
   w.add_bool(key(gguf::kFfnGated), c.gated_ffn);
   if (c.qk_norm) w.add_bool(key(gguf::kQkNorm), true);
   if (c.scaled_embeddings) w.add_bool(key(gguf::kScaledEmbeddings), true);
+  // YaRN's scaling of q and k, which no llama.cpp key says apart from YaRN's own parameters.
+  if (c.rope_magnitude != 1.0f) w.add_float32(key(gguf::kRopeMagnitude), c.rope_magnitude);
 }
 
 void add_tokenizer(GgufWriter& w, const Tokenizer& tokenizer) {

@@ -18,6 +18,7 @@
 #include "formats/model_builder.hpp"
 #include "glassbox/error.hpp"
 #include "glassbox/formats.hpp"
+#include "glassbox/positions.hpp"
 #include "kernels/element_types.hpp"
 #include "model/config_names.hpp"
 
@@ -61,17 +62,20 @@ Result<int> rope_dimension(const GgufFile& file, const std::string& key, int hea
 // RoPE scaling, as llama.cpp reads it: a factor (rope.scaling.factor, or the older rope.scale_linear; 0 and 1
 // mean none) divides every frequency, and a rope_freqs.weight tensor (Llama 3.1's scaling, as llama.cpp's
 // converter stores it) divides each pair's frequency by its own value; both may apply. The result is the
-// config's per-pair divisors. YaRN and LongRoPE change more than the frequencies (YaRN also scales attention
-// by its own rule): they are refused, since running them as plain RoPE would silently compute something else.
-Result<std::vector<float>> rope_freq_factors(const GgufFile& file, const std::string& arch, int rotary_dim) {
+// config's per-pair divisors. YaRN (rope.scaling.type "yarn") blends scaled and kept frequencies by pair and
+// scales q and k (yarn_rope_factors, yarn_rope_magnitude: glassbox/positions.hpp). LongRoPE is refused, since
+// running it as plain RoPE would silently compute something else.
+Result<void> read_rope_scaling(const GgufFile& file, const std::string& arch, ModelConfig& c) {
+  const int rotary_dim = c.rotary_dim();
   const std::string type_key = gguf::arch_key(arch, gguf::kRopeScalingType);
   auto type = file.string(type_key, "linear");
   if (!type) return type.error();
-  if (*type != "none" && *type != "linear")
-    return error(ErrorCode::UnsupportedArchitecture, file.source(), ": metadata ", type_key, " is \"", *type,
-                 "\": glassbox supports linear RoPE scaling and Llama 3's rope_freqs, not this kind yet");
+  if (*type != "none" && *type != "linear" && *type != "yarn")
+    return error(
+        ErrorCode::UnsupportedArchitecture, file.source(), ": metadata ", type_key, " is \"", *type,
+        "\": glassbox supports linear and YaRN RoPE scaling and Llama 3's rope_freqs, not this kind yet");
   double factor = 1.0;
-  if (*type == "linear") {
+  if (*type != "none") {
     for (const std::string& key :
          {gguf::arch_key(arch, gguf::kRopeScalingFactor), gguf::arch_key(arch, gguf::kRopeScaleLinear)}) {
       auto value = file.real(key, 0.0);
@@ -91,8 +95,24 @@ Result<std::vector<float>> rope_freq_factors(const GgufFile& file, const std::st
 
   const auto pairs = static_cast<std::size_t>(rotary_dim / 2);
   const GgufTensorInfo* freqs = file.tensor(gguf::kRopeFreqs);
-  if (!freqs && factor == 1.0) return std::vector<float>{};
   std::vector<float> factors(pairs, static_cast<float>(factor));
+  if (*type == "yarn" && factor != 1.0) {
+    YarnRopeScaling yarn;
+    yarn.factor = factor;
+    const std::string original_key = gguf::arch_key(arch, gguf::kRopeScalingOriginalContext);
+    auto original = file.integer_in(original_key, 1, int64_t{1} << 30, c.max_seq_len);
+    if (!original) return original.error();
+    yarn.original_context = static_cast<double>(*original);
+    auto attn = file.real(gguf::arch_key(arch, gguf::kRopeScalingAttnFactor), 1.0);
+    if (!attn) return attn.error();
+    yarn.attn_factor = *attn;
+    factors = yarn_rope_factors(c, yarn);
+    c.rope_magnitude = yarn_rope_magnitude(yarn);
+  }
+  if (!freqs && factor == 1.0) {
+    c.rope_freq_factors.clear();
+    return ok();
+  }
   if (freqs) {
     if (freqs->ggml_type != 0 || freqs->dims != std::vector<uint64_t>{pairs})
       return error(ErrorCode::Malformed, file.source(), ": tensor ", gguf::kRopeFreqs,
@@ -103,7 +123,8 @@ Result<std::vector<float>> rope_freq_factors(const GgufFile& file, const std::st
       factors[i] *= divisor;  // validate() checks that each is a positive number
     }
   }
-  return factors;
+  c.rope_freq_factors = std::move(factors);
+  return ok();
 }
 
 // Every blk.N tensor must belong to a layer the config has (llama.cpp rejects extra tensors too): a file
@@ -212,7 +233,12 @@ Result<ModelConfig> read_config(const GgufFile& file, const gguf::Architecture& 
     GLASSBOX_TRY(read_windows(file, arch, c));
   }
   if (c.position == PositionKind::RoPE) {
-    GLASSBOX_ASSIGN(c.rope_freq_factors, rope_freq_factors(file, arch.name, c.rotary_dim()));
+    GLASSBOX_TRY(read_rope_scaling(file, arch.name, c));
+    if (!arch.fixed) {
+      auto magnitude = file.real(key(gguf::kRopeMagnitude), c.rope_magnitude);
+      if (!magnitude) return magnitude.error();
+      c.rope_magnitude = static_cast<float>(*magnitude);
+    }
   }
   return c;
 }

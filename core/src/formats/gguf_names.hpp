@@ -143,7 +143,11 @@ inline constexpr const char* kRopeFreqBase = "rope.freq_base";
 inline constexpr const char* kRopeScalingType = "rope.scaling.type";
 inline constexpr const char* kRopeScalingFactor = "rope.scaling.factor";
 inline constexpr const char* kRopeScaleLinear = "rope.scale_linear";  // the older name of the factor
-inline constexpr const char* kKeyLength = "attention.key_length";     // head_dim, where not dim / heads
+inline constexpr const char* kRopeScalingOriginalContext = "rope.scaling.original_context_length";  // YaRN
+inline constexpr const char* kRopeScalingAttnFactor = "rope.scaling.attn_factor";                   // YaRN
+inline constexpr const char* kRopeMagnitude =
+    "rope.magnitude";  // our own architecture: ModelConfig::rope_magnitude
+inline constexpr const char* kKeyLength = "attention.key_length";  // head_dim, where not dim / heads
 inline constexpr const char* kValueLength = "attention.value_length";
 // Sliding-window attention, as llama.cpp reads it for gemma3 (and writes it for any architecture that has it).
 inline constexpr const char* kSlidingWindow = "attention.sliding_window";  // keys a sliding layer sees

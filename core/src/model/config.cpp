@@ -56,6 +56,9 @@ Result<void> validate(const ModelConfig& c, const std::string& source) {
         return error(ErrorCode::Malformed, source, ": RoPE frequency factor ", i,
                      " must be a positive number, found ", c.rope_freq_factors[i]);
   }
+  if (!(std::isfinite(c.rope_magnitude) && c.rope_magnitude > 0.0f))
+    return error(ErrorCode::Malformed, source,
+                 ": the RoPE magnitude (YaRN's attention factor) must be positive, found ", c.rope_magnitude);
   if (c.sliding_window < 0)
     return error(ErrorCode::Malformed, source, ": the sliding window must be 0 (none) or more keys, found ",
                  c.sliding_window);

@@ -1,5 +1,6 @@
 #include "glassbox/positions.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "glassbox/error.hpp"
@@ -46,6 +47,29 @@ std::vector<float> llama3_rope_factors(const ModelConfig& c, const Llama3RopeSca
   return factors;
 }
 
+std::vector<float> yarn_rope_factors(const ModelConfig& c, const YarnRopeScaling& s) {
+  constexpr double kPi = 3.14159265358979323846;
+  const int rotary = c.rotary_dim(), pairs = rotary / 2;
+  // The pair index (in value dimensions, 0..rotary) that turns `turns` times over the original context.
+  const auto dimension_turning = [&](double turns) {
+    return rotary * std::log(s.original_context / (turns * 2 * kPi)) /
+           (2 * std::log(static_cast<double>(c.rope_theta)));
+  };
+  const double low = std::max(0.0, std::floor(dimension_turning(s.beta_fast)));
+  const double high = std::min(static_cast<double>(rotary - 1), std::ceil(dimension_turning(s.beta_slow)));
+  std::vector<float> factors(static_cast<std::size_t>(pairs));
+  for (int i = 0; i < pairs; ++i) {
+    // 1 for the fast pairs (kept), 0 for the slow ones (interpolated), a ramp between.
+    const double kept = 1 - std::clamp((i - low) / std::max(0.001, high - low), 0.0, 1.0);
+    factors[static_cast<std::size_t>(i)] = static_cast<float>(1 / ((1 - kept) / s.factor + kept));
+  }
+  return factors;
+}
+
+float yarn_rope_magnitude(const YarnRopeScaling& s) {
+  return static_cast<float>(s.attn_factor * (s.factor > 1 ? 1 + 0.1 * std::log(s.factor) : 1.0));
+}
+
 Result<std::vector<float>> rope_dot_products(const ModelConfig& c, std::span<const float> q,
                                              std::span<const float> k, int positions, int layer) {
   if (c.position != PositionKind::RoPE)
@@ -63,8 +87,8 @@ Result<std::vector<float>> rope_dot_products(const ModelConfig& c, std::span<con
   std::vector<float> rotated_q(n * head_dim), rotated_k(n * head_dim), cos_row(half), sin_row(half);
   for (int p = 0; p < positions; ++p) {
     for (int i = 0; i < half; ++i) {
-      cos_row[i] = static_cast<float>(std::cos(rope_angle(c, i, p, layer)));
-      sin_row[i] = static_cast<float>(std::sin(rope_angle(c, i, p, layer)));
+      cos_row[i] = static_cast<float>(std::cos(rope_angle(c, i, p, layer))) * c.rope_magnitude;
+      sin_row[i] = static_cast<float>(std::sin(rope_angle(c, i, p, layer))) * c.rope_magnitude;
     }
     float* qp = rotated_q.data() + static_cast<std::size_t>(p) * head_dim;
     float* kp = rotated_k.data() + static_cast<std::size_t>(p) * head_dim;

@@ -46,8 +46,9 @@ RunState::RunState(const ModelConfig& c, int context, int workers, int batch_siz
         for (std::size_t i = 0; i < half; ++i) {
           const double angle = rope_angle(c, static_cast<int>(i), static_cast<int>(p), layer);
           const std::size_t at = (table * ctx + p) * half + i;
-          rope_cos[at] = static_cast<float>(std::cos(angle));
-          rope_sin[at] = static_cast<float>(std::sin(angle));
+          // YaRN scales q and k as it turns them (rope_magnitude; 1 otherwise), as ggml's rope does.
+          rope_cos[at] = static_cast<float>(std::cos(angle)) * c.rope_magnitude;
+          rope_sin[at] = static_cast<float>(std::sin(angle)) * c.rope_magnitude;
         }
       }
     }
