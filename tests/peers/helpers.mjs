@@ -19,13 +19,22 @@ export const modelsDir = process.env.GLASSBOX_MODELS_DIR ?? path.join(repo, 'mod
 export const vectorsDir = process.env.GLASSBOX_VECTORS_DIR ?? path.join(repo, '..', 'shared', 'tokenizer-vectors');
 const requireAll = process.env.GLASSBOX_REQUIRE_MODELS === '1';
 
-export function requireFiles(t, ...files) {
-  const missing = files.filter((f) => !fs.existsSync(f));
+/** Goes on when nothing is missing; otherwise skips the test with a message naming what is missing and how to
+ * get it, or fails it under GLASSBOX_REQUIRE_MODELS=1 (as in CI). */
+export function requireNone(t, missing, how) {
   if (missing.length === 0) return true;
-  const message = `absent: ${missing.join(', ')} (scripts/build.sh, scripts/fetch-models.sh, then the native ctest run writes the fixtures)`;
+  const message = `absent: ${missing.join(', ')} (${how})`;
   if (requireAll) throw new Error(message);
   t.skip(message);
   return false;
+}
+
+export function requireFiles(t, ...files) {
+  return requireNone(
+    t,
+    files.filter((f) => !fs.existsSync(f)),
+    'scripts/build.sh, scripts/fetch-models.sh, then the native ctest run writes the fixtures',
+  );
 }
 
 export function glassbox(args) {

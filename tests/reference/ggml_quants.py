@@ -426,9 +426,40 @@ def round_like_q8_0(x):
     return (d.astype(np.float16).astype(np.float64)[:, None] * q).reshape(np.shape(x))
 
 
+def q8_1_sum_error(x):
+    """Per block of 32 values of x: ggml's Q8_1 block sum s = f16(d * sum q) (d in float32, as
+    quantize_row_q8_1 stores it) minus the sum of the values round_like_q8_1 gives, f16(d) * sum q."""
+    b = np.asarray(x, dtype=np.float32).reshape(-1, BLOCK)
+    d = (np.max(np.abs(b), axis=1) / np.float32(127)).astype(np.float32)
+    total = _roundf((b * _reciprocal(d)[:, None]).astype(np.float32)).sum(axis=1)
+    s = (total.astype(np.float32) * d).astype(np.float32).astype(np.float16).astype(np.float64)
+    return s - d.astype(np.float16).astype(np.float64) * total
+
+
+def block_mins(data, count, block_bytes):
+    """The min m (f16, bytes 2..3 of each block) of `count` Q4_1- or Q5_1-coded values, one per block."""
+    return _f16(_blocks_of_32(data, count, block_bytes)[:, 2:4])
+
+
+class Q8_1Product:
+    """ggml's product of Q4_1 / Q5_1 weights with an input (as a `rounding` entry of model.py): the input
+    rounded to Q8_1 blocks, and, since ggml's dot product adds each weight block's min m times the input
+    block's stored sum s rather than the rounded values' sum, the correction sum over blocks of
+    m * q8_1_sum_error. mins: [rows, blocks] of the weight matrix."""
+
+    def __init__(self, mins):
+        self.mins = mins
+
+    def __call__(self, row):
+        return round_like_q8_1(row)
+
+    def correction(self, x):
+        return np.stack([q8_1_sum_error(row) for row in x]) @ self.mins.T
+
+
 def round_like_q8_1(x):
     """ggml's Q8_1 rounding of the activations before a product with Q4_1 or Q5_1 weights: the values are
     Q8_0's. (Q8_1 also stores s = f16(d * sum q), which ggml's dot products use for the weights' min
     term in place of the sum of the rounded values: a difference of about 1e-3 of that term, which this
-    rounding does not reproduce.)"""
+    rounding alone does not reproduce; Q8_1Product does.)"""
     return round_like_q8_0(x)

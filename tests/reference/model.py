@@ -63,9 +63,17 @@ def _round_input(x, rounding, weight_name):
     return x if fn is None else np.stack([fn(row) for row in x])
 
 
+def _product(x, matrix, rounding, weight_name):
+    """x @ matrix^T as the engine `rounding` describes computes it: the input rounded, plus the correction a
+    rounding may give for a product that uses more than the rounded values (ggml's Q8_1 block sums)."""
+    y = _round_input(x, rounding, weight_name) @ matrix.T
+    fn = (rounding or {}).get(weight_name)
+    return y + fn.correction(x) if hasattr(fn, "correction") else y
+
+
 def _linear(x, weights, name, with_bias, rounding=None):
     """x @ W^T (+ b): x is [T, in], W is [out][in]."""
-    y = _round_input(x, rounding, name + ".weight") @ weights[name + ".weight"].T
+    y = _product(x, weights[name + ".weight"], rounding, name + ".weight")
     return y + weights[name + ".bias"] if with_bias else y
 
 
@@ -199,9 +207,8 @@ def forward(cfg, weights, tokens, trace=None, rounding=None, head_scales=None):
     rounding: optional {weight name: function of a row}, applied to the input of each product with that
     matrix, to reproduce an engine that rounds those inputs (the fixtures' logits never use it).
     head_scales: head ablation, as in attention()."""
-    h = _round_input(hidden_states(cfg, weights, tokens, trace, rounding, head_scales), rounding,
-                     _classifier_name(cfg))
-    return softcap(cfg, h @ classifier(cfg, weights).T)
+    h = hidden_states(cfg, weights, tokens, trace, rounding, head_scales)
+    return softcap(cfg, _product(h, classifier(cfg, weights), rounding, _classifier_name(cfg)))
 
 
 def greedy(cfg, weights, prompt, n_new, rounding=None):
@@ -210,6 +217,5 @@ def greedy(cfg, weights, prompt, n_new, rounding=None):
     out_matrix = classifier(cfg, weights)
     for _ in range(n_new):
         last = hidden_states(cfg, weights, tokens, rounding=rounding)[-1:]
-        last = _round_input(last, rounding, _classifier_name(cfg))[0]
-        tokens.append(int(np.argmax(softcap(cfg, out_matrix @ last))))
+        tokens.append(int(np.argmax(softcap(cfg, _product(last, out_matrix, rounding, _classifier_name(cfg))[0]))))
     return tokens[len(prompt):]
