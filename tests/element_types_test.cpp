@@ -70,8 +70,9 @@ TEST(ElementTypes, EveryRowIsGgmlsDefinition) {
 }
 
 TEST(ElementTypes, EveryDTypeHasItsRowWithADecoder) {
-  for (DType type : {DType::F32, DType::F16, DType::BF16, DType::Q8_0, DType::Q4_0, DType::Q4_K, DType::Q6_K,
-                     DType::Q4_1, DType::Q5_0, DType::Q5_1, DType::Q2_K, DType::Q3_K, DType::Q5_K}) {
+  for (DType type :
+       {DType::F32, DType::F16, DType::BF16, DType::Q8_0, DType::Q4_0, DType::Q4_K, DType::Q6_K, DType::Q4_1,
+        DType::Q5_0, DType::Q5_1, DType::Q2_K, DType::Q3_K, DType::Q5_K, DType::IQ4_NL, DType::IQ4_XS}) {
     const ElementType& row = element_type(type);
     ASSERT_TRUE(row.dtype.has_value()) << to_string(type);
     EXPECT_EQ(*row.dtype, type);
@@ -83,7 +84,7 @@ TEST(ElementTypes, EveryDTypeHasItsRowWithADecoder) {
   for (DType type : {DType::F32, DType::F16, DType::Q8_0, DType::Q4_0})
     EXPECT_NE(element_type(type).encode, nullptr) << to_string(type);
   EXPECT_EQ(computable_type_names(),
-            "F32, F16, BF16, Q8_0, Q4_0, Q4_K, Q6_K, Q4_1, Q5_0, Q5_1, Q2_K, Q3_K and Q5_K");
+            "F32, F16, BF16, Q8_0, Q4_0, Q4_K, Q6_K, Q4_1, Q5_0, Q5_1, Q2_K, Q3_K, Q5_K, IQ4_NL and IQ4_XS");
 }
 
 TEST(ElementTypes, TensorBytesFollowTheBlocks) {

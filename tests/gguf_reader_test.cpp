@@ -114,12 +114,12 @@ TEST(GgufReader, RejectsAnUnknownTensorType) {
 
 TEST(GgufReader, RejectsTensorTypesItCannotComputeWith) {
   TinyLlama tiny;
-  tiny.dim = 32;  // IQ4_NL has blocks of 32: a real type glassbox does not run
-  tiny.q_type = 20;
+  tiny.dim = 32;  // MXFP4 has blocks of 32: a real type glassbox does not run
+  tiny.q_type = 39;
   // The file is otherwise fine, but attn_q's data is shorter than the F32 buffer written, so only the
   // type check can fail first... build and check the message names the tensor and the type.
   auto model = model_of(tiny.bytes());
-  expect_error(model, {"tensor blk.0.attn_q.weight has element type IQ4_NL", "cannot compute with"});
+  expect_error(model, {"tensor blk.0.attn_q.weight has element type MXFP4", "cannot compute with"});
 }
 
 // Every ggml type of the element table that glassbox cannot compute with (Q8_1, Q8_K, the integer types,
@@ -143,7 +143,7 @@ TEST(GgufReader, NamesEveryKnownTypeItCannotComputeWith) {
     }
     ++checked;
   }
-  EXPECT_EQ(checked, 17);  // every row without a DType but I64 and F64 (8 bytes a value)
+  EXPECT_EQ(checked, 15);  // every row without a DType but I64 and F64 (8 bytes a value)
 }
 
 TEST(GgufReader, RejectsDataPastTheEnd) {

@@ -180,6 +180,8 @@ class RandomModel {
       case DType::Q6_K:
         return {208, kNone};
       case DType::Q5_0:
+      case DType::IQ4_NL:
+      case DType::IQ4_XS:
         return {0, kNone};
       case DType::Q2_K:
         return {80, 82};
@@ -237,10 +239,10 @@ std::vector<Case> cases() {
     all.push_back({"gemma3", gemma3(), DType::F32, threads});
     for (DType type : {DType::F16, DType::BF16, DType::Q8_0, DType::Q4_0})
       all.push_back({"llama", llama(64, 96), type, threads});
-    for (DType type : {DType::Q4_1, DType::Q5_0, DType::Q5_1})
+    for (DType type : {DType::Q4_1, DType::Q5_0, DType::Q5_1, DType::IQ4_NL})
       all.push_back({"llama", llama(64, 96), type, threads});
-    for (DType type :
-         {DType::Q4_K, DType::Q6_K, DType::Q2_K, DType::Q3_K, DType::Q5_K})  // whole super-blocks
+    for (DType type : {DType::Q4_K, DType::Q6_K, DType::Q2_K, DType::Q3_K, DType::Q5_K,
+                       DType::IQ4_XS})  // whole super-blocks
       all.push_back({"llama", llama(256, 256), type, threads});
   }
   return all;
@@ -371,8 +373,9 @@ TEST(SessionPrefillErrors, ChangeNothing) {
 // linear_batch against linear() token by token, over every weight type, thread counts and batch sizes that
 // leave remainders (rows not divisible by the threads, tokens not by the tile).
 TEST(ForwardLinearBatch, EachTokenGetsLinearsBits) {
-  for (DType type : {DType::F32, DType::F16, DType::BF16, DType::Q8_0, DType::Q4_0, DType::Q4_K, DType::Q6_K,
-                     DType::Q4_1, DType::Q5_0, DType::Q5_1, DType::Q2_K, DType::Q3_K, DType::Q5_K}) {
+  for (DType type :
+       {DType::F32, DType::F16, DType::BF16, DType::Q8_0, DType::Q4_0, DType::Q4_K, DType::Q6_K, DType::Q4_1,
+        DType::Q5_0, DType::Q5_1, DType::Q2_K, DType::Q3_K, DType::Q5_K, DType::IQ4_NL, DType::IQ4_XS}) {
     const auto model = RandomModel(llama(256, 256), type, 11).model();
     const Tensor& w = model->weights.layers[0].wk;  // [128][256]
     ASSERT_EQ(w.type, type);

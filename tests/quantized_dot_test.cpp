@@ -74,6 +74,9 @@ std::vector<std::size_t> scale_offsets(DType type) {
       return {80, 82};
     case DType::Q3_K:
       return {108};
+    case DType::IQ4_NL:
+    case DType::IQ4_XS:
+      return {0};
     default:
       return {};
   }
@@ -129,10 +132,11 @@ void expect_same_bits(const std::vector<float>& got, const std::vector<float>& w
         << what << " row " << i << ": fused " << got[i] << ", decode+dot " << want[i];
 }
 
-// The first checksum's types (its value predates the others), then the second's.
+// The first checksum's types (its value predates the others), then the second's, then the third's.
 const DType kFusedTypes[] = {DType::F16, DType::BF16, DType::Q8_0, DType::Q4_0, DType::Q4_K, DType::Q6_K};
 const DType kLaterFusedTypes[] = {DType::Q4_1, DType::Q5_0, DType::Q5_1,
                                   DType::Q2_K, DType::Q3_K, DType::Q5_K};
+const DType kNonLinearFusedTypes[] = {DType::IQ4_NL, DType::IQ4_XS};
 
 // Lengths in values: 1, 2, 3, 7 and 33 blocks, and for the 16-bit types also lengths that end inside a
 // reduction pass and inside a SIMD batch.
@@ -230,6 +234,46 @@ TEST(QuantizedDot, Q3_KMatchesDecodeThenDot) {
 }
 TEST(QuantizedDot, Q5_KMatchesDecodeThenDot) {
   check_type(DType::Q5_K, 17);
+}
+TEST(QuantizedDot, IQ4_NLMatchesDecodeThenDot) {
+  check_type(DType::IQ4_NL, 18);
+}
+TEST(QuantizedDot, IQ4_XSMatchesDecodeThenDot) {
+  check_type(DType::IQ4_XS, 19);
+}
+
+// Every index of IQ4_NL and IQ4_XS reaches its own value: x one-hot at value j, index (j + shift) % 16 in
+// every nibble, d = 1 (and IQ4_XS sub-block scale 1: stored 33), so the result is that table value.
+TEST(QuantizedDot, NonLinearIndicesReachTheirValues) {
+  for (DType type : {DType::IQ4_NL, DType::IQ4_XS}) {
+    const ElementType& e = element_type(type);
+    const std::size_t indices_at = e.block_bytes - e.block_values / 2;
+    for (int shift = 0; shift < 16; ++shift) {
+      std::vector<std::byte> block(e.block_bytes);
+      const uint16_t one = 0x3C00;
+      std::memcpy(block.data(), &one, 2);
+      if (type == DType::IQ4_XS) {
+        const uint16_t high = 0xAAAA;  // top bits 10 for all eight sub-blocks: 32 + 1 (low nibble) = 33
+        std::memcpy(block.data() + 2, &high, 2);
+        for (int i = 0; i < 4; ++i)
+          block[4 + i] = std::byte{0x11};
+      }
+      // value j of a 32-value group: low nibble of byte j % 16 for j < 16, high nibble otherwise
+      for (std::size_t j = 0; j < e.block_values; ++j) {
+        const int index = static_cast<int>((j + shift) % 16);
+        const std::size_t byte = indices_at + 16 * (j / 32) + j % 16;
+        block[byte] |= static_cast<std::byte>(j % 32 < 16 ? index : index << 4);
+      }
+      std::vector<float> x(e.block_values, 0.0f);
+      for (std::size_t j = 0; j < e.block_values; ++j) {
+        x[j] = 1.0f;
+        EXPECT_EQ(fused_dot(type, block.data(), x.data(), e.block_values),
+                  static_cast<float>(kIq4NlValues[(j + shift) % 16]))
+            << e.name << " value " << j << " shift " << shift;
+        x[j] = 0.0f;
+      }
+    }
+  }
 }
 
 // Every fifth-bit position of Q5_0 and Q5_1 reaches its own value: one bit set at a time with zero nibbles
@@ -334,6 +378,13 @@ TEST(QuantizedDot, LaterTypesChecksumIsTheSameOnEveryPlatform) {
   std::printf("fused quantized dot checksum (Q4_1 .. Q5_K): %016llx\n",
               static_cast<unsigned long long>(hash));
   EXPECT_EQ(hash, 0xe647b9908d326491ull) << "the fused kernels' bits changed on " << simd_instruction_set();
+}
+
+TEST(QuantizedDot, NonLinearTypesChecksumIsTheSameOnEveryPlatform) {
+  const uint64_t hash = checksum(kNonLinearFusedTypes);
+  std::printf("fused quantized dot checksum (IQ4_NL, IQ4_XS): %016llx\n",
+              static_cast<unsigned long long>(hash));
+  EXPECT_EQ(hash, 0xaf7e0690a75e9e1full) << "the fused kernels' bits changed on " << simd_instruction_set();
 }
 
 }  // namespace

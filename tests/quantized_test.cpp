@@ -263,15 +263,68 @@ TEST(Quantized, Q5_KMatchesItsDefinitionOnRandomBlocks) {
   check_random_blocks(DType::Q5_K, 256, 176, {0, 2}, q5_k_value, 10);
 }
 
+// ggml's kvalues_iq4nl, written out here apart from the decoder's copy.
+constexpr int kNonLinear[16] = {-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113};
+
+// IQ4_NL: d = 0.5, byte i of the indices holds i (low nibble: value i) and 15 - i (high: value i + 16).
+TEST(Quantized, IQ4_NLDecodesAHandBuiltBlock) {
+  uint8_t block[18];
+  const uint16_t d = 0x3800;  // 0.5
+  std::memcpy(block, &d, 2);
+  for (int i = 0; i < 16; ++i)
+    block[2 + i] = static_cast<uint8_t>(i | ((15 - i) << 4));
+  float y[32];
+  dequantize_row(DType::IQ4_NL, reinterpret_cast<const std::byte*>(block), y, 32);
+  EXPECT_EQ(y[0], -63.5f);
+  EXPECT_EQ(y[15], 56.5f);
+  EXPECT_EQ(y[16], 56.5f);
+  EXPECT_EQ(y[31], -63.5f);
+  for (int i = 0; i < 16; ++i) {
+    EXPECT_EQ(y[i], 0.5f * static_cast<float>(kNonLinear[i])) << "value " << i;
+    EXPECT_EQ(y[16 + i], 0.5f * static_cast<float>(kNonLinear[15 - i])) << "value " << 16 + i;
+  }
+}
+
+// IQ4_XS: d = 0.25; sub-block scales stored as {0, 63, 32, 33, 31, 40, 1, 62} (signed: minus 32), their low
+// nibbles packed two to a byte (even sub-block low) into bytes 4..7, their top two bits at bits 2j of the
+// uint16 at byte 2; in each sub-block's 16 index bytes, byte 0 is 0xF8 (value 0: index 8, value 16: index
+// 15) and the rest 0 (index 0).
+TEST(Quantized, IQ4_XSDecodesAHandBuiltBlock) {
+  uint8_t block[136] = {};
+  const uint16_t d = 0x3400;  // 0.25
+  std::memcpy(block, &d, 2);
+  // top two bits {0, 3, 2, 2, 1, 2, 0, 3} at bits 0, 2, .., 14
+  const uint16_t high = 0x000C | 0x0020 | 0x0080 | 0x0100 | 0x0800 | 0xC000;
+  std::memcpy(block + 2, &high, 2);
+  // low nibbles {0, 15, 0, 1, 15, 8, 1, 14}
+  block[4] = 0xF0;
+  block[5] = 0x10;
+  block[6] = 0x8F;
+  block[7] = 0xE1;
+  for (int j = 0; j < 8; ++j)
+    block[8 + 16 * j] = 0xF8;
+  float y[256];
+  dequantize_row(DType::IQ4_XS, reinterpret_cast<const std::byte*>(block), y, 256);
+  const int scales[8] = {-32, 31, 0, 1, -1, 8, -31, 30};
+  EXPECT_EQ(y[0], -8.0f);      // 0.25 * -32 * 1
+  EXPECT_EQ(y[48], 875.75f);   // 0.25 * 31 * 113
+  EXPECT_EQ(y[225], -952.5f);  // 0.25 * 30 * -127
+  for (int i = 0; i < 256; ++i) {
+    const int at = i % 32, index = at == 0 ? 8 : at == 16 ? 15 : 0;
+    EXPECT_EQ(y[i], 0.25f * static_cast<float>(scales[i / 32]) * static_cast<float>(kNonLinear[index]))
+        << "value " << i;
+  }
+}
+
 // Two rows of blocks decode as each block on its own (the decoders step through whole rows).
 TEST(Quantized, NewBlockTypesDecodeRowsOfSeveralBlocks) {
   struct Case {
     DType type;
     std::size_t values, bytes;
   };
-  for (const Case c :
-       {Case{DType::Q4_1, 32, 20}, Case{DType::Q5_0, 32, 22}, Case{DType::Q5_1, 32, 24},
-        Case{DType::Q2_K, 256, 84}, Case{DType::Q3_K, 256, 110}, Case{DType::Q5_K, 256, 176}}) {
+  for (const Case c : {Case{DType::Q4_1, 32, 20}, Case{DType::Q5_0, 32, 22}, Case{DType::Q5_1, 32, 24},
+                       Case{DType::Q2_K, 256, 84}, Case{DType::Q3_K, 256, 110}, Case{DType::Q5_K, 256, 176},
+                       Case{DType::IQ4_NL, 32, 18}, Case{DType::IQ4_XS, 256, 136}}) {
     std::mt19937 rng(11);
     std::vector<std::byte> row(3 * c.bytes);
     for (auto& b : row)

@@ -118,13 +118,14 @@ for (const [kind, json, label] of [
 
 // The reference's block-quantized files: llama.cpp must decode each as the NumPy reference does (glassbox
 // is checked against the same reference logit by logit in reference_fixtures_test.cpp). ggml's CPU code
-// rounds the inputs of its products with block weights to 8-bit blocks (Q8_K for the K-quants, Q8_0 / Q8_1
-// for Q5_0 / Q4_1 / Q5_1); the reference's continuation computed with that rounding is the one llama.cpp
+// rounds the inputs of its products with block weights to 8-bit blocks (Q8_K for the K-quants and IQ4_XS,
+// Q8_0 for Q5_0 and IQ4_NL, Q8_1 for Q4_1 / Q5_1); the reference's continuation computed with that rounding is the one llama.cpp
 // must reproduce exactly. The plain one (what glassbox computes) is reported beside it.
 for (const [name, types] of [
   ['llama-kquants', 'Q4_K, Q6_K, BF16'],
   ['llama-q4_1-q5_0-q5_1', 'Q4_1, Q5_0, Q5_1'],
   ['llama-q2_k-q3_k-q5_k', 'Q2_K, Q3_K, Q5_K'],
+  ['llama-iq4_nl-iq4_xs', 'IQ4_NL, IQ4_XS'],
 ]) {
   test(`${name} (${types}): llama.cpp decodes the file as the NumPy reference does`, async (t) => {
     const file = path.join(fixtures, `${name}.gguf`);

@@ -31,7 +31,7 @@ import safetensors_io  # noqa: E402
 import tiny_vocab  # noqa: E402
 import tokenizer_json  # noqa: E402
 from floats import round_to_bf16, round_to_f16  # noqa: E402
-from random_model import LOW_K_QUANT_PLAN, NIBBLE_QUANT_PLAN, random_weights  # noqa: E402
+from random_model import IQ4_PLAN, LOW_K_QUANT_PLAN, NIBBLE_QUANT_PLAN, random_weights  # noqa: E402
 
 CHECKS = []
 
@@ -340,10 +340,37 @@ def q2_k_q3_k_q5_k_known_blocks():
         close(values[i], d * sc[i // 32] * q - dmin * m[i // 32], 0, f"Q5_K value {i}")
 
 
+# ggml's kvalues_iq4nl, written out apart from ggml_quants.IQ4_VALUES
+IQ4_TABLE = [-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113]
+
+
+@check
+def iq4_nl_iq4_xs_known_blocks():
+    # IQ4_NL: byte i holds index i (value i) low and 15 - i (value i + 16) high
+    nibbles = bytes(i | (15 - i) << 4 for i in range(16))
+    values = ggml_quants.dequantize_iq4_nl(struct.pack("<e", 0.5) + nibbles, 32)
+    for i in range(16):
+        close(values[i], 0.5 * IQ4_TABLE[i], 0, f"IQ4_NL value {i}")
+        close(values[16 + i], 0.5 * IQ4_TABLE[15 - i], 0, f"IQ4_NL value {16 + i}")
+    # IQ4_XS: sub-block j's scale stored as 6 bits, low nibble in scales_l[j // 2] (even j low), top two bits
+    # at bits 2j of the uint16 scales_h; signed = stored - 32
+    stored = [0, 63, 32, 33, 31, 40, 1, 62]
+    high = sum((s >> 4) << (2 * j) for j, s in enumerate(stored))
+    low = bytes((stored[2 * i] & 15) | (stored[2 * i + 1] & 15) << 4 for i in range(4))
+    indices = bytes((i * 7 + 3) % 256 for i in range(128))
+    block = struct.pack("<eH", 0.25, high) + low + indices
+    assert len(block) == ggml_quants.IQ4_XS_BLOCK_BYTES
+    values = ggml_quants.dequantize_iq4_xs(block, 256)
+    for i in range(256):
+        byte = indices[16 * (i // 32) + i % 16]
+        index = byte & 15 if i % 32 < 16 else byte >> 4
+        close(values[i], 0.25 * (stored[i // 32] - 32) * IQ4_TABLE[index], 0, f"IQ4_XS value {i}")
+
+
 @check
 def random_k_quant_blocks_are_centred_and_scaled():
     rng = np.random.default_rng(11)
-    for name in ("Q4_K", "Q6_K", "Q4_1", "Q5_0", "Q5_1", "Q2_K", "Q3_K", "Q5_K"):
+    for name in ("Q4_K", "Q6_K", "Q4_1", "Q5_0", "Q5_1", "Q2_K", "Q3_K", "Q5_K", "IQ4_NL", "IQ4_XS"):
         make = getattr(ggml_quants, "random_" + name.lower())
         decode = getattr(ggml_quants, "dequantize_" + name.lower())
         v = decode(make(rng, 256 * 64, 0.3), 256 * 64)
@@ -421,7 +448,7 @@ def gguf_round_trip_all_value_types_and_tensor_types():
             "f.q4_k": gguf.EncodedMatrix.from_bytes(gguf.GGML_Q4_K, ggml_quants.random_q4_k(rng, 512, 1.0), 2, 256),
             "g.q6_k": gguf.EncodedMatrix.from_bytes(gguf.GGML_Q6_K, ggml_quants.random_q6_k(rng, 256, 1.0), 1, 256),
         }
-        for kind in ("Q4_1", "Q5_0", "Q5_1", "Q2_K", "Q3_K", "Q5_K"):
+        for kind in ("Q4_1", "Q5_0", "Q5_1", "Q2_K", "Q3_K", "Q5_K", "IQ4_NL", "IQ4_XS"):
             ggml_type = gguf.TYPE_BY_NAME[kind]
             data = getattr(ggml_quants, "random_" + kind.lower())(rng, 512, 1.0)
             k_blocks["h." + kind.lower()] = gguf.EncodedMatrix.from_bytes(ggml_type, data, 2, 256)
@@ -688,7 +715,7 @@ def every_fixture_reproduces_from_its_files():
             logits = model.forward(expected["config"], w, expected["tokens"], head_scales=expected.get("head_scales"))
             close(logits, expected["logits"], 1e-12, entry["files"][-1])
             checked += 1
-        assert checked == 42, f"checked {checked} fixtures with logits, expected 42 (39 plain, 3 head ablations)"
+        assert checked == 43, f"checked {checked} fixtures with logits, expected 43 (40 plain, 3 head ablations)"
         # the quantized files really are quantized, and their logits moved
         for stem, kinds in (("llama-like", (("f16", 1e-6, 0.05), ("bf16", 1e-5, 0.5), ("q8_0", 1e-3, 0.6),
                                             ("q4_0", 1e-2, 4.0))),
@@ -704,7 +731,8 @@ def every_fixture_reproduces_from_its_files():
         assert types["token_embd.weight"] == "BF16" and types["output.weight"] == "Q6_K", types
         assert types["blk.1.attn_q.weight"] == "Q4_K" and types["blk.1.ffn_down.weight"] == "Q6_K", types
         # ... and so do the other block-type files: every type of their plan, in the planned matrices
-        for stem, plan in (("llama-q4_1-q5_0-q5_1", NIBBLE_QUANT_PLAN), ("llama-q2_k-q3_k-q5_k", LOW_K_QUANT_PLAN)):
+        for stem, plan in (("llama-q4_1-q5_0-q5_1", NIBBLE_QUANT_PLAN), ("llama-q2_k-q3_k-q5_k", LOW_K_QUANT_PLAN),
+                           ("llama-iq4_nl-iq4_xs", IQ4_PLAN)):
             f = gguf.GGUFFile.open(os.path.join(d, stem + ".gguf"))
             for t in f.tensor_infos:
                 if len(t.ne) == 2:

@@ -1,6 +1,6 @@
 """ggml's block formats: Q8_0 and Q4_0 (quantize as ggml's reference quantizers
-do, and dequantize); Q4_1, Q5_0, Q5_1 and the K-quants Q2_K, Q3_K, Q4_K, Q5_K
-and Q6_K (dequantize, plus seeded random blocks: every byte pattern is a valid
+do, and dequantize); Q4_1, Q5_0, Q5_1, the K-quants Q2_K, Q3_K, Q4_K, Q5_K
+and Q6_K, and the non-linear IQ4_NL and IQ4_XS (dequantize, plus seeded random blocks: every byte pattern is a valid
 block, so random bytes with a small scale make a random weight matrix without
 writing a quantizer); and the roundings ggml's CPU code applies to the
 activations before a product with each of them (Q8_0, Q8_1, Q8_K).
@@ -35,6 +35,8 @@ Q5_1_BLOCK_BYTES = 2 + 2 + 4 + 16
 Q2_K_BLOCK_BYTES = 16 + 64 + 2 + 2
 Q3_K_BLOCK_BYTES = 32 + 64 + 12 + 2
 Q5_K_BLOCK_BYTES = 2 + 2 + 12 + 32 + 128
+IQ4_NL_BLOCK_BYTES = 2 + 16
+IQ4_XS_BLOCK_BYTES = 2 + 2 + 4 + 128
 
 
 def _blocks(x):
@@ -397,6 +399,57 @@ def random_q6_k(rng, n_values, std):
     out[:, 0:208] = rng.integers(0, 256, (n_blocks, 208), dtype=np.uint8)
     d = (std / 1350.0 * rng.uniform(0.8, 1.2, n_blocks)).astype(np.float16)
     out[:, 208:210] = d.reshape(-1, 1).view(np.uint8)
+    return out.tobytes()
+
+
+# IQ4_NL, 18 bytes: d (f16), 16 bytes of 4-bit indices ordered as Q4_0's nibbles; value = d * IQ4_VALUES[i].
+# IQ4_XS, 136 bytes a super-block of 256: d (f16); scales_h, a little-endian uint16; scales_l, 4 bytes;
+#   128 bytes of indices, 16 per sub-block of 32, each ordered as IQ4_NL's. Sub-block j's 6-bit scale:
+#   low four bits = nibble j % 2 (low first) of scales_l[j // 2], top two = bits 2j, 2j+1 of scales_h;
+#   stored plus 32.                                            value = d * (scale - 32) * IQ4_VALUES[i]
+# The 16 values an index selects (ggml's kvalues_iq4nl): finer steps near zero.
+IQ4_VALUES = np.array([-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113], dtype=np.int64)
+
+
+def dequantize_iq4_nl(data, count):
+    """float64 values of `count` IQ4_NL-coded numbers."""
+    raw = _blocks_of_32(data, count, IQ4_NL_BLOCK_BYTES)
+    return (_f16(raw[:, 0:2])[:, None] * IQ4_VALUES[_nibbles(raw[:, 2:])]).reshape(-1)
+
+
+def iq4_xs_scales(raw):
+    """[blocks, 8] signed sub-block scales (-32..31) of [blocks, 136] IQ4_XS bytes."""
+    high = raw[:, 2].astype(np.int64) | raw[:, 3].astype(np.int64) << 8
+    low = raw[:, 4:8].astype(np.int64)
+    j = np.arange(8)
+    low4 = (low[:, j // 2] >> (4 * (j % 2))) & 0x0F
+    return (low4 | ((high[:, None] >> (2 * j)) & 3) << 4) - 32
+
+
+def dequantize_iq4_xs(data, count):
+    """float64 values of `count` IQ4_XS-coded numbers."""
+    raw = _k_blocks(data, count, IQ4_XS_BLOCK_BYTES)
+    d = _f16(raw[:, 0:2])
+    indices = _nibbles(raw[:, 8:].reshape(-1, 16)).reshape(-1, 8, 32)
+    values = d[:, None, None] * iq4_xs_scales(raw)[:, :, None] * IQ4_VALUES[indices]
+    return values.reshape(-1)
+
+
+def random_iq4_nl(rng, n_values, std):
+    """Bytes of n_values random IQ4_NL values spread about `std` (uniform indices: the table values spread
+    about 66, with mean -5.9)."""
+    d = std / 66.0 * rng.uniform(0.8, 1.2, n_values // BLOCK)
+    return _random_32_blocks(rng, n_values, IQ4_NL_BLOCK_BYTES, 2, d)
+
+
+def random_iq4_xs(rng, n_values, std):
+    """Bytes of n_values random IQ4_XS values: random scale bits and indices, d chosen so the values spread
+    about `std` (signed scales -32..31, deviation 18.5, times table values, about 66: about 1220)."""
+    n_blocks = n_values // K_BLOCK
+    out = np.zeros((n_blocks, IQ4_XS_BLOCK_BYTES), dtype=np.uint8)
+    out[:, 2:] = rng.integers(0, 256, (n_blocks, IQ4_XS_BLOCK_BYTES - 2), dtype=np.uint8)
+    d = (std / 1220.0 * rng.uniform(0.8, 1.2, n_blocks)).astype(np.float16)
+    out[:, 0:2] = d.reshape(-1, 1).view(np.uint8)
     return out.tobytes()
 
 

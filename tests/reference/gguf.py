@@ -44,10 +44,12 @@ _SCALAR_FORMAT = {
 # ggml_type numbers of the tensor types this module handles
 GGML_F32, GGML_F16, GGML_Q4_0, GGML_Q8_0, GGML_Q4_K, GGML_Q6_K, GGML_BF16 = 0, 1, 2, 8, 12, 14, 30
 GGML_Q4_1, GGML_Q5_0, GGML_Q5_1, GGML_Q2_K, GGML_Q3_K, GGML_Q5_K = 3, 6, 7, 10, 11, 13
+GGML_IQ4_NL, GGML_IQ4_XS = 20, 23
 TYPE_NAMES = {GGML_F32: "F32", GGML_F16: "F16", GGML_Q4_0: "Q4_0", GGML_Q8_0: "Q8_0",
               GGML_Q4_K: "Q4_K", GGML_Q6_K: "Q6_K", GGML_BF16: "BF16",
               GGML_Q4_1: "Q4_1", GGML_Q5_0: "Q5_0", GGML_Q5_1: "Q5_1",
-              GGML_Q2_K: "Q2_K", GGML_Q3_K: "Q3_K", GGML_Q5_K: "Q5_K"}
+              GGML_Q2_K: "Q2_K", GGML_Q3_K: "Q3_K", GGML_Q5_K: "Q5_K",
+              GGML_IQ4_NL: "IQ4_NL", GGML_IQ4_XS: "IQ4_XS"}
 TYPE_BY_NAME = {name: number for number, name in TYPE_NAMES.items()}
 # (values per block, bytes per block) of each type
 _BLOCK_SIZES = {
@@ -62,6 +64,8 @@ _BLOCK_SIZES = {
     GGML_Q2_K: (ggml_quants.K_BLOCK, ggml_quants.Q2_K_BLOCK_BYTES),
     GGML_Q3_K: (ggml_quants.K_BLOCK, ggml_quants.Q3_K_BLOCK_BYTES),
     GGML_Q5_K: (ggml_quants.K_BLOCK, ggml_quants.Q5_K_BLOCK_BYTES),
+    GGML_IQ4_NL: (ggml_quants.BLOCK, ggml_quants.IQ4_NL_BLOCK_BYTES),
+    GGML_IQ4_XS: (ggml_quants.K_BLOCK, ggml_quants.IQ4_XS_BLOCK_BYTES),
 }
 # The decoders of the block types this module only reads (or takes as EncodedMatrix bytes).
 _BLOCK_DECODERS = {
@@ -69,11 +73,12 @@ _BLOCK_DECODERS = {
     GGML_Q4_1: ggml_quants.dequantize_q4_1, GGML_Q5_0: ggml_quants.dequantize_q5_0,
     GGML_Q5_1: ggml_quants.dequantize_q5_1, GGML_Q2_K: ggml_quants.dequantize_q2_k,
     GGML_Q3_K: ggml_quants.dequantize_q3_k, GGML_Q5_K: ggml_quants.dequantize_q5_k,
+    GGML_IQ4_NL: ggml_quants.dequantize_iq4_nl, GGML_IQ4_XS: ggml_quants.dequantize_iq4_xs,
 }
 
 # general.file_type values (llama_ftype): what most tensors are
 FILE_TYPE = {"F32": 0, "F16": 1, "Q4_0": 2, "Q4_1": 3, "Q8_0": 7, "Q5_0": 8, "Q5_1": 9, "Q2_K": 10,
-             "Q3_K_M": 12, "Q4_K_M": 15, "Q5_K_M": 17, "BF16": 32}
+             "Q3_K_M": 12, "Q4_K_M": 15, "Q5_K_M": 17, "IQ4_NL": 25, "IQ4_XS": 30, "BF16": 32}
 
 Value = namedtuple("Value", "type value")
 Array = namedtuple("Array", "elem_type items")

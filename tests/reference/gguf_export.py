@@ -25,7 +25,7 @@ import numpy as np
 import gguf
 from model import head_dim, rope_freq_factors
 
-QUANTIZED_FILE_TYPES = ("Q8_0", "Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q2_K", "Q3_K_M", "Q4_K_M", "Q5_K_M")
+QUANTIZED_FILE_TYPES = ("Q8_0", "Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q2_K", "Q3_K_M", "Q4_K_M", "Q5_K_M", "IQ4_NL", "IQ4_XS")
 
 
 def as_stored(array, ggml_type):

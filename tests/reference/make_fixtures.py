@@ -23,7 +23,7 @@ import hf_export
 import model
 import tiny_vocab
 import tokenizer_json
-from random_model import LOW_K_QUANT_PLAN, NIBBLE_QUANT_PLAN, k_quant_weights, random_weights
+from random_model import IQ4_PLAN, LOW_K_QUANT_PLAN, NIBBLE_QUANT_PLAN, k_quant_weights, random_weights
 
 VOCAB_DIR = os.environ.get("GLASSBOX_VOCAB_DIR",
                            os.path.join(os.path.dirname(os.path.abspath(__file__)),
@@ -235,6 +235,9 @@ class Fixtures:
         self.block_quants("llama-q2_k-q3_k-q5_k", LOW_K_QUANT_PLAN, "Q3_K_M", 232,
                           "random Q2_K blocks for attn_q/ffn_up/token_embd, Q3_K for attn_k/attn_output/"
                           "ffn_down, Q5_K for attn_v/ffn_gate/output")
+        self.block_quants("llama-iq4_nl-iq4_xs", IQ4_PLAN, "IQ4_XS", 242,
+                          "random IQ4_NL blocks for attn_q/attn_v/ffn_up/output, IQ4_XS for attn_k/attn_output/"
+                          "ffn_gate/ffn_down/token_embd")
 
         cfg = configs.as_float32_file(configs.HF_PHI3)
         stored = gguf_export.write_phi3(self.path("phi3-tiny.gguf"), cfg, random_weights(cfg, 203),
@@ -280,7 +283,8 @@ class Fixtures:
         prompt = sample_tokens(cfg, seed + 1)[:4]
         ggml_rounding = {gguf.GGML_Q4_1: ggml_quants.round_like_q8_1, gguf.GGML_Q5_1: ggml_quants.round_like_q8_1,
                          gguf.GGML_Q5_0: ggml_quants.round_like_q8_0, gguf.GGML_Q2_K: ggml_quants.round_like_q8_k,
-                         gguf.GGML_Q3_K: ggml_quants.round_like_q8_k, gguf.GGML_Q5_K: ggml_quants.round_like_q8_k}
+                         gguf.GGML_Q3_K: ggml_quants.round_like_q8_k, gguf.GGML_Q5_K: ggml_quants.round_like_q8_k,
+                         gguf.GGML_IQ4_NL: ggml_quants.round_like_q8_0, gguf.GGML_IQ4_XS: ggml_quants.round_like_q8_k}
         rounding = {name: ggml_rounding[w.ggml_type] for name, w in weights.items()
                     if isinstance(w, gguf.EncodedMatrix) and name != "token_embd.weight"}
         greedy_ggml = model.greedy(cfg, stored, prompt, 16, rounding=rounding)

@@ -93,6 +93,9 @@ K_QUANT_PLAN = {"attn_q": "Q4_K", "attn_k": "Q4_K", "attn_output": "Q4_K", "ffn_
 NIBBLE_QUANT_PLAN = {"attn_q": "Q4_1", "attn_k": "Q5_0", "attn_v": "Q5_1", "attn_output": "Q5_0",
                      "ffn_gate": "Q5_1", "ffn_up": "Q4_1", "ffn_down": "Q5_0", "output": "Q5_1",
                      "token_embd": "Q4_1"}
+IQ4_PLAN = {"attn_q": "IQ4_NL", "attn_k": "IQ4_XS", "attn_v": "IQ4_NL", "attn_output": "IQ4_XS",
+            "ffn_gate": "IQ4_XS", "ffn_up": "IQ4_NL", "ffn_down": "IQ4_XS", "output": "IQ4_NL",
+            "token_embd": "IQ4_XS"}
 LOW_K_QUANT_PLAN = {"attn_q": "Q2_K", "attn_k": "Q3_K", "attn_v": "Q5_K", "attn_output": "Q3_K",
                     "ffn_gate": "Q5_K", "ffn_up": "Q2_K", "ffn_down": "Q3_K", "output": "Q5_K",
                     "token_embd": "Q2_K"}
@@ -110,7 +113,8 @@ def k_quant_weights(cfg, seed, matrix_std, output_std, embedding_std=None, plan=
     weights = random_weights(cfg, seed, matrix_std, embedding_std=embedding_std, output_std=output_std)
     rng = np.random.default_rng(seed + 1)
     random_blocks = {kind: getattr(ggml_quants, "random_" + kind.lower())
-                     for kind in ("Q4_K", "Q6_K", "Q4_1", "Q5_0", "Q5_1", "Q2_K", "Q3_K", "Q5_K")}
+                     for kind in ("Q4_K", "Q6_K", "Q4_1", "Q5_0", "Q5_1", "Q2_K", "Q3_K", "Q5_K",
+                                  "IQ4_NL", "IQ4_XS")}
     for name, w in weights.items():
         if np.ndim(w) != 2:
             continue

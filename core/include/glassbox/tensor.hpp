@@ -12,7 +12,23 @@ namespace glassbox {
 // id, block size, decoder) is its row in the element table, core/src/kernels/element_types.hpp, which lists
 // these in this order.
 // New types are appended, so the numbers of the older ones never change.
-enum class DType : uint8_t { F32, F16, BF16, Q8_0, Q4_0, Q4_K, Q6_K, Q4_1, Q5_0, Q5_1, Q2_K, Q3_K, Q5_K };
+enum class DType : uint8_t {
+  F32,
+  F16,
+  BF16,
+  Q8_0,
+  Q4_0,
+  Q4_K,
+  Q6_K,
+  Q4_1,
+  Q5_0,
+  Q5_1,
+  Q2_K,
+  Q3_K,
+  Q5_K,
+  IQ4_NL,
+  IQ4_XS
+};
 
 // ggml's name of the type: "F32", "Q4_K".
 const char* to_string(DType type);

@@ -62,6 +62,10 @@ inline constexpr ElementType kElementTypes[] = {
     {"Q3_K", 11, 256, 110, DType::Q3_K, kernels::dequantize_row_q3_k},
     // Q4_K's layout with 32 bytes of fifth bits between the scales and the nibbles
     {"Q5_K", 13, 256, 176, DType::Q5_K, kernels::dequantize_row_q5_k},
+    // f16 scale + 16 bytes of nibbles, each an index into the 16 non-linear values kIq4NlValues
+    {"IQ4_NL", 20, 32, 18, DType::IQ4_NL, kernels::dequantize_row_iq4_nl},
+    // super-block: f16 d + 16 bits of high scale bits + 4 bytes of low scale nibbles + 128 bytes of indices
+    {"IQ4_XS", 23, 256, 136, DType::IQ4_XS, kernels::dequantize_row_iq4_xs},
     {"Q8_1", 9, 32, 36},
     {"Q8_K", 15, 256, 292},
     {"I8", 24, 1, 1},
@@ -75,10 +79,8 @@ inline constexpr ElementType kElementTypes[] = {
     {"IQ2_XS", 17, 256, 74},
     {"IQ3_XXS", 18, 256, 98},
     {"IQ1_S", 19, 256, 50},
-    {"IQ4_NL", 20, 32, 18},
     {"IQ3_S", 21, 256, 110},
     {"IQ2_S", 22, 256, 82},
-    {"IQ4_XS", 23, 256, 136},
     {"IQ1_M", 29, 256, 56},
     {"TQ1_0", 34, 256, 54},
     {"TQ2_0", 35, 256, 66},
@@ -125,7 +127,7 @@ constexpr const ElementType* ggml_element_type(uint32_t id) {
   return nullptr;
 }
 
-// "F32, F16, BF16, Q8_0, ..., Q3_K and Q5_K": the types glassbox computes with, for messages.
+// "F32, F16, BF16, Q8_0, ..., IQ4_NL and IQ4_XS": the types glassbox computes with, for messages.
 std::string computable_type_names();
 
 }  // namespace glassbox

@@ -21,6 +21,8 @@ constexpr ElementType kQ5_1 = element_type(DType::Q5_1);
 constexpr ElementType kQ2_K = element_type(DType::Q2_K);
 constexpr ElementType kQ3_K = element_type(DType::Q3_K);
 constexpr ElementType kQ5_K = element_type(DType::Q5_K);
+constexpr ElementType kIQ4_NL = element_type(DType::IQ4_NL);
+constexpr ElementType kIQ4_XS = element_type(DType::IQ4_XS);
 static_assert(kQ8_0.block_values == 32 && kQ8_0.block_bytes == 2 + 32);
 static_assert(kQ4_0.block_values == 32 && kQ4_0.block_bytes == 2 + 16);
 static_assert(kQ4_K.block_values == 256 && kQ4_K.block_bytes == 2 + 2 + 12 + 128);
@@ -31,6 +33,8 @@ static_assert(kQ5_1.block_values == 32 && kQ5_1.block_bytes == 2 + 2 + 4 + 16);
 static_assert(kQ2_K.block_values == 256 && kQ2_K.block_bytes == 16 + 64 + 2 + 2);
 static_assert(kQ3_K.block_values == 256 && kQ3_K.block_bytes == 32 + 64 + 12 + 2);
 static_assert(kQ5_K.block_values == 256 && kQ5_K.block_bytes == 2 + 2 + 12 + 32 + 128);
+static_assert(kIQ4_NL.block_values == 32 && kIQ4_NL.block_bytes == 2 + 16);
+static_assert(kIQ4_XS.block_values == 256 && kIQ4_XS.block_bytes == 2 + 2 + 4 + 128);
 
 uint16_t load_u16(const std::byte* p) {
   uint16_t v;
@@ -207,6 +211,35 @@ void dequantize_row_q5_k(const std::byte* row, float* out, std::size_t n) {
       for (int l = 0; l < 32; ++l)
         *out++ = d2 * static_cast<float>((q[l] >> 4) | (((qh[l] >> (2 * c + 1)) & 1) << 4)) - m2;
     }
+  }
+}
+
+namespace {
+// 32 values from 16 bytes of IQ4_NL indices (value j low in byte j, value j + 16 high), each scale * the
+// table value it indexes.
+void iq4_block_of_32(const std::byte* indices, float scale, float* out) {
+  const auto* qs = reinterpret_cast<const uint8_t*>(indices);
+  for (int j = 0; j < 16; ++j) {
+    out[j] = scale * static_cast<float>(kIq4NlValues[qs[j] & 0x0F]);
+    out[j + 16] = scale * static_cast<float>(kIq4NlValues[qs[j] >> 4]);
+  }
+}
+}  // namespace
+
+void dequantize_row_iq4_nl(const std::byte* row, float* out, std::size_t n) {
+  for (std::size_t b = 0; b < n / kIQ4_NL.block_values; ++b, row += kIQ4_NL.block_bytes, out += 32)
+    iq4_block_of_32(row + 2, half_to_float(load_u16(row)), out);
+}
+
+// IQ4_XS: sub-block j (0..7) of 32 values reads indices 16 j .. 16 j + 15 as an IQ4_NL block does, with the
+// scale d * iq4_xs_scale(j).
+void dequantize_row_iq4_xs(const std::byte* row, float* out, std::size_t n) {
+  for (std::size_t b = 0; b < n / kIQ4_XS.block_values; ++b, row += kIQ4_XS.block_bytes) {
+    const float d = half_to_float(load_u16(row));
+    const uint16_t high = load_u16(row + 2);
+    const auto* low = reinterpret_cast<const uint8_t*>(row + 4);
+    for (int j = 0; j < 8; ++j, out += 32)
+      iq4_block_of_32(row + 8 + 16 * j, d * static_cast<float>(iq4_xs_scale(j, high, low)), out);
   }
 }
 

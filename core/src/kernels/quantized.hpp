@@ -18,6 +18,11 @@
 //   Q5_K  Q4_K with 32 bytes of fifth bits before the nibbles;           x = (d * scale) * q - dmin * min
 //   Q6_K  super-blocks of 256: 128 bytes of low nibbles, 64 bytes of 2-bit highs, 16 int8 scales, f16 d;
 //                                                                        x = (d * scale) * (q - 32)
+//   IQ4_NL blocks of 32: f16 d, 16 bytes of nibbles (ordered as Q4_0's), each an index i into the 16
+//         non-linear values kIq4NlValues;                                x = d * kIq4NlValues[i]
+//   IQ4_XS super-blocks of 256: f16 d, 16 bits of high scale bits, 4 bytes of low scale nibbles (a 6-bit
+//         scale per sub-block of 32, stored plus 32), 128 bytes of indices, each 16 ordered as IQ4_NL's;
+//                                                                        x = (d * (scale - 32)) * kIq4NlValues[i]
 // The bit positions of the K-quants are spelled out beside each decoder (quantized.cpp).
 #pragma once
 
@@ -50,6 +55,8 @@ void dequantize_row_q5_1(const std::byte* row, float* out, std::size_t n);
 void dequantize_row_q2_k(const std::byte* row, float* out, std::size_t n);
 void dequantize_row_q3_k(const std::byte* row, float* out, std::size_t n);
 void dequantize_row_q5_k(const std::byte* row, float* out, std::size_t n);
+void dequantize_row_iq4_nl(const std::byte* row, float* out, std::size_t n);
+void dequantize_row_iq4_xs(const std::byte* row, float* out, std::size_t n);
 
 // The row encoders: plain copies and conversions, and ggml's reference quantizers (quantize_row_q8_0_ref /
 // q4_0_ref) for n values, a multiple of the block.
@@ -77,6 +84,19 @@ inline int q3_k_scale(int i, const uint8_t* packed) {
   const int low = i < 8 ? packed[i] & 0x0F : packed[i - 8] >> 4;
   const int high = (packed[8 + i % 4] >> (2 * (i / 4))) & 3;
   return (low | (high << 4)) - 32;
+}
+
+// The 16 values an IQ4_NL / IQ4_XS nibble indexes: ggml's kvalues_iq4nl, spaced more finely near zero,
+// where most weights lie.
+inline constexpr int8_t kIq4NlValues[16] = {-127, -104, -83, -65, -49, -35, -22, -10,
+                                            1,    13,   25,  38,  53,  69,  89,  113};
+
+// The signed scale (-32..31) of IQ4_XS sub-block j (0..7): its low four bits are nibble j % 2 of byte j / 2
+// of `low` (the 4 bytes after scales_h), its top two bits are bits 2j, 2j + 1 of the little-endian uint16
+// `high`; stored plus 32.
+inline int iq4_xs_scale(int j, uint16_t high, const uint8_t* low) {
+  const int bits = ((low[j / 2] >> (4 * (j % 2))) & 0x0F) | (((high >> (2 * j)) & 3) << 4);
+  return bits - 32;
 }
 
 }  // namespace glassbox::kernels

@@ -1,0 +1,100 @@
+// Fused decode-and-dot kernels (quantized_dot.hpp) for the non-linear 4-bit types IQ4_NL and IQ4_XS. Their
+// nibbles index a table of 16 values (kIq4NlValues) rather than being the values: each 16 bytes of indices
+// are first looked up into 32 int8, then widened and scaled lane by lane with the decoder's float
+// expression (quantized.cpp). Every 32 values are one pass over the accumulators, in increasing order, as
+// quantized_dot_rows.hpp requires for bit-identical results.
+//
+// The lookup is a byte shuffle where the instruction set has one (xsimd 8.1 offers none): SSSE3's pshufb
+// and WebAssembly's i8x16.swizzle look up 16 nibbles in one instruction. Elsewhere a scalar loop (measured:
+// slower than decode-then-dot, as the lookups dominate). Every path gives the same integers.
+#pragma once
+
+#include "quantized_dot_rows.hpp"
+
+#if defined(__wasm_simd128__)
+#include <wasm_simd128.h>
+#elif defined(__SSSE3__)
+#include <tmmintrin.h>
+#endif
+
+namespace glassbox::kernels::fused {
+
+// The table values of 16 bytes of indices, in value order: out[j] for the low nibble of byte j, out[j + 16]
+// for its high nibble.
+GLASSBOX_INLINE void look_up_iq4(const std::byte* indices, int8_t* out) {
+#if defined(__wasm_simd128__)
+  const v128_t table = wasm_v128_load(kIq4NlValues);
+  const v128_t bytes = wasm_v128_load(indices);
+  wasm_v128_store(out, wasm_i8x16_swizzle(table, wasm_v128_and(bytes, wasm_i8x16_splat(0x0F))));
+  wasm_v128_store(out + 16, wasm_i8x16_swizzle(table, wasm_u8x16_shr(bytes, 4)));
+#elif defined(__SSSE3__)
+  const __m128i table = _mm_loadu_si128(reinterpret_cast<const __m128i*>(kIq4NlValues));
+  const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(indices));
+  const __m128i mask = _mm_set1_epi8(0x0F);
+  const __m128i low = _mm_and_si128(bytes, mask), high = _mm_and_si128(_mm_srli_epi16(bytes, 4), mask);
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm_shuffle_epi8(table, low));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 16), _mm_shuffle_epi8(table, high));
+#else
+  const auto* qs = reinterpret_cast<const uint8_t*>(indices);
+  for (int j = 0; j < 16; ++j) {
+    out[j] = kIq4NlValues[qs[j] & 0x0F];
+    out[j + 16] = kIq4NlValues[qs[j] >> 4];
+  }
+#endif
+}
+
+// acc[k] += (scale * value) * x for the 32 values of one lookup.
+GLASSBOX_INLINE void accumulate_iq4_32(Batch (&acc)[kAcc], const int8_t* values, Batch scale,
+                                       const Batch (&xv)[kAcc]) {
+  IntBatch q[kAcc];
+  lanes::widen_32_bytes<true>(values, q);
+  unrolled<kAcc>([&](auto k)
+                     __attribute__((always_inline)) { acc[k] = acc[k] + (scale * to_float(q[k])) * xv[k]; });
+}
+
+// IQ4_NL: 32 values per 18-byte block, f16 d then 16 bytes of indices: x = d * kIq4NlValues[index].
+struct IQ4_NL {
+  static constexpr std::size_t kValues = 32, kBytes = 18;
+  template <std::size_t R>
+  GLASSBOX_INLINE static void accumulate(Accumulators<R>& acc, const std::byte* const* blocks,
+                                         const float* x) {
+    Batch xv[kAcc];
+    load_x(xv, x);
+    unrolled<R>([&](auto r) __attribute__((always_inline)) {
+      alignas(16) int8_t values[32];
+      look_up_iq4(blocks[r] + 2, values);
+      const Batch d(lanes::half_to_float_exact(lanes::load_u16(blocks[r])));
+      accumulate_iq4_32(acc[r], values, d, xv);
+    });
+  }
+};
+
+// IQ4_XS: super-blocks of 256 values in 136 bytes: f16 d, uint16 of high scale bits, 4 bytes of low scale
+// nibbles, 128 bytes of indices; sub-block j (values 32 j ..) reads bytes 16 j .. 16 j + 15 of the indices
+// as an IQ4_NL block and has the scale d * iq4_xs_scale(j): x = (d * scale) * kIq4NlValues[index].
+struct IQ4_XS {
+  static constexpr std::size_t kValues = 256, kBytes = 136;
+  template <std::size_t R>
+  GLASSBOX_INLINE static void accumulate(Accumulators<R>& acc, const std::byte* const* blocks,
+                                         const float* x) {
+    float scale[R][8];
+    for (std::size_t r = 0; r < R; ++r) {
+      const float d = lanes::half_to_float_exact(lanes::load_u16(blocks[r]));
+      const uint16_t high = lanes::load_u16(blocks[r] + 2);
+      const auto* low = reinterpret_cast<const uint8_t*>(blocks[r] + 4);
+      for (int j = 0; j < 8; ++j)
+        scale[r][j] = d * static_cast<float>(iq4_xs_scale(j, high, low));
+    }
+    for (int j = 0; j < 8; ++j) {
+      Batch xv[kAcc];
+      load_x(xv, x + 32 * j);
+      unrolled<R>([&](auto r) __attribute__((always_inline)) {
+        alignas(16) int8_t values[32];
+        look_up_iq4(blocks[r] + 8 + 16 * j, values);
+        accumulate_iq4_32(acc[r], values, Batch(scale[r][j]), xv);
+      });
+    }
+  }
+};
+
+}  // namespace glassbox::kernels::fused
