@@ -36,8 +36,7 @@ import {
 } from './helpers.mjs';
 
 // llama-quantize's names for the file types; the first two parts name the main block type of each.
-// IQ4_NL and IQ4_XS join this list once glassbox and the reference read those blocks.
-const TYPES = ['Q4_K_M', 'Q5_K_M', 'Q3_K_M', 'Q2_K', 'Q6_K', 'Q4_0', 'Q4_1', 'Q5_0', 'Q5_1', 'Q8_0'];
+const TYPES = ['Q4_K_M', 'Q5_K_M', 'Q3_K_M', 'Q2_K', 'Q6_K', 'Q4_0', 'Q4_1', 'Q5_0', 'Q5_1', 'Q8_0', 'IQ4_NL', 'IQ4_XS'];
 const STEPS = 16; // tests/reference/quantizer_model.py's GREEDY_TOKENS
 const VOCAB = 64;
 const TOLERANCE = 1e-5; // reference_fixtures_test.cpp's kTolerance

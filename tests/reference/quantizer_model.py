@@ -40,6 +40,7 @@ GGML_INPUT_ROUNDING = {
     "Q4_1": ggml_quants.Q8_1Product, "Q5_1": ggml_quants.Q8_1Product,  # built with the weights' block mins
     "Q2_K": ggml_quants.round_like_q8_k, "Q3_K": ggml_quants.round_like_q8_k, "Q4_K": ggml_quants.round_like_q8_k,
     "Q5_K": ggml_quants.round_like_q8_k, "Q6_K": ggml_quants.round_like_q8_k,
+    "IQ4_NL": ggml_quants.round_like_q8_0, "IQ4_XS": ggml_quants.round_like_q8_k,
 }
 
 
