@@ -121,10 +121,12 @@ TEST_F(Convert, Q8_0AgreesWithTheGoldenTokensAndReportsTheLogitDifference) {
       "its first %d), largest first-step logit difference from float32 %.4f\n",
       agreeing, total, shortest_prefix, largest_difference);
   // A 260K-parameter model has close calls: one flipped token sends a story elsewhere (llama.cpp's own Q8_0
-  // of this model also leaves the float32 path after 114 tokens of the empty prompt). Most tokens must agree.
+  // of this model also leaves the float32 path after 114 tokens of the empty prompt, as glassbox does). Most
+  // tokens must agree. The logits move by the weights' rounding and, since Q8_0 products round their inputs to
+  // 8 bits as well (kernels/quantized_int_dot.hpp, as llama.cpp does), by the activations' (0.33 measured).
   EXPECT_GT(agreeing, total / 2);
   EXPECT_GE(shortest_prefix, 1);
-  EXPECT_LT(largest_difference, 0.25f);
+  EXPECT_LT(largest_difference, 0.5f);
   EXPECT_GT(largest_difference, 0.0f) << "the weights really were re-encoded";
 }
 

@@ -379,6 +379,20 @@ def random_k_quant_blocks_are_centred_and_scaled():
 
 
 @check
+def q8_0_input_rounding_known_values():
+    # The rule glassbox's integer dots use for Q8_0/Q4_0 products (kernels/quantized_activations.hpp); the
+    # same values as tests/quantized_int_dot_test.cpp's ActivationRoundingRule.
+    x = np.zeros(64, dtype=np.float32)
+    x[:7] = [127.0, -127.0, 2.5, 3.5, -2.5, 0.49, 126.6]  # d = 1: halves away from zero, +-127 at the ends
+    x[32:] = 0.1  # d = 0.1 / 127 rounded to f16; every q = 127
+    y = ggml_quants.round_like_q8_0(x)
+    close(y[:8], [127.0, -127.0, 3.0, 4.0, -3.0, 0.0, 127.0, 0.0], 0, "Q8_0 block 1: d = 1")
+    d = np.float64(np.float16(np.float32(0.1) / np.float32(127)))
+    close(y[32:], np.full(32, 127 * d), 0, "Q8_0 block 2: f16 scale")
+    close(ggml_quants.round_like_q8_0(np.zeros(32)), np.zeros(32), 0, "an all-zero block")
+
+
+@check
 def q8_k_input_rounding_known_values():
     x = np.zeros(512, dtype=np.float32)
     x[:3] = [-2.54, 1.0, 0.066]  # largest magnitude -2.54: iscale = -127 / -2.54 = 50, q = [-127, 50, 3]
@@ -712,7 +726,9 @@ def every_fixture_reproduces_from_its_files():
                 w = weights_from_hf(os.path.join(d, first), expected["config"])
             else:
                 continue
-            logits = model.forward(expected["config"], w, expected["tokens"], head_scales=expected.get("head_scales"))
+            rounding = make_fixtures.q8_0_inputs(w) if expected.get("product_inputs") == "q8_0" else None
+            logits = model.forward(expected["config"], w, expected["tokens"], head_scales=expected.get("head_scales"),
+                                   rounding=rounding)
             close(logits, expected["logits"], 1e-12, entry["files"][-1])
             checked += 1
         assert checked == 43, f"checked {checked} fixtures with logits, expected 43 (40 plain, 3 head ablations)"

@@ -66,11 +66,19 @@ def sample_tokens(cfg, seed):
     return [int(t) for t in np.random.default_rng(seed).integers(0, cfg["vocab_size"], N_TOKENS)]
 
 
-def write_expected(path, cfg, stored_weights, tokens, head_scales=None, **extra):
+def q8_0_inputs(stored_weights):
+    """Rounding for a file whose every matrix is Q8_0 or Q4_0: glassbox (like ggml) quantizes the input of
+    each such product to Q8_0 blocks (ggml_quants.round_like_q8_0)."""
+    return {name: ggml_quants.round_like_q8_0 for name, w in stored_weights.items() if np.ndim(w) == 2}
+
+
+def write_expected(path, cfg, stored_weights, tokens, head_scales=None, rounding=None, **extra):
     """The .json beside a model: tokens, the reference logits for them, config (and the head ablation the
-    logits were computed with, if any)."""
-    logits = model.forward(cfg, stored_weights, tokens, head_scales=head_scales)
+    logits were computed with, if any). rounding: the inputs of products rounded as the engine rounds them."""
+    logits = model.forward(cfg, stored_weights, tokens, head_scales=head_scales, rounding=rounding)
     record = {"tokens": tokens, "logits": logits.tolist(), "config": cfg}
+    if rounding is not None:
+        record["product_inputs"] = "q8_0"  # every 2-D matrix's input rounded by ggml_quants.round_like_q8_0
     if head_scales is not None:
         record["head_scales"] = head_scales
     record.update(extra)
@@ -137,10 +145,13 @@ class Fixtures:
             stored = gguf_export.write_glassbox(self.path(name + ".gguf"), cfg, weights, name,
                                                 tensor_type=tensor_type,
                                                 tokenizer_kvs=tiny_vocab.bpe_metadata("gpt-2"))
-            write_expected(self.path(name + ".json"), cfg, stored, tokens)
+            quantized = tensor_type in ("Q8_0", "Q4_0")
+            write_expected(self.path(name + ".json"), cfg, stored, tokens,
+                           rounding=q8_0_inputs(stored) if quantized else None)
             self.note([name + ".gguf", name + ".json"],
                       f"llama-like with every 2-D matrix in {tensor_type} (norms F32); logits from "
-                      "the dequantized weights")
+                      "the dequantized weights" + (", each product's input rounded to Q8_0 blocks "
+                                                   "(round_like_q8_0)" if quantized else ""))
 
     # (c-i) llama.cpp architectures, tiny vocabulary, with logits
     def real_format_tiny(self):
@@ -162,10 +173,12 @@ class Fixtures:
             stem = f"llama-tiny.{tensor_type.lower()}"
             stored = gguf_export.write_llama(self.path(stem + ".gguf"), cfg, weights, stem,
                                              tiny_vocab.bpe_metadata("llama-bpe"), tensor_type=tensor_type)
-            write_expected(self.path(stem + ".json"), cfg, stored, sample_tokens(cfg, 200))
+            write_expected(self.path(stem + ".json"), cfg, stored, sample_tokens(cfg, 200),
+                           rounding=q8_0_inputs(stored))
             self.note([stem + ".gguf", stem + ".json"],
                       f"llama-tiny's weights with every matrix quantized to {tensor_type} by the reference's "
-                      "quantizer (token_embd and output too); logits from the dequantized weights")
+                      "quantizer (token_embd and output too); logits from the dequantized weights, each "
+                      "product's input rounded to Q8_0 blocks (round_like_q8_0)")
 
         cfg = configs.as_float32_file(configs.KQUANT_LLAMA)
         # Block matrices of gain about 1 (std 1/sqrt(dim)): llama.cpp rounds the inputs of K-quant products

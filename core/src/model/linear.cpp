@@ -1,5 +1,6 @@
-// Weight-type dispatch: float32 weights go straight to the SIMD matvec; 16-bit and block-quantized weights
-// take the fused decode-and-dot kernels (kernels/quantized_dot.hpp), which decode in registers and give
+// Weight-type dispatch: float32 weights go straight to the SIMD matvec; the block types with integer kernels
+// (Q8_0, Q4_0: kernels/quantized_int_dot.hpp) meet x quantized to 8 bits, as in ggml; other 16-bit and
+// block-quantized weights take the fused decode-and-dot kernels (kernels/quantized_dot.hpp), which decode in registers and give
 // the same bits as decoding each row into a buffer and taking the canonical dot product. So every weight
 // type shares one reduction order (and the decoding is exactly ggml's). The decode-then-dot path remains for
 // a type without a fused kernel (none today: every decodable type has one).
@@ -10,6 +11,7 @@
 #include "kernels/kernels.hpp"
 #include "kernels/quantized.hpp"
 #include "kernels/quantized_dot.hpp"
+#include "kernels/quantized_int_dot.hpp"
 #include "model/dtype.hpp"
 
 namespace glassbox {
@@ -30,11 +32,21 @@ void decoded_matvec(float* out, const Tensor& w, const float* x, std::size_t beg
 
 }  // namespace
 
+bool uses_int_dot(const Tensor& w) {
+  return kernels::has_int_dot(w.type) && w.cols % static_cast<int64_t>(kernels::kActivationBlock) == 0;
+}
+
 void linear(float* out, const Tensor& w, const Tensor& bias, const float* x, ThreadPool& pool,
             DecodeScratch& scratch) {
   const auto rows = static_cast<std::size_t>(w.rows), cols = static_cast<std::size_t>(w.cols);
+  const bool int_dot = uses_int_dot(w);
+  kernels::QuantizedActivations xq{};
+  if (int_dot) xq = scratch.quantize(0, x, cols);  // once, before the workers share it
   auto run = [&](std::size_t begin, std::size_t end, int worker) {
-    if (w.type == DType::F32) {
+    if (int_dot) {
+      const auto row_bytes = static_cast<std::size_t>(tensor_bytes(w.type, 1, w.cols));
+      kernels::int_matvec(out, w.type, w.data, row_bytes, cols, xq, begin, end);
+    } else if (w.type == DType::F32) {
       kernels::matvec(out, w.f32(), x, cols, begin, end);
     } else if (kernels::has_fused_dot(w.type)) {
       const auto row_bytes = static_cast<std::size_t>(tensor_bytes(w.type, 1, w.cols));

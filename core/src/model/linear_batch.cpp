@@ -1,18 +1,43 @@
-// Weight-type dispatch for a batch: float32 weights go straight to the blocked matmul; 16-bit and quantized
+// Weight-type dispatch for a batch: float32 weights go straight to the blocked matmul; the types with integer
+// kernels quantize each token's vector as linear() does (so every token gets linear()'s bits) and multiply
+// them a chunk of tokens at a time, each weight row read once per chunk; other 16-bit and quantized
 // weights are decoded one row at a time into the worker's scratch row, which then meets every token's vector
 // while it is in L1. Decoding once per batch instead of once per token is most of the gain for them.
 #include "model/linear_batch.hpp"
 
+#include <algorithm>
+
 #include "kernels/kernels.hpp"
 #include "kernels/matmul.hpp"
 #include "kernels/quantized.hpp"
+#include "kernels/quantized_int_dot.hpp"
 #include "model/dtype.hpp"
 
 namespace glassbox {
+namespace {
 
-void linear_batch(float* out, const Tensor& w, const Tensor& bias, const float* x, std::size_t tokens,
-                  ThreadPool& pool, DecodeScratch& scratch) {
-  if (tokens == 1) return linear(out, w, bias, x, pool, scratch);
+void int_dot_batch(float* out, const Tensor& w, const float* x, std::size_t tokens, ThreadPool& pool,
+                   DecodeScratch& scratch) {
+  const auto rows = static_cast<std::size_t>(w.rows), cols = static_cast<std::size_t>(w.cols);
+  const auto row_bytes = static_cast<std::size_t>(tensor_bytes(w.type, 1, w.cols));
+  kernels::QuantizedActivations xq[DecodeScratch::kQuantizedTokens];
+  for (std::size_t t0 = 0; t0 < tokens; t0 += DecodeScratch::kQuantizedTokens) {
+    const std::size_t n = std::min(tokens - t0, DecodeScratch::kQuantizedTokens);
+    for (std::size_t t = 0; t < n; ++t)
+      xq[t] = scratch.quantize(t, x + (t0 + t) * cols, cols);
+    auto run = [&](std::size_t begin, std::size_t end, int) {
+      kernels::int_matmul(out + t0 * rows, rows, w.type, w.data, row_bytes, cols, xq, n, begin, end);
+    };
+    if (pool.size() == 1 || rows < static_cast<std::size_t>(pool.size())) {
+      run(0, rows, 0);
+    } else {
+      pool.parallel_for(rows, run);
+    }
+  }
+}
+
+void float_batch(float* out, const Tensor& w, const float* x, std::size_t tokens, ThreadPool& pool,
+                 DecodeScratch& scratch) {
   const auto rows = static_cast<std::size_t>(w.rows), cols = static_cast<std::size_t>(w.cols);
   auto run = [&](std::size_t begin, std::size_t end, int worker) {
     if (w.type == DType::F32) {
@@ -32,6 +57,19 @@ void linear_batch(float* out, const Tensor& w, const Tensor& bias, const float* 
   } else {
     pool.parallel_for(rows, run);
   }
+}
+
+}  // namespace
+
+void linear_batch(float* out, const Tensor& w, const Tensor& bias, const float* x, std::size_t tokens,
+                  ThreadPool& pool, DecodeScratch& scratch) {
+  if (tokens == 1) return linear(out, w, bias, x, pool, scratch);
+  if (uses_int_dot(w)) {
+    int_dot_batch(out, w, x, tokens, pool, scratch);
+  } else {
+    float_batch(out, w, x, tokens, pool, scratch);
+  }
+  const auto rows = static_cast<std::size_t>(w.rows);
   if (bias.present())
     for (std::size_t t = 0; t < tokens; ++t)
       kernels::add_in_place(out + t * rows, bias.f32(), rows);

@@ -1,0 +1,121 @@
+// The integer dot product kernels (contract and float order: quantized_int_dot.hpp). Four blocks at a time:
+// their integer sums come out of quantized_int_lanes.hpp as vectors, are totalled together, and the four
+// terms go to the four partial sums at once.
+#include "kernels/quantized_int_dot.hpp"
+
+#include <cstdint>
+
+#include "kernels/quantized_int_lanes.hpp"
+#include "kernels/quantized_lanes.hpp"
+
+namespace glassbox::kernels {
+namespace {
+
+using int_lanes::Sums;
+
+GLASSBOX_INT_INLINE float f16_at(const std::byte* p) {
+  const uint16_t bits = lanes::load_u16(p);
+#if defined(__F16C__)
+  return _cvtsh_ss(bits);  // exact, like the decoder (quantized_lanes.hpp, load_halves)
+#else
+  return lanes::half_to_float_exact(bits);
+#endif
+}
+
+// The header's float order: partial sum b % 4, finished pairwise.
+struct Partials {
+  float p[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+  // Blocks b .. b + 3, b a multiple of 4.
+  GLASSBOX_INT_INLINE void add4(const float* ws, const float* dx, const int32_t* isum) {
+    for (int k = 0; k < 4; ++k)
+      p[k] += (ws[k] * dx[k]) * static_cast<float>(isum[k]);
+  }
+  GLASSBOX_INT_INLINE void add(std::size_t b, float ws, float dx, int32_t isum) {
+    p[b % 4] += (ws * dx) * static_cast<float>(isum);
+  }
+  GLASSBOX_INT_INLINE float total() const { return (p[0] + p[1]) + (p[2] + p[3]); }
+};
+
+// Q8_0: 34-byte blocks, an f16 scale then 32 int8 values.
+struct Q8_0 {
+  static constexpr std::size_t kBytes = 34;
+  GLASSBOX_INT_INLINE static Sums sums(const std::byte* block, const int8_t* x) {
+    return int_lanes::dot_signed(int_lanes::load32(block + 2), x);
+  }
+  GLASSBOX_INT_INLINE static int32_t finish(int32_t isum, const QuantizedActivations&, std::size_t) {
+    return isum;
+  }
+};
+
+// Q4_0: 18-byte blocks, an f16 scale then 16 bytes of nibbles (values 0..15 low, 16..31 high), value q - 8:
+// the sum of q * x, less 8 times the activations' sum.
+struct Q4_0 {
+  static constexpr std::size_t kBytes = 18;
+  GLASSBOX_INT_INLINE static Sums sums(const std::byte* block, const int8_t* x) {
+    return int_lanes::dot_unsigned(int_lanes::nibbles(block + 2), x);
+  }
+  GLASSBOX_INT_INLINE static int32_t finish(int32_t isum, const QuantizedActivations& x, std::size_t b) {
+    return isum - 8 * (x.sums16[2 * b] + x.sums16[2 * b + 1]);
+  }
+};
+
+template <class Format>
+float row_dot(const std::byte* row, const QuantizedActivations& x, std::size_t nblocks) {
+  Partials partials;
+  std::size_t b = 0;
+  for (; b + 4 <= nblocks; b += 4) {
+    const std::byte* block = row + b * Format::kBytes;
+    const Sums s0 = Format::sums(block, x.q + b * 32);
+    const Sums s1 = Format::sums(block + Format::kBytes, x.q + (b + 1) * 32);
+    const Sums s2 = Format::sums(block + 2 * Format::kBytes, x.q + (b + 2) * 32);
+    const Sums s3 = Format::sums(block + 3 * Format::kBytes, x.q + (b + 3) * 32);
+    int32_t isum[4];
+    int_lanes::totals4(s0, s1, s2, s3, isum);
+    float ws[4];
+    for (int k = 0; k < 4; ++k) {
+      isum[k] = Format::finish(isum[k], x, b + k);
+      ws[k] = f16_at(block + k * Format::kBytes);
+    }
+    partials.add4(ws, x.d + b, isum);
+  }
+  for (; b < nblocks; ++b) {
+    const std::byte* block = row + b * Format::kBytes;
+    const int32_t isum = Format::finish(int_lanes::total(Format::sums(block, x.q + b * 32)), x, b);
+    partials.add(b, f16_at(block), x.d[b], isum);
+  }
+  return partials.total();
+}
+
+template <class Format>
+void rows_dot(float* out, std::size_t out_stride, const std::byte* w, std::size_t row_bytes, std::size_t cols,
+              const QuantizedActivations* x, std::size_t tokens, std::size_t row_begin, std::size_t row_end) {
+  for (std::size_t r = row_begin; r < row_end; ++r)
+    for (std::size_t t = 0; t < tokens; ++t)
+      out[t * out_stride + r] = row_dot<Format>(w + r * row_bytes, x[t], cols / 32);
+}
+
+}  // namespace
+
+bool has_int_dot(DType type) {
+  return type == DType::Q8_0 || type == DType::Q4_0;
+}
+
+void int_matmul(float* out, std::size_t out_stride, DType type, const std::byte* w, std::size_t row_bytes,
+                std::size_t cols, const QuantizedActivations* x, std::size_t tokens, std::size_t row_begin,
+                std::size_t row_end) {
+  switch (type) {
+    case DType::Q8_0:
+      return rows_dot<Q8_0>(out, out_stride, w, row_bytes, cols, x, tokens, row_begin, row_end);
+    case DType::Q4_0:
+      return rows_dot<Q4_0>(out, out_stride, w, row_bytes, cols, x, tokens, row_begin, row_end);
+    default:
+      return;  // has_int_dot(type) is false
+  }
+}
+
+void int_matvec(float* out, DType type, const std::byte* w, std::size_t row_bytes, std::size_t cols,
+                const QuantizedActivations& x, std::size_t row_begin, std::size_t row_end) {
+  int_matmul(out, 0, type, w, row_bytes, cols, &x, 1, row_begin, row_end);
+}
+
+}  // namespace glassbox::kernels

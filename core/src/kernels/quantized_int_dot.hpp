@@ -1,0 +1,46 @@
+// Integer dot products of block-quantized weight rows with quantized activations (quantized_activations.hpp),
+// the way ggml (and so llama.cpp) multiplies quantized matrices: each 32 values of a row give an exact integer
+// sum, and only the scaling of those sums is done in floats. Far fewer instructions per weight than decoding
+// every weight to a float (quantized_dot.hpp), which is what decoding a memory-bound model is limited by.
+//
+// The float order, the same on every instruction set (so the results are the same bits natively and in WASM):
+//   sub-block b of a row (values [32b, 32b + 32)) has an exact integer sum isum_b of weight times activation
+//   integers, a weight scale ws_b and the activation block's scale dx_b; its term is
+//       t_b = (ws_b * dx_b) * float(isum_b)
+//   and, for weight types with a per-sub-block offset (Q4_K's mins: value = ws * q - wm), minus
+//       (wm_b * dx_b) * float(xsum_b), xsum_b the sum of the activation integers;
+//   t_b is added to partial sum b % 4, in increasing b, and the row's result is (p0 + p1) + (p2 + p3).
+// Integer offsets that are part of a type's encoding (Q4_0's -8, Q6_K's -32) and Q6_K's per-16 integer scales
+// stay inside isum_b (exact). Each type below says what ws_b and isum_b are.
+// quantized_int_dot_reference.cpp computes the same with plain loops; tests/quantized_int_dot_test.cpp checks
+// that every kernel gives its bits, at odd lengths and unaligned addresses, and pins a checksum natively and
+// in WebAssembly.
+#pragma once
+
+#include <cstddef>
+
+#include "glassbox/tensor.hpp"
+#include "kernels/quantized_activations.hpp"
+
+namespace glassbox::kernels {
+
+// Whether `type`'s products take the integer kernels (and so quantize their activations):
+//   Q8_0  ws_b = the block's f16 scale, isum_b = sum of q * x
+//   Q4_0  ws_b = the block's f16 scale, isum_b = sum of (q - 8) * x
+bool has_int_dot(DType type);
+
+// out[r] = the integer dot of row r of w with x, for r in [row_begin, row_end); w is the whole matrix, rows
+// row_bytes apart, cols values each (a whole number of blocks). Neither w nor x needs any alignment.
+void int_matvec(float* out, DType type, const std::byte* w, std::size_t row_bytes, std::size_t cols,
+                const QuantizedActivations& x, std::size_t row_begin, std::size_t row_end);
+
+// The same for `tokens` activation vectors: out[t * out_stride + r] for each t < tokens, each weight row
+// read once for all of them. Every result has exactly int_matvec's bits.
+void int_matmul(float* out, std::size_t out_stride, DType type, const std::byte* w, std::size_t row_bytes,
+                std::size_t cols, const QuantizedActivations* x, std::size_t tokens, std::size_t row_begin,
+                std::size_t row_end);
+
+// The plain-loop reference for one row (quantized_int_dot_reference.cpp).
+float int_dot_reference(DType type, const std::byte* row, const QuantizedActivations& x, std::size_t cols);
+
+}  // namespace glassbox::kernels

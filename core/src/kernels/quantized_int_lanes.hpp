@@ -1,0 +1,179 @@
+// The integer core of the quantized-activation dot products (quantized_int_dot.cpp): 32 weight bytes times 32
+// activation bytes (quantized_activations.hpp), summed exactly, on each instruction set.
+//
+// Why intrinsics and not xsimd: xsimd 8.1 has no widening 8-bit multiply-add (x86's pmaddubsw / vpdpbusd,
+// WebAssembly's i32x4.dot_i16x8_s); built from its generic operations the products would be widened lane by
+// lane. So each instruction set the project targets gets a few lines here:
+//   AVX-512 VNNI (with VL)  vpdpbusd: 32 u8 x s8 products summed in fours into 8 int32 lanes, one instruction
+//   AVX2                    vpmaddubsw then vpmaddwd against ones (the same sums in two steps)
+//   WebAssembly SIMD128     widen to 16 bits, then i32x4.dot_i16x8_s (SSE4.1 emulation has no byte products)
+//   anything else           a plain loop
+// All of them give the same integers: x86's unsigned-times-signed instructions take |w| and x * sign(w)
+// (ggml's trick), exact because activations never reach -128 (|w| <= 128, |x| <= 127, so a pmaddubsw pair is
+// at most 2 * 128 * 127 = 32512 and never saturates), and the result of a block is only ever its exact total.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#if defined(__AVX2__) || defined(__wasm_simd128__)
+#define GLASSBOX_INT_LANES_SIMD 1
+#endif
+
+#if defined(__AVX2__)
+#include <immintrin.h>
+#elif defined(__wasm_simd128__)
+#include <wasm_simd128.h>
+#endif
+
+#define GLASSBOX_INT_INLINE __attribute__((always_inline)) inline
+
+namespace glassbox::kernels::int_lanes {
+
+#if defined(__AVX2__)
+using Bytes = __m256i;  // 32 weight bytes
+using Sums = __m256i;   // int32 lanes whose total is a block's dot product
+
+GLASSBOX_INT_INLINE Bytes load32(const void* p) {
+  return _mm256_loadu_si256(static_cast<const __m256i*>(p));
+}
+
+// 16 packed bytes to 32 values: the low nibbles (values 0..15 of the block), then the high ones (16..31).
+GLASSBOX_INT_INLINE Bytes nibbles(const void* p) {
+  const __m128i packed = _mm_loadu_si128(static_cast<const __m128i*>(p));
+  const __m128i mask = _mm_set1_epi8(0x0F);
+  return _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(packed, 4), mask), _mm_and_si128(packed, mask));
+}
+
+// w in [0, 127] (unsigned weights: nibbles, 6-bit values) times x.
+GLASSBOX_INT_INLINE Sums dot_unsigned(Bytes w, const int8_t* x) {
+  const __m256i xv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x));
+#if defined(__AVX512VNNI__) && defined(__AVX512VL__)
+  return _mm256_dpbusd_epi32(_mm256_setzero_si256(), w, xv);
+#else
+  return _mm256_madd_epi16(_mm256_maddubs_epi16(w, xv), _mm256_set1_epi16(1));
+#endif
+}
+
+// w in [-128, 127] times x: |w| times x * sign(w).
+GLASSBOX_INT_INLINE Sums dot_signed(Bytes w, const int8_t* x) {
+  const __m256i xv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x));
+  const __m256i magnitude = _mm256_abs_epi8(w), signed_x = _mm256_sign_epi8(xv, w);
+#if defined(__AVX512VNNI__) && defined(__AVX512VL__)
+  return _mm256_dpbusd_epi32(_mm256_setzero_si256(), magnitude, signed_x);
+#else
+  return _mm256_madd_epi16(_mm256_maddubs_epi16(magnitude, signed_x), _mm256_set1_epi16(1));
+#endif
+}
+
+// Subtracts `offset` from every one of 32 unsigned bytes, giving signed ones (Q4_0's -8).
+GLASSBOX_INT_INLINE Bytes minus(Bytes w, int8_t offset) {
+  return _mm256_sub_epi8(w, _mm256_set1_epi8(offset));
+}
+
+// The four blocks' totals, in order.
+GLASSBOX_INT_INLINE void totals4(Sums a, Sums b, Sums c, Sums d, int32_t* out) {
+  const __m256i all = _mm256_hadd_epi32(_mm256_hadd_epi32(a, b), _mm256_hadd_epi32(c, d));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(out),
+                   _mm_add_epi32(_mm256_castsi256_si128(all), _mm256_extracti128_si256(all, 1)));
+}
+
+#elif defined(__wasm_simd128__)
+struct Bytes {
+  v128_t low, high;  // bytes 0..15, 16..31
+};
+using Sums = v128_t;
+
+GLASSBOX_INT_INLINE Bytes load32(const void* p) {
+  const auto* bytes = static_cast<const uint8_t*>(p);
+  return {wasm_v128_load(bytes), wasm_v128_load(bytes + 16)};
+}
+
+GLASSBOX_INT_INLINE Bytes nibbles(const void* p) {
+  const v128_t packed = wasm_v128_load(p);
+  return {wasm_v128_and(packed, wasm_i8x16_splat(0x0F)), wasm_u8x16_shr(packed, 4)};
+}
+
+// Every weight this file sees fits an int8 (unsigned ones are at most 127), so one signed path serves both.
+GLASSBOX_INT_INLINE Sums dot_signed(Bytes w, const int8_t* x) {
+  const v128_t x0 = wasm_v128_load(x), x1 = wasm_v128_load(x + 16);
+  const v128_t s0 = wasm_i32x4_dot_i16x8(wasm_i16x8_extend_low_i8x16(w.low), wasm_i16x8_extend_low_i8x16(x0));
+  const v128_t s1 =
+      wasm_i32x4_dot_i16x8(wasm_i16x8_extend_high_i8x16(w.low), wasm_i16x8_extend_high_i8x16(x0));
+  const v128_t s2 =
+      wasm_i32x4_dot_i16x8(wasm_i16x8_extend_low_i8x16(w.high), wasm_i16x8_extend_low_i8x16(x1));
+  const v128_t s3 =
+      wasm_i32x4_dot_i16x8(wasm_i16x8_extend_high_i8x16(w.high), wasm_i16x8_extend_high_i8x16(x1));
+  return wasm_i32x4_add(wasm_i32x4_add(s0, s1), wasm_i32x4_add(s2, s3));
+}
+GLASSBOX_INT_INLINE Sums dot_unsigned(Bytes w, const int8_t* x) {
+  return dot_signed(w, x);
+}
+
+GLASSBOX_INT_INLINE Bytes minus(Bytes w, int8_t offset) {
+  const v128_t o = wasm_i8x16_splat(offset);
+  return {wasm_i8x16_sub(w.low, o), wasm_i8x16_sub(w.high, o)};
+}
+
+GLASSBOX_INT_INLINE void totals4(Sums a, Sums b, Sums c, Sums d, int32_t* out) {
+  // [a0 + a2, b0 + b2, a1 + a3, b1 + b3], the same for c and d, then the two halves of each.
+  const v128_t ab =
+      wasm_i32x4_add(wasm_i32x4_shuffle(a, b, 0, 4, 1, 5), wasm_i32x4_shuffle(a, b, 2, 6, 3, 7));
+  const v128_t cd =
+      wasm_i32x4_add(wasm_i32x4_shuffle(c, d, 0, 4, 1, 5), wasm_i32x4_shuffle(c, d, 2, 6, 3, 7));
+  wasm_v128_store(
+      out, wasm_i32x4_add(wasm_i32x4_shuffle(ab, cd, 0, 1, 4, 5), wasm_i32x4_shuffle(ab, cd, 2, 3, 6, 7)));
+}
+
+#else
+struct Bytes {
+  int8_t v[32];
+};
+using Sums = int32_t;
+
+GLASSBOX_INT_INLINE Bytes load32(const void* p) {
+  Bytes b;
+  std::memcpy(b.v, p, 32);
+  return b;
+}
+
+GLASSBOX_INT_INLINE Bytes nibbles(const void* p) {
+  const auto* packed = static_cast<const uint8_t*>(p);
+  Bytes b;
+  for (int j = 0; j < 16; ++j) {
+    b.v[j] = static_cast<int8_t>(packed[j] & 0x0F);
+    b.v[j + 16] = static_cast<int8_t>(packed[j] >> 4);
+  }
+  return b;
+}
+
+GLASSBOX_INT_INLINE Sums dot_signed(const Bytes& w, const int8_t* x) {
+  int32_t s = 0;
+  for (int j = 0; j < 32; ++j)
+    s += static_cast<int32_t>(w.v[j]) * x[j];
+  return s;
+}
+GLASSBOX_INT_INLINE Sums dot_unsigned(const Bytes& w, const int8_t* x) {
+  return dot_signed(w, x);
+}
+
+GLASSBOX_INT_INLINE Bytes minus(Bytes w, int8_t offset) {
+  for (int j = 0; j < 32; ++j)
+    w.v[j] = static_cast<int8_t>(w.v[j] - offset);
+  return w;
+}
+
+GLASSBOX_INT_INLINE void totals4(Sums a, Sums b, Sums c, Sums d, int32_t* out) {
+  out[0] = a, out[1] = b, out[2] = c, out[3] = d;
+}
+#endif
+
+// One block's total.
+GLASSBOX_INT_INLINE int32_t total(Sums s) {
+  int32_t out[4];
+  totals4(s, s, s, s, out);
+  return out[0];
+}
+
+}  // namespace glassbox::kernels::int_lanes

@@ -1,0 +1,200 @@
+// The integer dot products (kernels/quantized_int_dot.hpp) against their plain-loop reference, bit for bit:
+// every type with an integer kernel, random blocks with ordinary and extreme scales, 1 to 33 blocks (so every
+// remainder of the four-block passes), weights and activations at odd addresses, several rows and tokens at
+// once. Then the activation rounding rule on known values, the error of the integer dot against the float
+// one, and a checksum of fixed results that ties the native and WebAssembly builds together.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "kernels/element_types.hpp"
+#include "kernels/kernels.hpp"
+#include "kernels/quantized.hpp"
+#include "kernels/quantized_activations.hpp"
+#include "kernels/quantized_int_dot.hpp"
+#include "quantized_inputs.hpp"
+
+namespace glassbox::kernels {
+namespace {
+
+const DType kIntTypes[] = {DType::Q8_0, DType::Q4_0};
+
+// Activations quantized into storage that starts `offset` bytes past an aligned address.
+struct Activations {
+  std::vector<int8_t> q;
+  std::vector<float> d;
+  std::vector<int32_t> sums16;
+  std::size_t offset;
+  Activations(const std::vector<float>& x, std::size_t offset)
+      : q(x.size() + offset), d(x.size() / 32 + 1), sums16(x.size() / 16 + 1), offset(offset) {
+    quantize_activations(x.data(), x.size(), q.data() + offset, d.data() + 1, sums16.data() + 1);
+  }
+  QuantizedActivations view() const { return {q.data() + offset, d.data() + 1, sums16.data() + 1}; }
+};
+
+std::vector<float> random_vector(std::size_t n, Inputs& in) {
+  std::vector<float> x(n);
+  for (float& v : x)
+    v = in.uniform(-1.0f, 1.0f);
+  return x;
+}
+
+void check_type(DType type, uint32_t seed) {
+  Inputs in(seed);
+  const std::size_t block = element_type(type).block_values, block_bytes = element_type(type).block_bytes;
+  std::size_t round = 0;
+  for (std::size_t blocks : {1, 2, 3, 4, 5, 6, 7, 8, 9, 33}) {
+    const std::size_t n = blocks * block, rows = 1 + round % 5, tokens = 1 + round % 3;
+    const std::size_t w_offset = 1 + round % 3, x_offset = 1 + (round / 3) % 3;
+    ++round;
+    const auto w = random_rows(type, rows, n, w_offset, in);
+    const std::byte* w0 = w.data() + w_offset;
+    const std::size_t row_bytes = blocks * block_bytes;
+    std::vector<Activations> x;
+    std::vector<QuantizedActivations> views;
+    for (std::size_t t = 0; t < tokens; ++t)
+      x.emplace_back(random_vector(n, in), x_offset);
+    for (const Activations& a : x)
+      views.push_back(a.view());
+    const std::string what = std::string(element_type(type).name) + " n=" + std::to_string(n);
+
+    std::vector<float> got(rows * tokens, -1.0f);
+    int_matmul(got.data(), rows, type, w0, row_bytes, n, views.data(), tokens, 0, rows);
+    for (std::size_t t = 0; t < tokens; ++t) {
+      std::vector<float> one(rows, -1.0f);
+      int_matvec(one.data(), type, w0, row_bytes, n, views[t], 0, rows);
+      for (std::size_t r = 0; r < rows; ++r) {
+        const float want = int_dot_reference(type, w0 + r * row_bytes, views[t], n);
+        ASSERT_EQ(bits(one[r]), bits(want))
+            << what << " row " << r << ": kernel " << one[r] << ", reference " << want;
+        ASSERT_EQ(bits(got[t * rows + r]), bits(want))
+            << what << " token " << t << " row " << r << " (matmul)";
+      }
+    }
+    if (rows >= 3) {  // a sub-range writes only its rows
+      std::vector<float> part(rows, 42.0f);
+      int_matvec(part.data(), type, w0, row_bytes, n, views[0], 1, rows - 1);
+      EXPECT_EQ(part.front(), 42.0f);
+      EXPECT_EQ(part.back(), 42.0f);
+    }
+  }
+}
+
+TEST(QuantizedIntDot, Q8_0MatchesTheReference) {
+  check_type(DType::Q8_0, 21);
+}
+TEST(QuantizedIntDot, Q4_0MatchesTheReference) {
+  check_type(DType::Q4_0, 22);
+}
+
+TEST(QuantizedIntDot, ExtremeWeightBytesStayExact) {
+  // Q8_0 weights of -128 and 127 against activations of +-127 (the largest products the x86 byte
+  // instructions see; a saturating step would show here), in every position of a 4-block pass.
+  const std::size_t n = 8 * 32;
+  std::vector<std::byte> row(8 * 34);
+  std::vector<float> x(n);
+  for (std::size_t b = 0; b < 8; ++b) {
+    const uint16_t one = float_to_half(1.0f);
+    std::memcpy(row.data() + b * 34, &one, 2);
+    for (std::size_t j = 0; j < 32; ++j) {
+      row[b * 34 + 2 + j] = static_cast<std::byte>(j % 2 == 0 ? 0x80 : 0x7F);
+      x[b * 32 + j] = j % 4 < 2 ? -1.0f : 1.0f;
+    }
+  }
+  Activations a(x, 0);
+  const float got = int_dot_reference(DType::Q8_0, row.data(), a.view(), n);
+  float kernel = 0.0f;
+  int_matvec(&kernel, DType::Q8_0, row.data(), 0, n, a.view(), 0, 1);
+  // x rounds to -127, -127, 127, 127, ...: per four values -128 * -127 + 127 * -127 - 128 * 127 + 127 * 127 = 0,
+  // so every block's integer sum, and the dot, is exactly 0.
+  EXPECT_EQ(got, 0.0f);
+  EXPECT_EQ(bits(kernel), bits(got));
+  // Every weight -128 against x = -1 everywhere: 32 * 128 * 127 per block.
+  for (std::size_t b = 0; b < 8; ++b)
+    for (std::size_t j = 0; j < 32; ++j)
+      row[b * 34 + 2 + j] = static_cast<std::byte>(0x80);
+  std::vector<float> minus_one(n, -1.0f);
+  Activations m(minus_one, 0);
+  int_matvec(&kernel, DType::Q8_0, row.data(), 0, n, m.view(), 0, 1);
+  const float scale = half_to_float(float_to_half(1.0f / 127.0f));
+  // Eight equal terms, two in each partial sum: exactly 8 times one (the factors are powers of two apart).
+  EXPECT_EQ(kernel, 8.0f * ((1.0f * scale) * static_cast<float>(32 * 128 * 127)));
+}
+
+TEST(QuantizedIntDot, ActivationRoundingRule) {
+  // The values of the NumPy reference's check (ggml_quants.round_like_q8_0): d = 1 in the first block, halves
+  // away from zero, the ends at +-127; the second block's scale is 0.1 / 127 rounded to f16; an all-zero block.
+  std::vector<float> x(96, 0.0f);
+  const float first[] = {127.0f, -127.0f, 2.5f, 3.5f, -2.5f, 0.49f, 126.6f};
+  std::copy(std::begin(first), std::end(first), x.begin());
+  std::fill(x.begin() + 32, x.begin() + 64, 0.1f);
+  std::vector<int8_t> q(96);
+  std::vector<float> d(3);
+  std::vector<int32_t> sums(6);
+  quantize_activations(x.data(), x.size(), q.data(), d.data(), sums.data());
+  const int8_t want[] = {127, -127, 3, 4, -3, 0, 127, 0};
+  for (int j = 0; j < 8; ++j)
+    EXPECT_EQ(q[j], want[j]) << "value " << j;
+  EXPECT_EQ(d[0], 1.0f);
+  EXPECT_EQ(d[1], half_to_float(float_to_half(0.1f / 127.0f)));
+  for (int j = 32; j < 64; ++j)
+    EXPECT_EQ(q[j], 127);
+  EXPECT_EQ(d[2], 0.0f);
+  EXPECT_EQ(sums[0], 127 - 127 + 3 + 4 - 3 + 0 + 127);
+  EXPECT_EQ(sums[2], 16 * 127);
+  EXPECT_EQ(sums[4], 0);
+}
+
+TEST(QuantizedIntDot, CloseToTheFloatDot) {
+  // Rounding the activations to 8 bits costs about 1/254 of each block's largest value per element; over a
+  // row of random values the dot moves by well under 1% of the sum of |w * x|.
+  Inputs in(23);
+  for (DType type : kIntTypes) {
+    const std::size_t n = 64 * 32;
+    auto w = random_rows(type, 1, n, 0, in);
+    for (std::size_t b = 0; b < n / 32; ++b) {  // ordinary scales only
+      const uint16_t s = float_to_half(in.uniform(0.01f, 0.05f));
+      std::memcpy(w.data() + b * element_type(type).block_bytes, &s, 2);
+    }
+    const auto x = random_vector(n, in);
+    std::vector<float> decoded(n);
+    dequantize_row(type, w.data(), decoded.data(), n);
+    double exact = 0.0, magnitude = 0.0;
+    for (std::size_t i = 0; i < n; ++i) {
+      exact += static_cast<double>(decoded[i]) * x[i];
+      magnitude += std::fabs(static_cast<double>(decoded[i]) * x[i]);
+    }
+    Activations a(x, 0);
+    float got = 0.0f;
+    int_matvec(&got, type, w.data(), 0, n, a.view(), 0, 1);
+    EXPECT_LT(std::fabs(got - exact), 0.01 * magnitude) << element_type(type).name;
+    EXPECT_GT(std::fabs(got - exact), 0.0) << element_type(type).name << ": the activations were not rounded";
+  }
+}
+
+TEST(QuantizedIntDot, ChecksumIsTheSameOnEveryPlatform) {
+  uint64_t hash = 14695981039346656037ull;
+  Inputs in(31);
+  for (DType type : kIntTypes) {
+    for (std::size_t blocks : {1, 3, 4, 7, 33}) {
+      const std::size_t n = blocks * element_type(type).block_values, rows = 3;
+      const auto w = random_rows(type, rows, n, 0, in);
+      Activations a(random_vector(n, in), 0);
+      std::vector<float> out(rows);
+      int_matvec(out.data(), type, w.data(), w.size() / rows, n, a.view(), 0, rows);
+      for (float v : out)
+        for (int byte = 0; byte < 4; ++byte)
+          hash = (hash ^ ((bits(v) >> (8 * byte)) & 0xff)) * 1099511628211ull;
+    }
+  }
+  std::printf("integer quantized dot kernel checksum: %016llx\n", static_cast<unsigned long long>(hash));
+  EXPECT_EQ(hash, 0x1246e7eed64b2d9aull) << "the integer kernels' bits changed on " << simd_instruction_set();
+}
+
+}  // namespace
+}  // namespace glassbox::kernels
