@@ -384,7 +384,7 @@ TEST(ForwardLinearBatch, EachTokenGetsLinearsBits) {
     for (int threads : {1, 3}) {
       ThreadPool pool(threads);
       DecodeScratch scratch(pool.size(), 256);
-      for (std::size_t tokens : {2u, 3u, 5u, 13u}) {
+      for (std::size_t tokens : {2u, 3u, 5u, 13u, 40u}) {  // 40: past a chunk of quantized tokens
         std::vector<float> x(tokens * 256), bias(128), batched(tokens * 128), single(128);
         for (float& v : x)
           v = normal(rng);

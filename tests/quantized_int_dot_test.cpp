@@ -17,6 +17,7 @@
 #include "kernels/quantized.hpp"
 #include "kernels/quantized_activations.hpp"
 #include "kernels/quantized_int_dot.hpp"
+#include "kernels/quantized_int_matmul.hpp"
 #include "quantized_inputs.hpp"
 
 namespace glassbox::kernels {
@@ -49,7 +50,8 @@ void check_type(DType type, uint32_t seed) {
   const std::size_t block = element_type(type).block_values, block_bytes = element_type(type).block_bytes;
   std::size_t round = 0;
   for (std::size_t blocks : {1, 2, 3, 4, 5, 6, 7, 8, 9, 33}) {
-    const std::size_t n = blocks * block, rows = 1 + round % 5, tokens = 1 + round % 3;
+    const std::size_t n = blocks * block, rows = 1 + round % 6;
+    const std::size_t tokens = std::vector<std::size_t>{1, 2, 5, 17, 33}[round % 5];
     const std::size_t w_offset = 1 + round % 3, x_offset = 1 + (round / 3) % 3;
     ++round;
     const auto w = random_rows(type, rows, n, w_offset, in);
@@ -63,8 +65,18 @@ void check_type(DType type, uint32_t seed) {
       views.push_back(a.view());
     const std::string what = std::string(element_type(type).name) + " n=" + std::to_string(n);
 
+    // The batched kernel over every token, with scratch as the sessions size it.
+    const std::size_t lanes = activation_lanes(tokens);
+    std::vector<float> q(n * lanes), d(n / 32 * lanes), xsum(n / 32 * lanes);
+    std::vector<uint8_t> column_bytes(n * lanes);
+    const ActivationColumns columns = fill_activation_columns(views.data(), tokens, n, q.data(), d.data(),
+                                                              xsum.data(), column_bytes.data());
+    std::vector<float> w_rows(kIntMatmulRows * n), ws(kIntMatmulRows * n / 32), wm(kIntMatmulRows * n / 32);
+    std::vector<int8_t> row_bytes_scratch(kIntMatmulRows * n);
+    std::vector<int32_t> row_sums(kIntMatmulRows * n / 32);
     std::vector<float> got(rows * tokens, -1.0f);
-    int_matmul(got.data(), rows, type, w0, row_bytes, n, views.data(), tokens, 0, rows);
+    int_matmul(got.data(), rows, type, w0, row_bytes, n, columns, 0, rows,
+               {w_rows.data(), ws.data(), wm.data(), row_bytes_scratch.data(), row_sums.data()});
     for (std::size_t t = 0; t < tokens; ++t) {
       std::vector<float> one(rows, -1.0f);
       int_matvec(one.data(), type, w0, row_bytes, n, views[t], 0, rows);

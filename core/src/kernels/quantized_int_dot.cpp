@@ -87,11 +87,10 @@ float row_dot(const std::byte* row, const QuantizedActivations& x, std::size_t n
 }
 
 template <class Format>
-void rows_dot(float* out, std::size_t out_stride, const std::byte* w, std::size_t row_bytes, std::size_t cols,
-              const QuantizedActivations* x, std::size_t tokens, std::size_t row_begin, std::size_t row_end) {
+void rows_dot(float* out, const std::byte* w, std::size_t row_bytes, std::size_t cols,
+              const QuantizedActivations& x, std::size_t row_begin, std::size_t row_end) {
   for (std::size_t r = row_begin; r < row_end; ++r)
-    for (std::size_t t = 0; t < tokens; ++t)
-      out[t * out_stride + r] = row_dot<Format>(w + r * row_bytes, x[t], cols / 32);
+    out[r] = row_dot<Format>(w + r * row_bytes, x, cols / 32);
 }
 
 }  // namespace
@@ -100,22 +99,16 @@ bool has_int_dot(DType type) {
   return type == DType::Q8_0 || type == DType::Q4_0;
 }
 
-void int_matmul(float* out, std::size_t out_stride, DType type, const std::byte* w, std::size_t row_bytes,
-                std::size_t cols, const QuantizedActivations* x, std::size_t tokens, std::size_t row_begin,
-                std::size_t row_end) {
+void int_matvec(float* out, DType type, const std::byte* w, std::size_t row_bytes, std::size_t cols,
+                const QuantizedActivations& x, std::size_t row_begin, std::size_t row_end) {
   switch (type) {
     case DType::Q8_0:
-      return rows_dot<Q8_0>(out, out_stride, w, row_bytes, cols, x, tokens, row_begin, row_end);
+      return rows_dot<Q8_0>(out, w, row_bytes, cols, x, row_begin, row_end);
     case DType::Q4_0:
-      return rows_dot<Q4_0>(out, out_stride, w, row_bytes, cols, x, tokens, row_begin, row_end);
+      return rows_dot<Q4_0>(out, w, row_bytes, cols, x, row_begin, row_end);
     default:
       return;  // has_int_dot(type) is false
   }
-}
-
-void int_matvec(float* out, DType type, const std::byte* w, std::size_t row_bytes, std::size_t cols,
-                const QuantizedActivations& x, std::size_t row_begin, std::size_t row_end) {
-  int_matmul(out, 0, type, w, row_bytes, cols, &x, 1, row_begin, row_end);
 }
 
 }  // namespace glassbox::kernels

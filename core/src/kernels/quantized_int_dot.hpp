@@ -34,13 +34,10 @@ bool has_int_dot(DType type);
 void int_matvec(float* out, DType type, const std::byte* w, std::size_t row_bytes, std::size_t cols,
                 const QuantizedActivations& x, std::size_t row_begin, std::size_t row_end);
 
-// The same for `tokens` activation vectors: out[t * out_stride + r] for each t < tokens, each weight row
-// read once for all of them. Every result has exactly int_matvec's bits.
-void int_matmul(float* out, std::size_t out_stride, DType type, const std::byte* w, std::size_t row_bytes,
-                std::size_t cols, const QuantizedActivations* x, std::size_t tokens, std::size_t row_begin,
-                std::size_t row_end);
+// A batch of tokens (prefill) takes int_matmul (quantized_int_matmul.hpp), which gives the same bits.
 
-// The plain-loop reference for one row (quantized_int_dot_reference.cpp).
+// The plain-loop reference for one row (quantized_int_dot_reference.cpp), over the row decoded by
+// decode_integer_row (quantized_int_rows.hpp).
 float int_dot_reference(DType type, const std::byte* row, const QuantizedActivations& x, std::size_t cols);
 
 }  // namespace glassbox::kernels

@@ -32,6 +32,43 @@ void decoded_matvec(float* out, const Tensor& w, const float* x, std::size_t beg
 
 }  // namespace
 
+DecodeScratch::DecodeScratch(int workers, std::size_t max_cols)
+    : stride_(max_cols),
+      rows_(workers * max_cols),
+      q_(kQuantizedTokens * max_cols),
+      d_(kQuantizedTokens * max_cols / kernels::kActivationBlock),
+      sums16_(kQuantizedTokens * max_cols / 16),
+      slots_{},
+      column_q_(kernels::activation_lanes(kQuantizedTokens) * max_cols),
+      column_d_(kernels::activation_lanes(kQuantizedTokens) * max_cols / kernels::kActivationBlock),
+      column_xsum_(column_d_.size()),
+      column_bytes_(column_q_.size()),
+      int_w_(workers * kernels::kIntMatmulRows * max_cols),
+      int_scales_(2 * workers * kernels::kIntMatmulRows * max_cols / kernels::kActivationBlock),
+      int_bytes_(int_w_.size()),
+      int_sums_(int_scales_.size() / 2) {}
+
+kernels::QuantizedActivations DecodeScratch::quantize(std::size_t slot, const float* x, std::size_t cols) {
+  int8_t* q = q_.data() + slot * stride_;
+  float* d = d_.data() + slot * (stride_ / kernels::kActivationBlock);
+  int32_t* sums16 = sums16_.data() + slot * (stride_ / 16);
+  kernels::quantize_activations(x, cols, q, d, sums16);
+  return slots_[slot] = {q, d, sums16};
+}
+
+kernels::ActivationColumns DecodeScratch::columns(std::size_t tokens, std::size_t cols) {
+  return kernels::fill_activation_columns(slots_, tokens, cols, column_q_.data(), column_d_.data(),
+                                          column_xsum_.data(), column_bytes_.data());
+}
+
+kernels::IntMatmulScratch DecodeScratch::int_rows(int worker) {
+  const std::size_t rows = kernels::kIntMatmulRows, scales = rows * stride_ / kernels::kActivationBlock;
+  float* s = int_scales_.data() + 2 * static_cast<std::size_t>(worker) * scales;
+  const auto at = static_cast<std::size_t>(worker);
+  return {int_w_.data() + at * rows * stride_, s, s + scales, int_bytes_.data() + at * rows * stride_,
+          int_sums_.data() + at * scales};
+}
+
 bool uses_int_dot(const Tensor& w) {
   return kernels::has_int_dot(w.type) && w.cols % static_cast<int64_t>(kernels::kActivationBlock) == 0;
 }

@@ -6,35 +6,29 @@
 
 #include "glassbox/tensor.hpp"
 #include "kernels/quantized_activations.hpp"
+#include "kernels/quantized_int_matmul.hpp"
 #include "util/thread_pool.hpp"
 
 namespace glassbox {
 
 // Scratch for the matrix products, sized once with the session (from the widest matrix row), so a product
-// never allocates: per-worker rows for decoding 16-bit and quantized weights, and the quantized activations
-// of up to kQuantizedTokens tokens for the integer kernels (kernels/quantized_int_dot.hpp).
+// never allocates: per-worker rows for decoding 16-bit and quantized weights, and for the integer kernels
+// (kernels/quantized_int_dot.hpp) the quantized activations of up to kQuantizedTokens tokens, their
+// token-major columns, and per-worker integer rows (kernels/quantized_int_matmul.hpp).
 class DecodeScratch {
  public:
-  static constexpr std::size_t kQuantizedTokens = 16;
+  static constexpr std::size_t kQuantizedTokens = 32;
 
-  DecodeScratch(int workers, std::size_t max_cols)
-      : stride_(max_cols),
-        rows_(workers * max_cols),
-        q_(kQuantizedTokens * max_cols),
-        d_(kQuantizedTokens * max_cols / kernels::kActivationBlock),
-        sums16_(kQuantizedTokens * max_cols / 16) {}
+  DecodeScratch(int workers, std::size_t max_cols);
   float* row(int worker) { return rows_.data() + static_cast<std::size_t>(worker) * stride_; }
   std::size_t max_cols() const { return stride_; }
 
   // Quantizes x (cols values, a multiple of 32, at most max_cols) into token slot `slot` (< kQuantizedTokens).
   // Called on the thread that then shares the result with the workers, which only read it.
-  kernels::QuantizedActivations quantize(std::size_t slot, const float* x, std::size_t cols) {
-    int8_t* q = q_.data() + slot * stride_;
-    float* d = d_.data() + slot * (stride_ / kernels::kActivationBlock);
-    int32_t* sums16 = sums16_.data() + slot * (stride_ / 16);
-    kernels::quantize_activations(x, cols, q, d, sums16);
-    return {q, d, sums16};
-  }
+  kernels::QuantizedActivations quantize(std::size_t slot, const float* x, std::size_t cols);
+  // The first `tokens` slots as columns (kernels::fill_activation_columns), on the same thread.
+  kernels::ActivationColumns columns(std::size_t tokens, std::size_t cols);
+  kernels::IntMatmulScratch int_rows(int worker);
 
  private:
   std::size_t stride_;
@@ -42,6 +36,12 @@ class DecodeScratch {
   std::vector<int8_t> q_;
   std::vector<float> d_;
   std::vector<int32_t> sums16_;
+  kernels::QuantizedActivations slots_[kQuantizedTokens];
+  std::vector<float> column_q_, column_d_, column_xsum_;
+  std::vector<uint8_t> column_bytes_;
+  std::vector<float> int_w_, int_scales_;
+  std::vector<int8_t> int_bytes_;
+  std::vector<int32_t> int_sums_;
 };
 
 // Whether a product with w takes the integer kernels: its type has them and its rows are whole activation

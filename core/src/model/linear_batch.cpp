@@ -10,7 +10,7 @@
 #include "kernels/kernels.hpp"
 #include "kernels/matmul.hpp"
 #include "kernels/quantized.hpp"
-#include "kernels/quantized_int_dot.hpp"
+#include "kernels/quantized_int_matmul.hpp"
 #include "model/dtype.hpp"
 
 namespace glassbox {
@@ -20,13 +20,14 @@ void int_dot_batch(float* out, const Tensor& w, const float* x, std::size_t toke
                    DecodeScratch& scratch) {
   const auto rows = static_cast<std::size_t>(w.rows), cols = static_cast<std::size_t>(w.cols);
   const auto row_bytes = static_cast<std::size_t>(tensor_bytes(w.type, 1, w.cols));
-  kernels::QuantizedActivations xq[DecodeScratch::kQuantizedTokens];
   for (std::size_t t0 = 0; t0 < tokens; t0 += DecodeScratch::kQuantizedTokens) {
     const std::size_t n = std::min(tokens - t0, DecodeScratch::kQuantizedTokens);
     for (std::size_t t = 0; t < n; ++t)
-      xq[t] = scratch.quantize(t, x + (t0 + t) * cols, cols);
-    auto run = [&](std::size_t begin, std::size_t end, int) {
-      kernels::int_matmul(out + t0 * rows, rows, w.type, w.data, row_bytes, cols, xq, n, begin, end);
+      scratch.quantize(t, x + (t0 + t) * cols, cols);
+    const kernels::ActivationColumns columns = scratch.columns(n, cols);
+    auto run = [&](std::size_t begin, std::size_t end, int worker) {
+      kernels::int_matmul(out + t0 * rows, rows, w.type, w.data, row_bytes, cols, columns, begin, end,
+                          scratch.int_rows(worker));
     };
     if (pool.size() == 1 || rows < static_cast<std::size_t>(pool.size())) {
       run(0, rows, 0);

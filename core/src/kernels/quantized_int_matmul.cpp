@@ -1,0 +1,151 @@
+#include "kernels/quantized_int_matmul.hpp"
+
+#include "kernels/dot_rows.hpp"
+#include "kernels/quantized_int_matmul_vnni.hpp"
+#include "kernels/quantized_int_rows.hpp"
+
+namespace glassbox::kernels {
+namespace {
+
+// a * b + c. With integer-valued operands whose sums stay below 2^24 (all this file multiplies) every
+// rounding is exact, so a fused multiply-add gives the same bits as the two operations and saves one.
+// (xsimd 8.1 has no AVX-512 fma and falls back to a multiply and an add.)
+GLASSBOX_INLINE Batch exact_fma(Batch a, Batch b, Batch c) {
+#if defined(__AVX512F__)
+  return Batch(_mm512_fmadd_ps(a, b, c));
+#elif defined(__FMA__)
+  return Batch(_mm256_fmadd_ps(a, b, c));
+#else
+  return a * b + c;
+#endif
+}
+
+// out for R decoded rows (w, ws, wm each R arrays) and G groups of kWidth token lanes starting at `lane`.
+// Each sub-block's sums are exact integers, so they may be split: lanes of different groups, and even and
+// odd values, accumulate apart (2 R G independent chains keep the multiply-add units busy).
+template <std::size_t R, std::size_t G, bool kOffsets>
+void rows_times_lanes(float* out, std::size_t out_stride, std::size_t first_row, const float* const* w,
+                      const float* const* ws, const float* const* wm, std::size_t cols,
+                      const ActivationColumns& x, std::size_t lane) {
+  Batch partial[R][G][4];
+  unrolled<R>([&](auto r) __attribute__((always_inline)) {
+    unrolled<G>([&](auto g) __attribute__((always_inline)) {
+      unrolled<4>([&](auto k) __attribute__((always_inline)) { partial[r][g][k] = Batch(0.0f); });
+    });
+  });
+  for (std::size_t b = 0; b < cols / 32; ++b) {
+    Batch even[R][G], odd[R][G];
+    unrolled<R>([&](auto r) __attribute__((always_inline)) {
+      unrolled<G>([&](auto g) __attribute__((always_inline)) { even[r][g] = odd[r][g] = Batch(0.0f); });
+    });
+    const float* xq = x.q + 32 * b * x.lanes + lane;
+    for (std::size_t j = 0; j < 32; j += 2) {
+      Batch x0[G], x1[G];
+      unrolled<G>([&](auto g) __attribute__((always_inline)) {
+        x0[g] = Batch::load_unaligned(xq + j * x.lanes + g * kWidth);
+        x1[g] = Batch::load_unaligned(xq + (j + 1) * x.lanes + g * kWidth);
+      });
+      unrolled<R>([&](auto r) __attribute__((always_inline)) {
+        const Batch w0(w[r][32 * b + j]), w1(w[r][32 * b + j + 1]);
+        unrolled<G>([&](auto g) __attribute__((always_inline)) {
+          even[r][g] = exact_fma(w0, x0[g], even[r][g]);
+          odd[r][g] = exact_fma(w1, x1[g], odd[r][g]);
+        });
+      });
+    }
+    unrolled<G>([&](auto g) __attribute__((always_inline)) {
+      const Batch dx = Batch::load_unaligned(x.d + b * x.lanes + lane + g * kWidth);
+      unrolled<R>([&](auto r) __attribute__((always_inline)) {
+        Batch term = (Batch(ws[r][b]) * dx) * (even[r][g] + odd[r][g]);
+        if constexpr (kOffsets)
+          term =
+              term - (Batch(wm[r][b]) * dx) * Batch::load_unaligned(x.xsum + b * x.lanes + lane + g * kWidth);
+        partial[r][g][b % 4] = partial[r][g][b % 4] + term;
+      });
+    });
+  }
+  unrolled<G>([&](auto g) __attribute__((always_inline)) {
+    if (lane + g * kWidth >= x.tokens) return;
+    const std::size_t tokens = std::min(kWidth, x.tokens - lane - g * kWidth);
+    unrolled<R>([&](auto r) __attribute__((always_inline)) {
+      alignas(64) float result[kWidth];
+      ((partial[r][g][0] + partial[r][g][1]) + (partial[r][g][2] + partial[r][g][3])).store_aligned(result);
+      for (std::size_t t = 0; t < tokens; ++t)
+        out[(lane + g * kWidth + t) * out_stride + first_row + r] = result[t];
+    });
+  });
+}
+
+template <std::size_t R, bool kOffsets>
+void rows_times_columns(float* out, std::size_t out_stride, std::size_t first_row, IntMatmulScratch s,
+                        std::size_t cols, const ActivationColumns& x) {
+  const float *w[R], *ws[R], *wm[R];
+  for (std::size_t r = 0; r < R; ++r) {
+    w[r] = s.w + r * cols;
+    ws[r] = s.ws + r * (cols / 32);
+    wm[r] = s.wm + r * (cols / 32);
+  }
+  std::size_t lane = 0;
+  for (; lane + 2 * kWidth <= x.lanes; lane += 2 * kWidth)
+    rows_times_lanes<R, 2, kOffsets>(out, out_stride, first_row, w, ws, wm, cols, x, lane);
+  if (lane < x.tokens) rows_times_lanes<R, 1, kOffsets>(out, out_stride, first_row, w, ws, wm, cols, x, lane);
+}
+
+template <bool kOffsets>
+void matmul_rows(float* out, std::size_t out_stride, DType type, const std::byte* w, std::size_t row_bytes,
+                 std::size_t cols, const ActivationColumns& x, std::size_t row_begin, std::size_t row_end,
+                 IntMatmulScratch s) {
+  std::size_t r = row_begin;
+  for (; r + kIntMatmulRows <= row_end; r += kIntMatmulRows) {
+    for (std::size_t i = 0; i < kIntMatmulRows; ++i)
+      decode_integer_row(type, w + (r + i) * row_bytes, cols, s.w + i * cols, s.ws + i * (cols / 32),
+                         s.wm + i * (cols / 32));
+    rows_times_columns<kIntMatmulRows, kOffsets>(out, out_stride, r, s, cols, x);
+  }
+  for (; r < row_end; ++r) {
+    decode_integer_row(type, w + r * row_bytes, cols, s.w, s.ws, s.wm);
+    rows_times_columns<1, kOffsets>(out, out_stride, r, s, cols, x);
+  }
+}
+
+}  // namespace
+
+std::size_t activation_lanes(std::size_t tokens) {
+  return (tokens + kWidth - 1) / kWidth * kWidth;
+}
+
+ActivationColumns fill_activation_columns(const QuantizedActivations* x, std::size_t tokens, std::size_t cols,
+                                          float* q, float* d, float* xsum, uint8_t* bytes) {
+  const std::size_t lanes = activation_lanes(tokens);
+#if GLASSBOX_HAS_VNNI_MATMUL
+  fill_activation_bytes(x, tokens, cols, lanes, bytes);
+#else
+  (void)bytes;
+#endif
+  for (std::size_t t = 0; t < lanes; ++t) {
+    const bool real = t < tokens;
+    for (std::size_t k = 0; k < cols; ++k)
+      q[k * lanes + t] = real ? static_cast<float>(x[t].q[k]) : 0.0f;
+    for (std::size_t b = 0; b < cols / 32; ++b) {
+      d[b * lanes + t] = real ? x[t].d[b] : 0.0f;
+      xsum[b * lanes + t] = real ? static_cast<float>(x[t].sums16[2 * b] + x[t].sums16[2 * b + 1]) : 0.0f;
+    }
+  }
+  return {q, d, xsum, bytes, tokens, lanes};
+}
+
+void int_matmul(float* out, std::size_t out_stride, DType type, const std::byte* w, std::size_t row_bytes,
+                std::size_t cols, const ActivationColumns& x, std::size_t row_begin, std::size_t row_end,
+                IntMatmulScratch scratch) {
+#if GLASSBOX_HAS_VNNI_MATMUL
+  if (vnni_matmul_handles(type))
+    return int_matmul_vnni(out, out_stride, type, w, row_bytes, cols, x, row_begin, row_end, scratch);
+#endif
+  if (int_dot_has_offsets(type)) {
+    matmul_rows<true>(out, out_stride, type, w, row_bytes, cols, x, row_begin, row_end, scratch);
+  } else {
+    matmul_rows<false>(out, out_stride, type, w, row_bytes, cols, x, row_begin, row_end, scratch);
+  }
+}
+
+}  // namespace glassbox::kernels

@@ -1,0 +1,61 @@
+// The integer dot products of quantized_int_dot.hpp for a batch of tokens (prefill), with exactly int_matvec's
+// bits for every token, at the speed of float multiply-adds.
+//
+// Why floats give the integer kernel's bits: the weight and activation integers are exact floats, and so is
+// every partial sum of a 32-value sub-block (at most 32 * 4096 * 127 < 2^24 in magnitude for every type), so
+// the sub-block's sum comes out as float(isum_b) exactly, in any order and with or without fused
+// multiply-adds. The scaling then repeats the header's float order operation for operation.
+// Why it is fast: the activations are laid out token-major (ActivationColumns: value k of token t at
+// q[k * lanes + t]), so SIMD lanes hold tokens. Each weight integer is broadcast and multiplied into kWidth
+// tokens at once, every sub-block's sums land in lanes without a horizontal reduction, and one decoded weight
+// row serves every token of the batch. One generic xsimd kernel, every instruction set.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "glassbox/tensor.hpp"
+#include "kernels/quantized_activations.hpp"
+
+namespace glassbox::kernels {
+
+// Quantized activations of `tokens` tokens, token-major, as floats: q[k * lanes + t] (k < cols),
+// d[b * lanes + t] and xsum[b * lanes + t] (b < cols / 32, xsum the sub-block's sum of q); lanes is tokens
+// rounded up to the SIMD width, the padding lanes zero.
+// Where the AVX-512 VNNI kernel is built (quantized_int_matmul_vnni.hpp), also bytes: the values plus 128,
+// four consecutive values of a token together.
+struct ActivationColumns {
+  const float* q;
+  const float* d;
+  const float* xsum;
+  const uint8_t* bytes;
+  std::size_t tokens, lanes;
+};
+
+// The SIMD width the columns are padded to.
+std::size_t activation_lanes(std::size_t tokens);
+
+// Lays out x[0, tokens) (each `cols` values) as columns in q, d, xsum and bytes (sizes cols, cols / 32,
+// cols / 32 and cols times activation_lanes(tokens); bytes only where the VNNI kernel is built).
+ActivationColumns fill_activation_columns(const QuantizedActivations* x, std::size_t tokens, std::size_t cols,
+                                          float* q, float* d, float* xsum, uint8_t* bytes);
+
+// Rows decoded at once by int_matmul, and its per-thread scratch for them: w (kIntMatmulRows * cols floats),
+// ws and wm (kIntMatmulRows * cols / 32 each), and for the VNNI kernel bytes (kIntMatmulRows * cols) and
+// sums (kIntMatmulRows * cols / 32).
+inline constexpr std::size_t kIntMatmulRows = 4;
+struct IntMatmulScratch {
+  float* w;
+  float* ws;
+  float* wm;
+  int8_t* bytes;
+  int32_t* sums;
+};
+
+// out[t * out_stride + r] = the integer dot of row r of w with token t's activations, for t < x.tokens and r in
+// [row_begin, row_end): exactly int_matvec's bits.
+void int_matmul(float* out, std::size_t out_stride, DType type, const std::byte* w, std::size_t row_bytes,
+                std::size_t cols, const ActivationColumns& x, std::size_t row_begin, std::size_t row_end,
+                IntMatmulScratch scratch);
+
+}  // namespace glassbox::kernels

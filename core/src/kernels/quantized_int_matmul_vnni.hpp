@@ -1,0 +1,29 @@
+// The AVX-512 VNNI form of int_matmul (quantized_int_matmul.hpp) for Q8_0 and Q4_0, built where the compiler
+// targets AVX-512 VNNI (the other instruction sets take the float kernel, which gives the same bits).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/quantized_int_matmul.hpp"
+
+#if defined(__AVX512VNNI__) && defined(__AVX512BW__)
+#define GLASSBOX_HAS_VNNI_MATMUL 1
+#else
+#define GLASSBOX_HAS_VNNI_MATMUL 0
+#endif
+
+namespace glassbox::kernels {
+
+#if GLASSBOX_HAS_VNNI_MATMUL
+bool vnni_matmul_handles(DType type);
+void int_matmul_vnni(float* out, std::size_t out_stride, DType type, const std::byte* w,
+                     std::size_t row_bytes, std::size_t cols, const ActivationColumns& x,
+                     std::size_t row_begin, std::size_t row_end, IntMatmulScratch scratch);
+// x's values plus 128 as bytes, four consecutive values of a token together: bytes[((k / 4) * lanes + t) * 4
+// + k % 4] (padding tokens hold 128, a zero).
+void fill_activation_bytes(const QuantizedActivations* x, std::size_t tokens, std::size_t cols,
+                           std::size_t lanes, uint8_t* bytes);
+#endif
+
+}  // namespace glassbox::kernels
