@@ -44,7 +44,8 @@ const ALL_MODELS = ['15M-f32', '15M-q8_0', '15M-q4_0', '110M-f32', '110M-q8_0', 
 const models = String(args.models ?? ALL_MODELS.join(',')).split(',');
 
 function llamaPeers() {
-  const [bench, quantize] = execFileSync(path.join(repo, 'scripts', 'build-llama-peers.sh'), { encoding: 'utf8' }).trim().split('\n');
+  // The build's compiler output goes straight to the terminal: piped, its warnings overflow execFileSync's buffer.
+  const [bench, quantize] = execFileSync(path.join(repo, 'scripts', 'build-llama-peers.sh'), { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim().split('\n');
   return { bench, quantize };
 }
 

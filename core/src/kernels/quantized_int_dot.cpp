@@ -7,6 +7,7 @@
 
 #include "kernels/quantized_int_lanes.hpp"
 #include "kernels/quantized_lanes.hpp"
+#include "kernels/simd.hpp"
 
 namespace glassbox::kernels {
 namespace {
@@ -23,17 +24,28 @@ GLASSBOX_INT_INLINE float f16_at(const std::byte* p) {
 }
 
 // The header's float order: partial sum b % 4, finished pairwise.
+// The four partial sums are the lanes of one 4-float vector (SSE2 natively, SIMD128 in WebAssembly): lane k's
+// operations are the scalar ones, so the vector changes no bit.
 struct Partials {
-  float p[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+  using Float4 = xsimd::batch<float, xsimd::sse2>;
+  using Int4 = xsimd::batch<int32_t, xsimd::sse2>;
+  Float4 p = Float4(0.0f);
   // Blocks b .. b + 3, b a multiple of 4.
   GLASSBOX_INT_INLINE void add4(const float* ws, const float* dx, const int32_t* isum) {
-    for (int k = 0; k < 4; ++k)
-      p[k] += (ws[k] * dx[k]) * static_cast<float>(isum[k]);
+    p = p + (Float4::load_unaligned(ws) * Float4::load_unaligned(dx)) *
+                xsimd::to_float(Int4::load_unaligned(isum));
   }
   GLASSBOX_INT_INLINE void add(std::size_t b, float ws, float dx, int32_t isum) {
-    p[b % 4] += (ws * dx) * static_cast<float>(isum);
+    alignas(16) float lanes[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    lanes[b % 4] = (ws * dx) * static_cast<float>(isum);
+    p = p + Float4::load_aligned(lanes);  // adding 0 to the other lanes changes none of them (not even -0: p
+                                          // starts at +0 and a sum of +0 and -0 is +0)
   }
-  GLASSBOX_INT_INLINE float total() const { return (p[0] + p[1]) + (p[2] + p[3]); }
+  GLASSBOX_INT_INLINE float total() const {
+    alignas(16) float lanes[4];
+    p.store_aligned(lanes);
+    return (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]);
+  }
 };
 
 // Q8_0: 34-byte blocks, an f16 scale then 32 int8 values.
