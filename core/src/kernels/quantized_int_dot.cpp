@@ -24,27 +24,33 @@ GLASSBOX_INT_INLINE float f16_at(const std::byte* p) {
 }
 
 // The header's float order: partial sum b % 4, finished pairwise.
-// The four partial sums are the lanes of one 4-float vector (SSE2 natively, SIMD128 in WebAssembly): lane k's
-// operations are the scalar ones, so the vector changes no bit.
+// The four partial sums are the lanes of one 4-float vector (SSE2 natively, SIMD128 in WebAssembly) while
+// whole groups of four blocks come in (add4), then four floats for the last blocks (add): each partial sum
+// sees exactly the scalar operations, so neither form changes a bit. All add4 calls come before any add.
 struct Partials {
   using Float4 = xsimd::batch<float, xsimd::sse2>;
   using Int4 = xsimd::batch<int32_t, xsimd::sse2>;
   Float4 p = Float4(0.0f);
+  alignas(16) float lanes[4];
+  bool in_lanes = false;
   // Blocks b .. b + 3, b a multiple of 4.
   GLASSBOX_INT_INLINE void add4(const float* ws, const float* dx, const int32_t* isum) {
     p = p + (Float4::load_unaligned(ws) * Float4::load_unaligned(dx)) *
                 xsimd::to_float(Int4::load_unaligned(isum));
   }
   GLASSBOX_INT_INLINE void add(std::size_t b, float ws, float dx, int32_t isum) {
-    alignas(16) float lanes[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-    lanes[b % 4] = (ws * dx) * static_cast<float>(isum);
-    p = p + Float4::load_aligned(lanes);  // adding 0 to the other lanes changes none of them (not even -0: p
-                                          // starts at +0 and a sum of +0 and -0 is +0)
+    if (!in_lanes) spill();
+    lanes[b % 4] += (ws * dx) * static_cast<float>(isum);
   }
-  GLASSBOX_INT_INLINE float total() const {
-    alignas(16) float lanes[4];
-    p.store_aligned(lanes);
+  GLASSBOX_INT_INLINE float total() {
+    if (!in_lanes) spill();
     return (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]);
+  }
+
+ private:
+  GLASSBOX_INT_INLINE void spill() {
+    p.store_aligned(lanes);
+    in_lanes = true;
   }
 };
 
@@ -66,7 +72,9 @@ struct Q4_0 {
   GLASSBOX_INT_INLINE static Sums sums(const std::byte* block, const int8_t* x) {
     return int_lanes::dot_signed(int_lanes::minus(int_lanes::nibbles(block + 2), 8), x);
   }
-  GLASSBOX_INT_INLINE static int32_t finish(int32_t isum, const QuantizedActivations&, std::size_t) { return isum; }
+  GLASSBOX_INT_INLINE static int32_t finish(int32_t isum, const QuantizedActivations&, std::size_t) {
+    return isum;
+  }
 };
 
 template <class Format>
