@@ -69,8 +69,8 @@ void check_type(DType type, uint32_t seed) {
     const std::size_t lanes = activation_lanes(tokens);
     std::vector<float> q(n * lanes), d(n / 32 * lanes), xsum(n / 32 * lanes);
     std::vector<uint8_t> column_bytes(n * lanes);
-    const ActivationColumns columns = fill_activation_columns(views.data(), tokens, n, q.data(), d.data(),
-                                                              xsum.data(), column_bytes.data());
+    const ActivationColumns columns = fill_activation_columns(views.data(), tokens, n, type, q.data(),
+                                                              d.data(), xsum.data(), column_bytes.data());
     std::vector<float> w_rows(kIntMatmulRows * n), ws(kIntMatmulRows * n / 32), wm(kIntMatmulRows * n / 32);
     std::vector<int8_t> row_bytes_scratch(kIntMatmulRows * n);
     std::vector<int32_t> row_sums(kIntMatmulRows * n / 32);

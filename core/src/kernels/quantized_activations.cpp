@@ -19,6 +19,18 @@ Batch round_half_away(Batch v) {
   return xsimd::select(xsimd::abs(v - t) >= Batch(0.5f), t + xsimd::copysign(Batch(1.0f), v), t);
 }
 
+// kWidth whole numbers in [-127, 127] to bytes.
+void store_bytes(Batch v, int8_t* out) {
+#if defined(__AVX512F__)
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm512_cvtepi32_epi8(_mm512_cvttps_epi32(v)));
+#else
+  alignas(64) float lanes[kWidth];
+  v.store_aligned(lanes);
+  for (std::size_t j = 0; j < kWidth; ++j)
+    out[j] = static_cast<int8_t>(lanes[j]);
+#endif
+}
+
 }  // namespace
 
 void quantize_activations(const float* x, std::size_t n, int8_t* q, float* d, int32_t* sums16) {
@@ -37,17 +49,14 @@ void quantize_activations(const float* x, std::size_t n, int8_t* q, float* d, in
       largest = m > largest ? m : largest;
     const float scale = largest / 127.0f;
     const float inverse = scale != 0.0f ? 1.0f / scale : 0.0f;
-    alignas(64) float rounded[kActivationBlock];
+    int32_t sums[2] = {0, 0};
     for (std::size_t i = 0; i < kBatches; ++i) {
       const Batch r = round_half_away(v[i] * Batch(inverse));
       // Clamped, and NaN (an infinite value times 0) to 0.
-      xsimd::select(r == r, xsimd::min(xsimd::max(r, Batch(-127.0f)), Batch(127.0f)), Batch(0.0f))
-          .store_aligned(rounded + i * kWidth);
-    }
-    int32_t sums[2] = {0, 0};
-    for (std::size_t j = 0; j < kActivationBlock; ++j) {
-      q[j] = static_cast<int8_t>(rounded[j]);
-      sums[j / 16] += q[j];
+      const Batch clamped =
+          xsimd::select(r == r, xsimd::min(xsimd::max(r, Batch(-127.0f)), Batch(127.0f)), Batch(0.0f));
+      store_bytes(clamped, q + i * kWidth);
+      sums[i * kWidth / 16] += static_cast<int32_t>(xsimd::hadd(clamped));  // whole numbers: an exact sum
     }
     d[b] = half_to_float(float_to_half(scale));
     sums16[2 * b] = sums[0];

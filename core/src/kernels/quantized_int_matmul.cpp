@@ -115,20 +115,26 @@ std::size_t activation_lanes(std::size_t tokens) {
 }
 
 ActivationColumns fill_activation_columns(const QuantizedActivations* x, std::size_t tokens, std::size_t cols,
-                                          float* q, float* d, float* xsum, uint8_t* bytes) {
+                                          DType type, float* q, float* d, float* xsum, uint8_t* bytes) {
   const std::size_t lanes = activation_lanes(tokens);
+  bool float_values = true;
 #if GLASSBOX_HAS_VNNI_MATMUL
-  fill_activation_bytes(x, tokens, cols, lanes, bytes);
+  if (vnni_matmul_handles(type)) {
+    fill_activation_bytes(x, tokens, cols, lanes, bytes);
+    float_values = false;
+  }
 #else
-  (void)bytes;
+  (void)type;
 #endif
   for (std::size_t t = 0; t < lanes; ++t) {
     const bool real = t < tokens;
-    for (std::size_t k = 0; k < cols; ++k)
-      q[k * lanes + t] = real ? static_cast<float>(x[t].q[k]) : 0.0f;
+    if (float_values)
+      for (std::size_t k = 0; k < cols; ++k)
+        q[k * lanes + t] = real ? static_cast<float>(x[t].q[k]) : 0.0f;
     for (std::size_t b = 0; b < cols / 32; ++b) {
       d[b * lanes + t] = real ? x[t].d[b] : 0.0f;
-      xsum[b * lanes + t] = real ? static_cast<float>(x[t].sums16[2 * b] + x[t].sums16[2 * b + 1]) : 0.0f;
+      if (float_values)
+        xsum[b * lanes + t] = real ? static_cast<float>(x[t].sums16[2 * b] + x[t].sums16[2 * b + 1]) : 0.0f;
     }
   }
   return {q, d, xsum, bytes, tokens, lanes};

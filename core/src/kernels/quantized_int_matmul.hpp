@@ -36,9 +36,10 @@ struct ActivationColumns {
 std::size_t activation_lanes(std::size_t tokens);
 
 // Lays out x[0, tokens) (each `cols` values) as columns in q, d, xsum and bytes (sizes cols, cols / 32,
-// cols / 32 and cols times activation_lanes(tokens); bytes only where the VNNI kernel is built).
+// cols / 32 and cols times activation_lanes(tokens)), those that int_matmul reads for `type`'s weights: bytes
+// only where the VNNI kernel takes the type, q and xsum only where it does not.
 ActivationColumns fill_activation_columns(const QuantizedActivations* x, std::size_t tokens, std::size_t cols,
-                                          float* q, float* d, float* xsum, uint8_t* bytes);
+                                          DType type, float* q, float* d, float* xsum, uint8_t* bytes);
 
 // Rows decoded at once by int_matmul, and its per-thread scratch for them: w (kIntMatmulRows * cols floats),
 // ws and wm (kIntMatmulRows * cols / 32 each), and for the VNNI kernel bytes (kIntMatmulRows * cols) and

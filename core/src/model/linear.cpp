@@ -56,8 +56,8 @@ kernels::QuantizedActivations DecodeScratch::quantize(std::size_t slot, const fl
   return slots_[slot] = {q, d, sums16};
 }
 
-kernels::ActivationColumns DecodeScratch::columns(std::size_t tokens, std::size_t cols) {
-  return kernels::fill_activation_columns(slots_, tokens, cols, column_q_.data(), column_d_.data(),
+kernels::ActivationColumns DecodeScratch::columns(std::size_t tokens, std::size_t cols, DType type) {
+  return kernels::fill_activation_columns(slots_, tokens, cols, type, column_q_.data(), column_d_.data(),
                                           column_xsum_.data(), column_bytes_.data());
 }
 

@@ -27,7 +27,7 @@ class DecodeScratch {
   // Called on the thread that then shares the result with the workers, which only read it.
   kernels::QuantizedActivations quantize(std::size_t slot, const float* x, std::size_t cols);
   // The first `tokens` slots as columns (kernels::fill_activation_columns), on the same thread.
-  kernels::ActivationColumns columns(std::size_t tokens, std::size_t cols);
+  kernels::ActivationColumns columns(std::size_t tokens, std::size_t cols, DType type);
   kernels::IntMatmulScratch int_rows(int worker);
 
  private:

@@ -24,7 +24,7 @@ void int_dot_batch(float* out, const Tensor& w, const float* x, std::size_t toke
     const std::size_t n = std::min(tokens - t0, DecodeScratch::kQuantizedTokens);
     for (std::size_t t = 0; t < n; ++t)
       scratch.quantize(t, x + (t0 + t) * cols, cols);
-    const kernels::ActivationColumns columns = scratch.columns(n, cols);
+    const kernels::ActivationColumns columns = scratch.columns(n, cols, w.type);
     auto run = [&](std::size_t begin, std::size_t end, int worker) {
       kernels::int_matmul(out + t0 * rows, rows, w.type, w.data, row_bytes, cols, columns, begin, end,
                           scratch.int_rows(worker));
