@@ -16,11 +16,11 @@ float f16_at(const std::byte* p) {
 
 }  // namespace
 
-bool int_dot_has_offsets(DType) {
-  return false;
+bool int_dot_has_offsets(DType type) {
+  return type == DType::Q4_K;
 }
 
-void decode_integer_row(DType type, const std::byte* row, std::size_t cols, float* w, float* ws, float*) {
+void decode_integer_row(DType type, const std::byte* row, std::size_t cols, float* w, float* ws, float* wm) {
   switch (type) {
     case DType::Q8_0:  // 34 bytes: f16 scale, 32 int8
       for (std::size_t b = 0; b < cols / 32; ++b, row += 34, w += 32) {
@@ -37,6 +37,39 @@ void decode_integer_row(DType type, const std::byte* row, std::size_t cols, floa
         for (int j = 0; j < 16; ++j) {
           w[j] = static_cast<float>((packed[j] & 0x0F) - 8);
           w[j + 16] = static_cast<float>((packed[j] >> 4) - 8);
+        }
+      }
+      return;
+    case DType::
+        Q4_K:  // 144 bytes per 256 values: f16 d, f16 dmin, 12 bytes of 6-bit scales and mins, nibbles
+      for (std::size_t s = 0; s < cols / 256; ++s, row += 144) {
+        const float d = f16_at(row), dmin = f16_at(row + 2);
+        const auto* packed = reinterpret_cast<const uint8_t*>(row + 4);
+        for (int j = 0; j < 8; ++j, w += 32) {  // sub-block j: the low (j even) or high nibbles of 32 bytes
+          uint8_t scale, min;
+          q4_k_scale_min(j, packed, &scale, &min);
+          ws[8 * s + j] = d * scale;
+          wm[8 * s + j] = dmin * min;
+          const auto* q = reinterpret_cast<const uint8_t*>(row + 16 + 32 * (j / 2));
+          for (int l = 0; l < 32; ++l)
+            w[l] = static_cast<float>(j % 2 == 0 ? q[l] & 0x0F : q[l] >> 4);
+        }
+      }
+      return;
+    case DType::
+        Q6_K:  // 210 bytes per 256 values: ql[128], qh[64], int8 scales[16], f16 d; w = scale * (q - 32)
+      for (std::size_t s = 0; s < cols / 256; ++s, row += 210) {
+        const float d = f16_at(row + 208);
+        for (int b = 0; b < 8; ++b, w += 32) {  // half h, sub-block k of the half
+          const int h = b / 4, k = b % 4;
+          const auto* ql = reinterpret_cast<const uint8_t*>(row + 64 * h + 32 * (k % 2));
+          const auto* qh = reinterpret_cast<const uint8_t*>(row + 128 + 32 * h);
+          const auto* scales = reinterpret_cast<const int8_t*>(row + 192 + 8 * h + 2 * k);
+          ws[8 * s + b] = d;
+          for (int l = 0; l < 32; ++l) {
+            const int low = k < 2 ? ql[l] & 0x0F : ql[l] >> 4;
+            w[l] = static_cast<float>(scales[l / 16] * ((low | (((qh[l] >> (2 * k)) & 3) << 4)) - 32));
+          }
         }
       }
       return;
