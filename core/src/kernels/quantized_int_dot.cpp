@@ -1,40 +1,22 @@
 // The integer dot product kernels (contract and float order: quantized_int_dot.hpp). Four blocks at a time:
 // their integer sums come out of quantized_int_lanes.hpp as vectors, are totalled together, and the four
-// terms go to the four partial sums at once.
+// terms go to the four partial sums at once; the K-quants (quantized_int_dot_kquants.hpp) a super-block of
+// eight at a time.
 #include "kernels/quantized_int_dot.hpp"
 
 #include <cstdint>
 
+#include "kernels/quantized_int_dot_kquants.hpp"
 #include "kernels/quantized_int_lanes.hpp"
-#include "kernels/quantized_lanes.hpp"
+#include "kernels/quantized_int_terms.hpp"
 
 namespace glassbox::kernels {
 namespace {
 
 using int_lanes::Sums;
 
-GLASSBOX_INT_INLINE float f16_at(const std::byte* p) {
-  const uint16_t bits = lanes::load_u16(p);
-#if defined(__F16C__)
-  return _cvtsh_ss(bits);  // exact, like the decoder (quantized_lanes.hpp, load_halves)
-#else
-  return lanes::half_to_float_exact(bits);
-#endif
-}
-
-// The header's float order: partial sum b % 4, finished pairwise.
-struct Partials {
-  float p[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-  // Blocks b .. b + 3, b a multiple of 4.
-  GLASSBOX_INT_INLINE void add4(const float* ws, const float* dx, const int32_t* isum) {
-    for (int k = 0; k < 4; ++k)
-      p[k] += (ws[k] * dx[k]) * static_cast<float>(isum[k]);
-  }
-  GLASSBOX_INT_INLINE void add(std::size_t b, float ws, float dx, int32_t isum) {
-    p[b % 4] += (ws * dx) * static_cast<float>(isum);
-  }
-  GLASSBOX_INT_INLINE float total() const { return (p[0] + p[1]) + (p[2] + p[3]); }
-};
+using int_terms::f16_at;
+using int_terms::Partials;
 
 // Q8_0: 34-byte blocks, an f16 scale then 32 int8 values.
 struct Q8_0 {
@@ -86,6 +68,24 @@ float row_dot(const std::byte* row, const QuantizedActivations& x, std::size_t n
   return partials.total();
 }
 
+// A row of K-quant super-blocks (Format: int_kquants::Q4_K, Q6_K), 8 sub-blocks of 32 each.
+template <class Format>
+float super_block_row_dot(const std::byte* row, const QuantizedActivations& x, std::size_t nblocks) {
+  Partials partials;
+  for (std::size_t b = 0; b < nblocks; b += 8)
+    Format::add(partials, row + (b / 8) * Format::kBytes, x, b);
+  return partials.total();
+}
+
+template <class Format>
+void super_block_rows_dot(float* out, std::size_t out_stride, const std::byte* w, std::size_t row_bytes,
+                          std::size_t cols, const QuantizedActivations* x, std::size_t tokens,
+                          std::size_t row_begin, std::size_t row_end) {
+  for (std::size_t r = row_begin; r < row_end; ++r)
+    for (std::size_t t = 0; t < tokens; ++t)
+      out[t * out_stride + r] = super_block_row_dot<Format>(w + r * row_bytes, x[t], cols / 32);
+}
+
 template <class Format>
 void rows_dot(float* out, std::size_t out_stride, const std::byte* w, std::size_t row_bytes, std::size_t cols,
               const QuantizedActivations* x, std::size_t tokens, std::size_t row_begin, std::size_t row_end) {
@@ -97,7 +97,7 @@ void rows_dot(float* out, std::size_t out_stride, const std::byte* w, std::size_
 }  // namespace
 
 bool has_int_dot(DType type) {
-  return type == DType::Q8_0 || type == DType::Q4_0;
+  return type == DType::Q8_0 || type == DType::Q4_0 || type == DType::Q4_K || type == DType::Q6_K;
 }
 
 void int_matmul(float* out, std::size_t out_stride, DType type, const std::byte* w, std::size_t row_bytes,
@@ -108,6 +108,12 @@ void int_matmul(float* out, std::size_t out_stride, DType type, const std::byte*
       return rows_dot<Q8_0>(out, out_stride, w, row_bytes, cols, x, tokens, row_begin, row_end);
     case DType::Q4_0:
       return rows_dot<Q4_0>(out, out_stride, w, row_bytes, cols, x, tokens, row_begin, row_end);
+    case DType::Q4_K:
+      return super_block_rows_dot<int_kquants::Q4_K>(out, out_stride, w, row_bytes, cols, x, tokens,
+                                                     row_begin, row_end);
+    case DType::Q6_K:
+      return super_block_rows_dot<int_kquants::Q6_K>(out, out_stride, w, row_bytes, cols, x, tokens,
+                                                     row_begin, row_end);
     default:
       return;  // has_int_dot(type) is false
   }

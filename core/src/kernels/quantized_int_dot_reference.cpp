@@ -29,6 +29,10 @@ struct Partials {
   void add(std::size_t b, float ws, float dx, int32_t isum) {
     p[b % 4] += (ws * dx) * static_cast<float>(isum);
   }
+  void add(std::size_t b, float ws, float wm, float dx, int32_t isum, int32_t xsum) {
+    const float t = (ws * dx) * static_cast<float>(isum) - (wm * dx) * static_cast<float>(xsum);
+    p[b % 4] += t;
+  }
   float total() const { return (p[0] + p[1]) + (p[2] + p[3]); }
 };
 
@@ -54,6 +58,37 @@ float int_dot_reference(DType type, const std::byte* row, const QuantizedActivat
           w[j + 16] = static_cast<int8_t>((packed[j] >> 4) - 8);
         }
         partials.add(b, half_to_float(u16_at(block)), x.d[b], isum32(w, x.q + b * 32));
+      }
+      break;
+    case DType::Q4_K:
+      for (std::size_t b = 0; b < cols / 32; ++b) {  // super-block b / 8, sub-block j = b % 8
+        const std::byte* block = row + (b / 8) * 144;
+        const int j = static_cast<int>(b % 8);
+        const auto* packed = reinterpret_cast<const uint8_t*>(block + 4);
+        const auto* q = reinterpret_cast<const uint8_t*>(block + 16 + 32 * (j / 2));
+        for (int l = 0; l < 32; ++l)
+          w[l] = static_cast<int8_t>(j % 2 == 0 ? q[l] & 0x0F : q[l] >> 4);
+        uint8_t scale, min;
+        q4_k_scale_min(j, packed, &scale, &min);
+        const float d = half_to_float(u16_at(block)), dmin = half_to_float(u16_at(block + 2));
+        partials.add(b, d * scale, dmin * min, x.d[b], isum32(w, x.q + b * 32),
+                     x.sums16[2 * b] + x.sums16[2 * b + 1]);
+      }
+      break;
+    case DType::Q6_K:
+      for (std::size_t b = 0; b < cols / 32; ++b) {  // half h of the super-block, sub-block k of the half
+        const std::byte* block = row + (b / 8) * 210;
+        const int h = static_cast<int>(b % 8) / 4, k = static_cast<int>(b % 4);
+        const auto* ql = reinterpret_cast<const uint8_t*>(block + 64 * h + 32 * (k % 2));
+        const auto* qh = reinterpret_cast<const uint8_t*>(block + 128 + 32 * h);
+        const auto* scales = reinterpret_cast<const int8_t*>(block + 192 + 8 * h + 2 * k);
+        int32_t isum = 0;
+        for (int l = 0; l < 32; ++l) {
+          const int low = k < 2 ? ql[l] & 0x0F : ql[l] >> 4;
+          const int q = (low | (((qh[l] >> (2 * k)) & 3) << 4)) - 32;
+          isum += scales[l / 16] * q * x.q[b * 32 + l];
+        }
+        partials.add(b, half_to_float(u16_at(block + 208)), x.d[b], isum);
       }
       break;
     default:
