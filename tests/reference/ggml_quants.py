@@ -468,6 +468,13 @@ def round_like_q8_k(x):
     return out.reshape(np.shape(x))
 
 
+def q8_0_scaled(x):
+    """x / d as quantize_row_q8_0 computes it before rounding (see round_like_q8_0), as float32 values."""
+    b = np.asarray(x, dtype=np.float32).reshape(-1, BLOCK)
+    d = (np.max(np.abs(b), axis=1) / np.float32(127)).astype(np.float32)
+    return (b * _reciprocal(d)[:, None]).astype(np.float32)
+
+
 def round_like_q8_0(x):
     """The values of x (a multiple of 32 values) after ggml's quantize_row_q8_0 (its CPU code's rounding of
     the activations before a product with Q4_0, Q5_0 or Q8_0 weights): per block of 32, d = amax / 127 in
@@ -475,7 +482,7 @@ def round_like_q8_0(x):
     value f16(d) * q."""
     b = np.asarray(x, dtype=np.float32).reshape(-1, BLOCK)
     d = (np.max(np.abs(b), axis=1) / np.float32(127)).astype(np.float32)
-    q = _roundf((b * _reciprocal(d)[:, None]).astype(np.float32))
+    q = _roundf(q8_0_scaled(x))
     return (d.astype(np.float16).astype(np.float64)[:, None] * q).reshape(np.shape(x))
 
 

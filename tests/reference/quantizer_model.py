@@ -8,7 +8,9 @@
     /usr/bin/python3 tests/reference/quantizer_model.py check QUANTIZED.gguf INSPECT.json
         Reads the file llama.cpp's quantizer wrote, decodes every tensor as ggml defines its type, and prints
         one JSON object comparing it with glassbox's run of it (`glassbox inspect --json`, greedy, every
-        logit listed): the worst logit difference relative to each step's scale, the reference's greedy
+        logit listed): the worst logit difference relative to each step's scale (the reference rounding the
+        inputs of the products glassbox computes with integer dots as glassbox does,
+        make_fixtures.int_dot_inputs), the reference's greedy continuation with that rounding, the reference's greedy
         continuation of glassbox's prompt (plain, and with the inputs of each product rounded as ggml's CPU
         code rounds them for that weight type: what llama.cpp must reproduce), and each tensor's type.
 """
@@ -22,6 +24,7 @@ import configs
 import ggml_quants
 import gguf
 import gguf_export
+import make_fixtures
 import model
 import tiny_vocab
 from random_model import random_weights
@@ -105,7 +108,9 @@ def check(path, inspect_path):
     doc = json.load(open(inspect_path))
     tokens = [t["id"] for t in doc["tokens"]]
     prompt = tokens[:doc["prompt_length"]]
-    logits = model.forward(cfg, weights, tokens)
+    # glassbox's own rounding: the inputs of its integer-dot matrices (Q8_0, Q4_0, Q4_K, Q6_K) to Q8_0 blocks.
+    glassbox_rounding = make_fixtures.int_dot_inputs(path)
+    logits = model.forward(cfg, weights, tokens, rounding=glassbox_rounding)
     # As reference_fixtures_test.cpp measures: |ours - reference| over max(1, max |reference|) of the position.
     worst = 0.0
     for step in doc["steps"]:
@@ -131,6 +136,8 @@ def check(path, inspect_path):
         "prompt_ids": prompt,
         "glassbox_greedy": tokens[doc["prompt_length"]:],
         "reference_greedy": model.greedy(cfg, weights, prompt, GREEDY_TOKENS),
+        "reference_greedy_glassbox_inputs": model.greedy(cfg, weights, prompt, GREEDY_TOKENS,
+                                                         rounding=glassbox_rounding),
     }
     result["reference_greedy_ggml_inputs"], result["ggml_margins"] = greedy_with_margins(cfg, weights, prompt, rounding)
     print(json.dumps(result))
