@@ -42,6 +42,11 @@ const TYPES = ['Q4_K_M', 'Q5_K_M', 'Q3_K_M', 'Q2_K', 'Q6_K', 'Q4_0', 'Q4_1', 'Q5
 const STEPS = 16; // tests/reference/quantizer_model.py's GREEDY_TOKENS
 const VOCAB = 64;
 const TOLERANCE = 1e-5; // reference_fixtures_test.cpp's kTolerance
+// Where glassbox rounds a product's input to 8 bits (its integer kernels) and the reference finds the input
+// within make_fixtures.MIN_TIE_DISTANCE of a rounding tie, float32 and float64 may round it differently; one
+// such flip moved these logits by up to 8.7e-3 of the scale (Q8_0; Q4_K_M 2.6e-4, Q5_0 1.8e-4, IQ4_NL 2.0e-3).
+// Those steps (from the tie on, or only its own step for the classifier's input) are held to this bound.
+const ROUNDING_FLIP_BOUND = 2e-2;
 const PROMPT = 'once upon a time';
 
 const bundle = path.join(peersModules, 'node-llama-cpp', 'llama', 'gitRelease.bundle');
@@ -98,6 +103,10 @@ for (const type of TYPES) {
     assert.equal(ref.steps_compared, STEPS, 'glassbox ran every greedy step (no end of text)');
     assert.deepEqual(ref.glassbox_greedy, ref.reference_greedy_glassbox_inputs, `${type}: glassbox's greedy tokens`);
     assert.ok(ref.worst_relative_error <= TOLERANCE, `${type}: glassbox's logits differ by ${ref.worst_relative_error}`);
+    assert.ok(
+      ref.worst_relative_error_everywhere <= ROUNDING_FLIP_BOUND,
+      `${type}: glassbox's logits differ by ${ref.worst_relative_error_everywhere} at the steps near a rounding tie`,
+    );
 
     const llama = await llamaCpp();
     const model = await llama.loadModel({ modelPath: file });
@@ -112,7 +121,8 @@ for (const type of TYPES) {
       for (const kind of kinds) counts[kind] = (counts[kind] ?? 0) + 1;
       t.diagnostic(
         `${type}: tensors ${Object.entries(counts).map(([k, n]) => `${n} ${k}`).join(', ')}; glassbox's logits ` +
-          `within ${ref.worst_relative_error.toExponential(2)} of the reference over ${STEPS} steps; llama.cpp ` +
+          `within ${ref.worst_relative_error.toExponential(2)} of the reference over ${ref.steps_clear_of_ties}/` +
+          `${STEPS} steps clear of rounding ties (${ref.worst_relative_error_everywhere.toExponential(2)} over all); llama.cpp ` +
           `agrees with the reference on ${agree(ref.reference_greedy_ggml_inputs)}/${STEPS} greedy tokens ` +
           `(ggml-rounded inputs; smallest gap between its top two logits ` +
           `${Math.min(...ref.ggml_margins).toExponential(1)} of the scale), ${agree(ref.reference_greedy)}/${STEPS} ` +

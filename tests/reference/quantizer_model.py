@@ -102,6 +102,24 @@ def greedy_with_margins(cfg, weights, prompt, rounding=None):
     return tokens[len(prompt):], margins
 
 
+def tie_watch(rounding, n_tokens, near_ties):
+    """rounding (None or {matrix: round_like_q8_0}) noting, per matrix, the positions whose input lies within
+    make_fixtures.MIN_TIE_DISTANCE of a rounding tie (model.forward rounds each position's row in order)."""
+    if rounding is None:
+        return None
+
+    def watched(name):
+        calls = [0]
+
+        def fn(x):
+            if ggml_quants.q8_0_tie_distance(x) < make_fixtures.MIN_TIE_DISTANCE:
+                near_ties.setdefault(name, []).append(calls[0] % n_tokens)
+            calls[0] += 1
+            return ggml_quants.round_like_q8_0(x)
+        return fn
+    return {name: watched(name) for name in rounding}
+
+
 def check(path, inspect_path):
     cfg = config()
     weights, types, mins = read_quantized(path, cfg)
@@ -110,9 +128,16 @@ def check(path, inspect_path):
     prompt = tokens[:doc["prompt_length"]]
     # glassbox's own rounding: the inputs of its integer-dot matrices (Q8_0, Q4_0, Q4_K, Q6_K) to Q8_0 blocks.
     glassbox_rounding = make_fixtures.int_dot_inputs(path)
-    logits = model.forward(cfg, weights, tokens, rounding=glassbox_rounding)
+    near_ties = {}  # matrix -> positions whose rounded input lies within MIN_TIE_DISTANCE of a rounding tie
+    logits = model.forward(cfg, weights, tokens, rounding=tie_watch(glassbox_rounding, len(tokens), near_ties))
+    # A near tie may round the other way in glassbox's float32 (make_fixtures.MIN_TIE_DISTANCE) and move the
+    # logits of its position, and of every later one through the cache unless the matrix is the classifier:
+    # the strict comparison covers the other positions; every position gets a loose bound.
+    unsure = set()
+    for name, positions in near_ties.items():
+        unsure |= set(positions) if name == "output.weight" else set(range(min(positions), len(tokens)))
     # As reference_fixtures_test.cpp measures: |ours - reference| over max(1, max |reference|) of the position.
-    worst = 0.0
+    worst, worst_everywhere, compared = 0.0, 0.0, 0
     for step in doc["steps"]:
         if len(step["candidates"]) != cfg["vocab_size"]:
             raise ValueError("the inspection must list every token's logit (--candidates = the vocabulary)")
@@ -120,7 +145,10 @@ def check(path, inspect_path):
         ours = np.zeros(cfg["vocab_size"])
         for c in step["candidates"]:
             ours[c["id"]] = c["logit"]
-        worst = max(worst, float(np.max(np.abs(ours - ref)) / max(1.0, float(np.max(np.abs(ref))))))
+        error = float(np.max(np.abs(ours - ref)) / max(1.0, float(np.max(np.abs(ref)))))
+        worst_everywhere = max(worst_everywhere, error)
+        if step["position"] not in unsure:
+            worst, compared = max(worst, error), compared + 1
     rounding = {}
     for name, kind in types.items():
         if name == "token_embd.weight" or name.endswith(("norm.weight", ".bias")):
@@ -133,6 +161,8 @@ def check(path, inspect_path):
         "types": types,
         "worst_relative_error": worst,
         "steps_compared": len(doc["steps"]),
+        "steps_clear_of_ties": compared,
+        "worst_relative_error_everywhere": worst_everywhere,
         "prompt_ids": prompt,
         "glassbox_greedy": tokens[doc["prompt_length"]:],
         "reference_greedy": model.greedy(cfg, weights, prompt, GREEDY_TOKENS),
