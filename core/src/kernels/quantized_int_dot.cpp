@@ -68,22 +68,27 @@ float row_dot(const std::byte* row, const QuantizedActivations& x, std::size_t n
   return partials.total();
 }
 
-// A row of K-quant super-blocks (Format: int_kquants::Q4_K, Q6_K), 8 sub-blocks of 32 each.
-template <class Format>
-float super_block_row_dot(const std::byte* row, const QuantizedActivations& x, std::size_t nblocks) {
-  Partials partials;
-  for (std::size_t b = 0; b < nblocks; b += 8)
-    Format::add(partials, row + (b / 8) * Format::kBytes, x, b);
-  return partials.total();
-}
-
+// Rows of K-quant super-blocks (Format: int_kquants::Q4_K, Q6_K), 8 sub-blocks of 32 each: each super-block
+// is unpacked once for up to kTokens tokens, whose partial sums each see the header's order.
 template <class Format>
 void super_block_rows_dot(float* out, std::size_t out_stride, const std::byte* w, std::size_t row_bytes,
                           std::size_t cols, const QuantizedActivations* x, std::size_t tokens,
                           std::size_t row_begin, std::size_t row_end) {
-  for (std::size_t r = row_begin; r < row_end; ++r)
-    for (std::size_t t = 0; t < tokens; ++t)
-      out[t * out_stride + r] = super_block_row_dot<Format>(w + r * row_bytes, x[t], cols / 32);
+  constexpr std::size_t kTokens = 16;
+  for (std::size_t r = row_begin; r < row_end; ++r) {
+    for (std::size_t t0 = 0; t0 < tokens; t0 += kTokens) {
+      const std::size_t n = tokens - t0 < kTokens ? tokens - t0 : kTokens;
+      Partials partials[kTokens];
+      for (std::size_t b = 0; b < cols / 32; b += 8) {
+        typename Format::SuperBlock unpacked;
+        Format::unpack(w + r * row_bytes + (b / 8) * Format::kBytes, unpacked);
+        for (std::size_t t = 0; t < n; ++t)
+          Format::add(partials[t], unpacked, x[t0 + t], b);
+      }
+      for (std::size_t t = 0; t < n; ++t)
+        out[(t0 + t) * out_stride + r] = partials[t].total();
+    }
+  }
 }
 
 template <class Format>

@@ -18,37 +18,47 @@ using int_lanes::Bytes;
 using int_lanes::Sums;
 using int_terms::Partials;
 
+// Each type unpacks a super-block once (its 8 sub-blocks' weight bytes and scales) into a SuperBlock, then
+// adds its terms for each token: a prefill's tokens share the unpacking.
+
 // Q4_K: 144 bytes, f16 d, f16 dmin, 12 bytes of packed 6-bit scales and mins, 128 bytes of nibbles: each 32
 // bytes hold sub-block 2i in their low nibbles and 2i + 1 in their high ones. Value = d * scale - dmin * min.
 struct Q4_K {
   static constexpr std::size_t kBytes = 144;
-  // The terms of the super-block at `block`, whose first sub-block is the row's sub-block b.
-  GLASSBOX_INT_INLINE static void add(Partials& partials, const std::byte* block,
-                                      const QuantizedActivations& x, std::size_t b) {
-    const int8_t* xq = x.q + b * 32;
-    Sums s[8];
+  struct SuperBlock {
+    Bytes q[8];          // sub-block j's nibbles, 0..15
+    float ws[8], wm[8];  // d * scale_j, dmin * min_j: the decoder's d1 and m1
+  };
+  GLASSBOX_INT_INLINE static void unpack(const std::byte* block, SuperBlock& u) {
     for (int i = 0; i < 4; ++i) {
       const Bytes q = int_lanes::load32(block + 16 + 32 * i);
-      s[2 * i] = int_lanes::dot_unsigned(int_lanes::low_nibbles(q), xq + 64 * i);
-      s[2 * i + 1] = int_lanes::dot_unsigned(int_lanes::high_nibbles(q), xq + 64 * i + 32);
+      u.q[2 * i] = int_lanes::low_nibbles(q);
+      u.q[2 * i + 1] = int_lanes::high_nibbles(q);
     }
-    int32_t isum[8];
-    int_lanes::totals4(s[0], s[1], s[2], s[3], isum);
-    int_lanes::totals4(s[4], s[5], s[6], s[7], isum + 4);
-
     const float d = int_terms::f16_at(block), dmin = int_terms::f16_at(block + 2);
     const auto* packed = reinterpret_cast<const uint8_t*>(block + 4);
-    float ws[8], wm[8];
-    int32_t xsum[8];
     for (int j = 0; j < 8; ++j) {
       uint8_t scale, min;
       q4_k_scale_min(j, packed, &scale, &min);
-      ws[j] = d * scale;  // the decoder's d1 and m1
-      wm[j] = dmin * min;
-      xsum[j] = x.sums16[2 * (b + j)] + x.sums16[2 * (b + j) + 1];
+      u.ws[j] = d * scale;
+      u.wm[j] = dmin * min;
     }
-    partials.add4(ws, wm, x.d + b, isum, xsum);
-    partials.add4(ws + 4, wm + 4, x.d + b + 4, isum + 4, xsum + 4);
+  }
+  // The super-block's terms against x, its first sub-block being the row's sub-block b.
+  GLASSBOX_INT_INLINE static void add(Partials& partials, const SuperBlock& u, const QuantizedActivations& x,
+                                      std::size_t b) {
+    const int8_t* xq = x.q + b * 32;
+    int32_t isum[8], xsum[8];
+    int_lanes::totals4(int_lanes::dot_unsigned(u.q[0], xq), int_lanes::dot_unsigned(u.q[1], xq + 32),
+                       int_lanes::dot_unsigned(u.q[2], xq + 64), int_lanes::dot_unsigned(u.q[3], xq + 96),
+                       isum);
+    int_lanes::totals4(int_lanes::dot_unsigned(u.q[4], xq + 128), int_lanes::dot_unsigned(u.q[5], xq + 160),
+                       int_lanes::dot_unsigned(u.q[6], xq + 192), int_lanes::dot_unsigned(u.q[7], xq + 224),
+                       isum + 4);
+    for (int j = 0; j < 8; ++j)
+      xsum[j] = x.sums16[2 * (b + j)] + x.sums16[2 * (b + j) + 1];
+    partials.add4(u.ws, u.wm, x.d + b, isum, xsum);
+    partials.add4(u.ws + 4, u.wm + 4, x.d + b + 4, isum + 4, xsum + 4);
   }
 };
 
@@ -59,38 +69,43 @@ struct Q4_K {
 // 128 each), and the -32 is taken off as 32 times the activations' sums.
 struct Q6_K {
   static constexpr std::size_t kBytes = 210;
-  GLASSBOX_INT_INLINE static void add(Partials& partials, const std::byte* block,
-                                      const QuantizedActivations& x, std::size_t b) {
-    const auto* scales = reinterpret_cast<const int8_t*>(block + 192);
-    const int8_t* xq = x.q + b * 32;
-    Sums s[8];
+  struct SuperBlock {
+    Bytes q[8];         // sub-block j's 6-bit values, 0..63
+    int16_t scale[16];  // per 16 values
+    float d;
+  };
+  GLASSBOX_INT_INLINE static void unpack(const std::byte* block, SuperBlock& u) {
     for (int h = 0; h < 2; ++h) {
       const Bytes low0 = int_lanes::load32(block + 64 * h), low1 = int_lanes::load32(block + 64 * h + 32);
       const Bytes high = int_lanes::load32(block + 128 + 32 * h);
-      const int8_t* sc = scales + 8 * h;
-      const int8_t* xh = xq + 128 * h;
-      s[4 * h] = int_lanes::dot_unsigned_halves(
-          int_lanes::either(int_lanes::low_nibbles(low0), int_lanes::two_bits_to_4_5<0>(high)), xh, sc[0],
-          sc[1]);
-      s[4 * h + 1] = int_lanes::dot_unsigned_halves(
-          int_lanes::either(int_lanes::low_nibbles(low1), int_lanes::two_bits_to_4_5<2>(high)), xh + 32,
-          sc[2], sc[3]);
-      s[4 * h + 2] = int_lanes::dot_unsigned_halves(
-          int_lanes::either(int_lanes::high_nibbles(low0), int_lanes::two_bits_to_4_5<4>(high)), xh + 64,
-          sc[4], sc[5]);
-      s[4 * h + 3] = int_lanes::dot_unsigned_halves(
-          int_lanes::either(int_lanes::high_nibbles(low1), int_lanes::two_bits_to_4_5<6>(high)), xh + 96,
-          sc[6], sc[7]);
+      u.q[4 * h] = int_lanes::either(int_lanes::low_nibbles(low0), int_lanes::two_bits_to_4_5<0>(high));
+      u.q[4 * h + 1] = int_lanes::either(int_lanes::low_nibbles(low1), int_lanes::two_bits_to_4_5<2>(high));
+      u.q[4 * h + 2] = int_lanes::either(int_lanes::high_nibbles(low0), int_lanes::two_bits_to_4_5<4>(high));
+      u.q[4 * h + 3] = int_lanes::either(int_lanes::high_nibbles(low1), int_lanes::two_bits_to_4_5<6>(high));
     }
+    const auto* scales = reinterpret_cast<const int8_t*>(block + 192);
+    for (int i = 0; i < 16; ++i)
+      u.scale[i] = scales[i];
+    u.d = int_terms::f16_at(block + 208);
+  }
+  GLASSBOX_INT_INLINE static void add(Partials& partials, const SuperBlock& u, const QuantizedActivations& x,
+                                      std::size_t b) {
+    const int8_t* xq = x.q + b * 32;
+    const int16_t* sc = u.scale;
     int32_t isum[8];
-    int_lanes::totals4(s[0], s[1], s[2], s[3], isum);
-    int_lanes::totals4(s[4], s[5], s[6], s[7], isum + 4);
-    const float d = int_terms::f16_at(block + 208);
+    int_lanes::totals4(int_lanes::dot_unsigned_halves(u.q[0], xq, sc[0], sc[1]),
+                       int_lanes::dot_unsigned_halves(u.q[1], xq + 32, sc[2], sc[3]),
+                       int_lanes::dot_unsigned_halves(u.q[2], xq + 64, sc[4], sc[5]),
+                       int_lanes::dot_unsigned_halves(u.q[3], xq + 96, sc[6], sc[7]), isum);
+    int_lanes::totals4(int_lanes::dot_unsigned_halves(u.q[4], xq + 128, sc[8], sc[9]),
+                       int_lanes::dot_unsigned_halves(u.q[5], xq + 160, sc[10], sc[11]),
+                       int_lanes::dot_unsigned_halves(u.q[6], xq + 192, sc[12], sc[13]),
+                       int_lanes::dot_unsigned_halves(u.q[7], xq + 224, sc[14], sc[15]), isum + 4);
     float ws[8];
     for (int j = 0; j < 8; ++j) {
       const int32_t* sums16 = x.sums16 + 2 * (b + j);
-      isum[j] -= 32 * (scales[2 * j] * sums16[0] + scales[2 * j + 1] * sums16[1]);
-      ws[j] = d;
+      isum[j] -= 32 * (sc[2 * j] * sums16[0] + sc[2 * j + 1] * sums16[1]);
+      ws[j] = u.d;
     }
     partials.add4(ws, x.d + b, isum);
     partials.add4(ws + 4, x.d + b + 4, isum + 4);
