@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -23,7 +24,7 @@
 namespace glassbox::kernels {
 namespace {
 
-const DType kIntTypes[] = {DType::Q8_0, DType::Q4_0};
+const DType kIntTypes[] = {DType::Q8_0, DType::Q4_0, DType::Q4_K, DType::Q6_K};
 
 // Activations quantized into storage that starts `offset` bytes past an aligned address.
 struct Activations {
@@ -104,6 +105,13 @@ TEST(QuantizedIntDot, Q4_0MatchesTheReference) {
   check_type(DType::Q4_0, 22);
 }
 
+TEST(QuantizedIntDot, Q4_KMatchesTheReference) {
+  check_type(DType::Q4_K, 26);
+}
+TEST(QuantizedIntDot, Q6_KMatchesTheReference) {
+  check_type(DType::Q6_K, 27);
+}
+
 TEST(QuantizedIntDot, ExtremeWeightBytesStayExact) {
   // Q8_0 weights of -128 and 127 against activations of +-127 (the largest products the x86 byte
   // instructions see; a saturating step would show here), in every position of a 4-block pass.
@@ -138,6 +146,27 @@ TEST(QuantizedIntDot, ExtremeWeightBytesStayExact) {
   EXPECT_EQ(kernel, 8.0f * ((1.0f * scale) * static_cast<float>(32 * 128 * 127)));
 }
 
+TEST(QuantizedIntDot, ExtremeQ6_KValuesStayExact) {
+  // Every 6-bit value 63 (all bits set) with every scale -128, against activations of 127: the largest
+  // products Q6_K's byte instructions see (pairs of 63 * 127, times -128). isum_b is then exactly
+  // -128 * 32 * (63 - 32) * 127 per sub-block, and the kernel must give the reference's bits.
+  const std::size_t n = 2 * 256;
+  std::vector<std::byte> row(2 * 210, std::byte{0xFF});
+  for (std::size_t s = 0; s < 2; ++s) {
+    for (std::size_t i = 0; i < 16; ++i)
+      row[s * 210 + 192 + i] = std::byte{0x80};
+    const uint16_t one = float_to_half(1.0f);
+    std::memcpy(row.data() + s * 210 + 208, &one, 2);
+  }
+  std::vector<float> x(n, 1.0f);
+  Activations a(x, 0);
+  float kernel = 0.0f;
+  int_matvec(&kernel, DType::Q6_K, row.data(), 0, n, a.view(), 0, 1);
+  const float term = (1.0f * a.view().d[0]) * static_cast<float>(-128 * 32 * 31 * 127);
+  EXPECT_FLOAT_EQ(kernel, 16.0f * term);  // 16 equal terms, four in each partial sum
+  EXPECT_EQ(bits(kernel), bits(int_dot_reference(DType::Q6_K, row.data(), a.view(), n)));
+}
+
 TEST(QuantizedIntDot, ActivationRoundingRule) {
   // The values of the NumPy reference's check (ggml_quants.round_like_q8_0): d = 1 in the first block, halves
   // away from zero, the ends at +-127; the second block's scale is 0.1 / 127 rounded to f16; an all-zero block.
@@ -169,9 +198,11 @@ TEST(QuantizedIntDot, CloseToTheFloatDot) {
   for (DType type : kIntTypes) {
     const std::size_t n = 64 * 32;
     auto w = random_rows(type, 1, n, 0, in);
-    for (std::size_t b = 0; b < n / 32; ++b) {  // ordinary scales only
-      const uint16_t s = float_to_half(in.uniform(0.01f, 0.05f));
-      std::memcpy(w.data() + b * element_type(type).block_bytes, &s, 2);
+    for (std::size_t b = 0; b < n / element_type(type).block_values; ++b) {  // ordinary scales only
+      for (std::size_t at : scale_offsets(type)) {
+        const uint16_t s = float_to_half(in.uniform(0.01f, 0.05f));
+        std::memcpy(w.data() + b * element_type(type).block_bytes + at, &s, 2);
+      }
     }
     const auto x = random_vector(n, in);
     std::vector<float> decoded(n);
@@ -189,10 +220,11 @@ TEST(QuantizedIntDot, CloseToTheFloatDot) {
   }
 }
 
-TEST(QuantizedIntDot, ChecksumIsTheSameOnEveryPlatform) {
+// FNV-1a over the bits of fixed results of `types`' kernels (random rows and activations from `seed`).
+uint64_t checksum(std::initializer_list<DType> types, uint32_t seed) {
   uint64_t hash = 14695981039346656037ull;
-  Inputs in(31);
-  for (DType type : kIntTypes) {
+  Inputs in(seed);
+  for (DType type : types) {
     for (std::size_t blocks : {1, 3, 4, 7, 33}) {
       const std::size_t n = blocks * element_type(type).block_values, rows = 3;
       const auto w = random_rows(type, rows, n, 0, in);
@@ -204,8 +236,47 @@ TEST(QuantizedIntDot, ChecksumIsTheSameOnEveryPlatform) {
           hash = (hash ^ ((bits(v) >> (8 * byte)) & 0xff)) * 1099511628211ull;
     }
   }
+  return hash;
+}
+
+TEST(QuantizedIntDot, IsTheDecodedWeightsTimesTheRoundedActivations) {
+  // Independent of the reference's integer decoding: the decoder's weights (dequantize_row) times the
+  // activations the rounding gives (d * q), summed in doubles, agree with the kernel up to float rounding.
+  Inputs in(28);
+  for (DType type : kIntTypes) {
+    const std::size_t n = 16 * 256;
+    auto w = random_rows(type, 1, n, 0, in);
+    for (std::size_t b = 0; b < n / element_type(type).block_values; ++b)  // ordinary scales only
+      for (std::size_t at : scale_offsets(type)) {
+        const uint16_t s = float_to_half(in.uniform(0.01f, 0.05f));
+        std::memcpy(w.data() + b * element_type(type).block_bytes + at, &s, 2);
+      }
+    std::vector<float> decoded(n);
+    dequantize_row(type, w.data(), decoded.data(), n);
+    Activations a(random_vector(n, in), 0);
+    double exact = 0.0, magnitude = 0.0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const double x = static_cast<double>(a.view().d[i / 32]) * a.view().q[i];
+      exact += decoded[i] * x;
+      magnitude += std::fabs(decoded[i] * x);
+    }
+    float got = 0.0f;
+    int_matvec(&got, type, w.data(), 0, n, a.view(), 0, 1);
+    EXPECT_LT(std::fabs(got - exact), 1e-6 * magnitude) << element_type(type).name;
+  }
+}
+
+TEST(QuantizedIntDot, ChecksumIsTheSameOnEveryPlatform) {
+  const uint64_t hash = checksum({DType::Q8_0, DType::Q4_0}, 31);
   std::printf("integer quantized dot kernel checksum: %016llx\n", static_cast<unsigned long long>(hash));
   EXPECT_EQ(hash, 0x1246e7eed64b2d9aull) << "the integer kernels' bits changed on " << simd_instruction_set();
+}
+
+TEST(QuantizedIntDot, KQuantChecksumIsTheSameOnEveryPlatform) {
+  const uint64_t hash = checksum({DType::Q4_K, DType::Q6_K}, 32);
+  std::printf("integer K-quant dot kernel checksum: %016llx\n", static_cast<unsigned long long>(hash));
+  EXPECT_EQ(hash, 0x2d07a3939439ce36ull)
+      << "the integer K-quant kernels' bits changed on " << simd_instruction_set();
 }
 
 }  // namespace

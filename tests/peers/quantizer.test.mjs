@@ -9,8 +9,10 @@
 // is an F32 random-weight `llama` file from tests/reference/quantizer_model.py (dim 256: every row is whole
 // 256-value super-blocks; the tiny 64-token vocabulary). For each type:
 //   - glassbox's logits at each of 16 greedy steps equal the reference's, computed from the same file's
-//     blocks decoded as ggml defines them, within reference_fixtures_test.cpp's tolerance (1e-5 of the
-//     position's largest logit), and its greedy tokens are the reference's;
+//     blocks decoded as ggml defines them (and the inputs of the products glassbox computes with integer dots,
+//     its Q8_0 / Q4_0 / Q4_K / Q6_K matrices, rounded to Q8_0 blocks as glassbox rounds them), within
+//     reference_fixtures_test.cpp's tolerance (1e-5 of the position's largest logit), and its greedy tokens
+//     are that reference's;
 //   - llama.cpp's 16 greedy tokens are the reference's greedy tokens computed with the inputs of each product
 //     rounded as ggml's CPU code rounds them for that weight type (Q8_0 / Q8_1 / Q8_K blocks; for Q4_1 and
 //     Q5_1 also ggml's use of the Q8_1 block sums, ggml_quants.Q8_1Product). Without that rounding most
@@ -40,7 +42,11 @@ const TYPES = ['Q4_K_M', 'Q5_K_M', 'Q3_K_M', 'Q2_K', 'Q6_K', 'Q4_0', 'Q4_1', 'Q5
 const STEPS = 16; // tests/reference/quantizer_model.py's GREEDY_TOKENS
 const VOCAB = 64;
 const TOLERANCE = 1e-5; // reference_fixtures_test.cpp's kTolerance
-const ROUNDING_STEP = 0.02; // one activation landing on the other side of an 8-bit rounding boundary (measured 0.0087)
+// Where glassbox rounds a product's input to 8 bits (its integer kernels) and the reference finds the input
+// within make_fixtures.MIN_TIE_DISTANCE of a rounding tie, float32 and float64 may round it differently; one
+// such flip moved these logits by up to 8.7e-3 of the scale (Q8_0; Q4_K_M 2.6e-4, Q5_0 1.8e-4, IQ4_NL 2.0e-3).
+// Those steps (from the tie on, or only its own step for the classifier's input) are held to this bound.
+const ROUNDING_FLIP_BOUND = 2e-2;
 const PROMPT = 'once upon a time';
 
 const bundle = path.join(peersModules, 'node-llama-cpp', 'llama', 'gitRelease.bundle');
@@ -96,14 +102,11 @@ for (const type of TYPES) {
     assert.ok(kinds.includes(main), `${type}: the file holds ${main} blocks (${[...new Set(kinds)]})`);
     assert.equal(ref.steps_compared, STEPS, 'glassbox ran every greedy step (no end of text)');
     assert.deepEqual(ref.glassbox_greedy, ref.reference_greedy_glassbox_inputs, `${type}: glassbox's greedy tokens`);
-    // Products that round their inputs to 8 bits (glassbox_rounded_inputs) may flip one rounding at a position
-    // (the reference's README): then the typical position must still agree, and no position by more than a step.
-    if (ref.glassbox_rounded_inputs.length > 0 && ref.worst_relative_error > TOLERANCE) {
-      assert.ok(ref.median_relative_error <= TOLERANCE, `${type}: glassbox's logits differ by ${ref.median_relative_error} (median)`);
-      assert.ok(ref.worst_relative_error <= ROUNDING_STEP, `${type}: glassbox's logits differ by ${ref.worst_relative_error}`);
-    } else {
-      assert.ok(ref.worst_relative_error <= TOLERANCE, `${type}: glassbox's logits differ by ${ref.worst_relative_error}`);
-    }
+    assert.ok(ref.worst_relative_error <= TOLERANCE, `${type}: glassbox's logits differ by ${ref.worst_relative_error}`);
+    assert.ok(
+      ref.worst_relative_error_everywhere <= ROUNDING_FLIP_BOUND,
+      `${type}: glassbox's logits differ by ${ref.worst_relative_error_everywhere} at the steps near a rounding tie`,
+    );
 
     const llama = await llamaCpp();
     const model = await llama.loadModel({ modelPath: file });
@@ -118,7 +121,8 @@ for (const type of TYPES) {
       for (const kind of kinds) counts[kind] = (counts[kind] ?? 0) + 1;
       t.diagnostic(
         `${type}: tensors ${Object.entries(counts).map(([k, n]) => `${n} ${k}`).join(', ')}; glassbox's logits ` +
-          `within ${ref.worst_relative_error.toExponential(2)} of the reference over ${STEPS} steps; llama.cpp ` +
+          `within ${ref.worst_relative_error.toExponential(2)} of the reference over ${ref.steps_clear_of_ties}/` +
+          `${STEPS} steps clear of rounding ties (${ref.worst_relative_error_everywhere.toExponential(2)} over all); llama.cpp ` +
           `agrees with the reference on ${agree(ref.reference_greedy_ggml_inputs)}/${STEPS} greedy tokens ` +
           `(ggml-rounded inputs; smallest gap between its top two logits ` +
           `${Math.min(...ref.ggml_margins).toExponential(1)} of the scale), ${agree(ref.reference_greedy)}/${STEPS} ` +

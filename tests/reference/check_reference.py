@@ -726,7 +726,8 @@ def every_fixture_reproduces_from_its_files():
                 w = weights_from_hf(os.path.join(d, first), expected["config"])
             else:
                 continue
-            rounding = make_fixtures.q8_0_inputs(w) if expected.get("product_inputs") == "q8_0" else None
+            rounding = (make_fixtures.int_dot_inputs(os.path.join(d, first))
+                        if expected.get("product_inputs") == "q8_0" else None)
             logits = model.forward(expected["config"], w, expected["tokens"], head_scales=expected.get("head_scales"),
                                    rounding=rounding)
             close(logits, expected["logits"], 1e-12, entry["files"][-1])

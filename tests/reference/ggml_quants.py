@@ -468,6 +468,34 @@ def round_like_q8_k(x):
     return out.reshape(np.shape(x))
 
 
+def q8_0_scaled(x):
+    """x / d as quantize_row_q8_0 computes it before rounding (see round_like_q8_0), as float32 values."""
+    b = np.asarray(x, dtype=np.float32).reshape(-1, BLOCK)
+    d = (np.max(np.abs(b), axis=1) / np.float32(127)).astype(np.float32)
+    return (b * _reciprocal(d)[:, None]).astype(np.float32)
+
+
+def q8_0_tie_distance(x):
+    """How near round_like_q8_0(x) comes to a rounding tie, relative to the rounded quantity: the least over
+    x's blocks of |x / d| to the nearest halfway point between integers, and of twice d's distance to the
+    nearest halfway point between halves (its f16 rounding; twice, as d = amax / 127 carries the float error
+    of one activation where x / d carries two). An engine computing x in float32 rounds the same way
+    wherever this is well above its float error."""
+    v = np.abs(q8_0_scaled(x)).astype(np.float64)
+    nearest = np.min(np.abs(v - np.floor(v) - 0.5) / np.maximum(v, 1.0))
+    b = np.asarray(x, dtype=np.float32).reshape(-1, BLOCK)
+    d = (np.max(np.abs(b), axis=1) / np.float32(127)).astype(np.float32)
+    d = d[d > 0].astype(np.float64)
+    if d.size:
+        h = d.astype(np.float16)
+        below = np.nextafter(h, np.float16(-np.inf)).astype(np.float64)
+        above = np.nextafter(h, np.float16(np.inf)).astype(np.float64)
+        h = h.astype(np.float64)
+        halfway = np.where(d >= h, (h + above) / 2, (h + below) / 2)
+        nearest = min(nearest, 2 * float(np.min(np.abs(d - halfway) / d)))
+    return float(nearest)
+
+
 def round_like_q8_0(x):
     """The values of x (a multiple of 32 values) after ggml's quantize_row_q8_0 (its CPU code's rounding of
     the activations before a product with Q4_0, Q5_0 or Q8_0 weights): per block of 32, d = amax / 127 in
@@ -475,7 +503,7 @@ def round_like_q8_0(x):
     value f16(d) * q."""
     b = np.asarray(x, dtype=np.float32).reshape(-1, BLOCK)
     d = (np.max(np.abs(b), axis=1) / np.float32(127)).astype(np.float32)
-    q = _roundf((b * _reciprocal(d)[:, None]).astype(np.float32))
+    q = _roundf(q8_0_scaled(x))
     return (d.astype(np.float16).astype(np.float64)[:, None] * q).reshape(np.shape(x))
 
 

@@ -66,19 +66,49 @@ def sample_tokens(cfg, seed):
     return [int(t) for t in np.random.default_rng(seed).integers(0, cfg["vocab_size"], N_TOKENS)]
 
 
-def q8_0_inputs(stored_weights):
-    """Rounding for a file whose every matrix is Q8_0 or Q4_0: glassbox (like ggml) quantizes the input of
-    each such product to Q8_0 blocks (ggml_quants.round_like_q8_0)."""
-    return {name: ggml_quants.round_like_q8_0 for name, w in stored_weights.items() if np.ndim(w) == 2}
+# The stored types whose products glassbox computes with integer dot products (core/src/kernels/
+# quantized_int_dot.hpp), each product's input first rounded to Q8_0 blocks (kernels/quantized_activations.hpp).
+INT_DOT_TYPES = (gguf.GGML_Q8_0, gguf.GGML_Q4_0, gguf.GGML_Q4_K, gguf.GGML_Q6_K)
+
+
+def int_dot_inputs(gguf_path):
+    """The rounding glassbox applies to a GGUF file's products: the input of each matrix stored in one of
+    INT_DOT_TYPES rounded by ggml_quants.round_like_q8_0, the others' left alone; None when there is none."""
+    infos = gguf.GGUFFile.open(gguf_path).tensor_infos
+    return {t.name: ggml_quants.round_like_q8_0 for t in infos
+            if t.ggml_type in INT_DOT_TYPES and len(t.ne) == 2} or None
+
+
+# How near a rounded input may come to a rounding tie (x / d halfway between two integers, or d halfway
+# between two halves: ggml_quants.q8_0_tie_distance), relative to the rounded quantity: glassbox's float32 activations differ from the reference's float64 ones by about 1e-7 to 1e-6
+# of their size, so an input nearer a tie could round the other way there, and one such flip moves the
+# logits of these small models by up to a few percent, far past reference_fixtures_test.cpp's 1e-5.
+MIN_TIE_DISTANCE = 2e-6
+
+
+def tie_distance_recorded(rounding, distances):
+    """rounding with each round_like_q8_0 call also appending the least relative tie distance it met."""
+    def recorded(x):
+        distances.append(ggml_quants.q8_0_tie_distance(x))
+        return ggml_quants.round_like_q8_0(x)
+    return {name: recorded for name in rounding}
 
 
 def write_expected(path, cfg, stored_weights, tokens, head_scales=None, rounding=None, **extra):
     """The .json beside a model: tokens, the reference logits for them, config (and the head ablation the
-    logits were computed with, if any). rounding: the inputs of products rounded as the engine rounds them."""
+    logits were computed with, if any). rounding: int_dot_inputs' rounding of the products' inputs, as the
+    engine rounds them; then no rounded input may lie within MIN_TIE_DISTANCE of a tie."""
+    distances = []
+    if rounding is not None:
+        assert all(fn is ggml_quants.round_like_q8_0 for fn in rounding.values())
+        rounding = tie_distance_recorded(rounding, distances)
     logits = model.forward(cfg, stored_weights, tokens, head_scales=head_scales, rounding=rounding)
+    if distances and min(distances) < MIN_TIE_DISTANCE:
+        raise RuntimeError(f"{path}: a rounded product input lies {min(distances):.2e} (relative) from a "
+                           "rounding tie; the engine may round it the other way (choose other tokens)")
     record = {"tokens": tokens, "logits": logits.tolist(), "config": cfg}
     if rounding is not None:
-        record["product_inputs"] = "q8_0"  # every 2-D matrix's input rounded by ggml_quants.round_like_q8_0
+        record["product_inputs"] = "q8_0"  # the integer-dot matrices' inputs rounded (int_dot_inputs)
     if head_scales is not None:
         record["head_scales"] = head_scales
     record.update(extra)
@@ -147,7 +177,7 @@ class Fixtures:
                                                 tokenizer_kvs=tiny_vocab.bpe_metadata("gpt-2"))
             quantized = tensor_type in ("Q8_0", "Q4_0")
             write_expected(self.path(name + ".json"), cfg, stored, tokens,
-                           rounding=q8_0_inputs(stored) if quantized else None)
+                           rounding=int_dot_inputs(self.path(name + ".gguf")))
             self.note([name + ".gguf", name + ".json"],
                       f"llama-like with every 2-D matrix in {tensor_type} (norms F32); logits from "
                       "the dequantized weights" + (", each product's input rounded to Q8_0 blocks "
@@ -174,7 +204,7 @@ class Fixtures:
             stored = gguf_export.write_llama(self.path(stem + ".gguf"), cfg, weights, stem,
                                              tiny_vocab.bpe_metadata("llama-bpe"), tensor_type=tensor_type)
             write_expected(self.path(stem + ".json"), cfg, stored, sample_tokens(cfg, 200),
-                           rounding=q8_0_inputs(stored))
+                           rounding=int_dot_inputs(self.path(stem + ".gguf")))
             self.note([stem + ".gguf", stem + ".json"],
                       f"llama-tiny's weights with every matrix quantized to {tensor_type} by the reference's "
                       "quantizer (token_embd and output too); logits from the dequantized weights, each "
@@ -188,7 +218,10 @@ class Fixtures:
         stored = gguf_export.write_llama(self.path("llama-kquants.gguf"), cfg, weights,
                                          "llama-kquants", tiny_vocab.bpe_metadata("llama-bpe"),
                                          file_type="Q4_K_M")
-        write_expected(self.path("llama-kquants.json"), cfg, stored, sample_tokens(cfg, 210))
+        # Tokens of seed 280, whose rounded inputs all keep MIN_TIE_DISTANCE from a tie (those of 210 came within
+        # 1.2e-6 of one, and glassbox rounded it the other way; of seeds 261 to 339 only 280 keeps the distance).
+        write_expected(self.path("llama-kquants.json"), cfg, stored, sample_tokens(cfg, 280),
+                       rounding=int_dot_inputs(self.path("llama-kquants.gguf")))
         prompt = sample_tokens(cfg, 211)[:4]
         # ggml rounds the inputs of K-quant products to 8-bit blocks (Q8_K); the same continuation computed
         # that way is what llama.cpp must produce (tests/peers/llama-cpp.test.mjs).
@@ -200,7 +233,8 @@ class Fixtures:
         self.note(["llama-kquants.gguf", "llama-kquants.json"],
                   "arch llama, dim 256 (row lengths are whole 256-value super-blocks): random Q4_K blocks "
                   "for attn_q/attn_k/attn_output/ffn_gate/ffn_up, random Q6_K for attn_v/ffn_down/output, "
-                  "token_embd in BF16; logits from the blocks decoded as ggml defines them. "
+                  "token_embd in BF16; logits from the blocks decoded as ggml defines them, each product's "
+                  "input rounded to Q8_0 blocks (round_like_q8_0) as glassbox's integer dots round it. "
                   "reference_greedy_q8_k_inputs: the greedy continuation with the inputs of every K-quant "
                   "product rounded as ggml's CPU code rounds them (quantize_row_q8_K)",
                   reference_greedy={"prompt_ids": prompt, "continuation_ids": model.greedy(cfg, stored, prompt, 16)},
@@ -292,7 +326,8 @@ class Fixtures:
                                   plan=plan)
         stored = gguf_export.write_llama(self.path(stem + ".gguf"), cfg, weights, stem,
                                          tiny_vocab.bpe_metadata("llama-bpe"), file_type=file_type)
-        write_expected(self.path(stem + ".json"), cfg, stored, sample_tokens(cfg, seed))
+        write_expected(self.path(stem + ".json"), cfg, stored, sample_tokens(cfg, seed),
+                       rounding=int_dot_inputs(self.path(stem + ".gguf")))
         prompt = sample_tokens(cfg, seed + 1)[:4]
         ggml_rounding = {gguf.GGML_Q4_1: ggml_quants.round_like_q8_1, gguf.GGML_Q5_1: ggml_quants.round_like_q8_1,
                          gguf.GGML_Q5_0: ggml_quants.round_like_q8_0, gguf.GGML_Q2_K: ggml_quants.round_like_q8_k,

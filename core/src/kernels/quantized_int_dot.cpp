@@ -1,58 +1,22 @@
 // The integer dot product kernels (contract and float order: quantized_int_dot.hpp). Four blocks at a time:
 // their integer sums come out of quantized_int_lanes.hpp as vectors, are totalled together, and the four
-// terms go to the four partial sums at once.
+// terms go to the four partial sums at once; the K-quants (quantized_int_dot_kquants.hpp) a super-block of
+// eight at a time.
 #include "kernels/quantized_int_dot.hpp"
 
 #include <cstdint>
 
+#include "kernels/quantized_int_dot_kquants.hpp"
 #include "kernels/quantized_int_lanes.hpp"
-#include "kernels/quantized_lanes.hpp"
-#include "kernels/simd.hpp"
+#include "kernels/quantized_int_terms.hpp"
 
 namespace glassbox::kernels {
 namespace {
 
 using int_lanes::Sums;
 
-GLASSBOX_INT_INLINE float f16_at(const std::byte* p) {
-  const uint16_t bits = lanes::load_u16(p);
-#if defined(__F16C__)
-  return _cvtsh_ss(bits);  // exact, like the decoder (quantized_lanes.hpp, load_halves)
-#else
-  return lanes::half_to_float_exact(bits);
-#endif
-}
-
-// The header's float order: partial sum b % 4, finished pairwise.
-// The four partial sums are the lanes of one 4-float vector (SSE2 natively, SIMD128 in WebAssembly) while
-// whole groups of four blocks come in (add4), then four floats for the last blocks (add): each partial sum
-// sees exactly the scalar operations, so neither form changes a bit. All add4 calls come before any add.
-struct Partials {
-  using Float4 = xsimd::batch<float, xsimd::sse2>;
-  using Int4 = xsimd::batch<int32_t, xsimd::sse2>;
-  Float4 p = Float4(0.0f);
-  alignas(16) float lanes[4];
-  bool in_lanes = false;
-  // Blocks b .. b + 3, b a multiple of 4.
-  GLASSBOX_INT_INLINE void add4(const float* ws, const float* dx, const int32_t* isum) {
-    p = p + (Float4::load_unaligned(ws) * Float4::load_unaligned(dx)) *
-                xsimd::to_float(Int4::load_unaligned(isum));
-  }
-  GLASSBOX_INT_INLINE void add(std::size_t b, float ws, float dx, int32_t isum) {
-    if (!in_lanes) spill();
-    lanes[b % 4] += (ws * dx) * static_cast<float>(isum);
-  }
-  GLASSBOX_INT_INLINE float total() {
-    if (!in_lanes) spill();
-    return (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]);
-  }
-
- private:
-  GLASSBOX_INT_INLINE void spill() {
-    p.store_aligned(lanes);
-    in_lanes = true;
-  }
-};
+using int_terms::f16_at;
+using int_terms::Partials;
 
 // Q8_0: 34-byte blocks, an f16 scale then 32 int8 values.
 struct Q8_0 {
@@ -104,6 +68,22 @@ float row_dot(const std::byte* row, const QuantizedActivations& x, std::size_t n
   return partials.total();
 }
 
+// Rows of K-quant super-blocks (Format: int_kquants::Q4_K, Q6_K), 8 sub-blocks of 32 each: each super-block
+// unpacked (its weight bytes and scales), then its terms added in the header's order.
+template <class Format>
+void super_block_rows_dot(float* out, const std::byte* w, std::size_t row_bytes, std::size_t cols,
+                          const QuantizedActivations& x, std::size_t row_begin, std::size_t row_end) {
+  for (std::size_t r = row_begin; r < row_end; ++r) {
+    Partials partials;
+    for (std::size_t b = 0; b < cols / 32; b += 8) {
+      typename Format::SuperBlock unpacked;
+      Format::unpack(w + r * row_bytes + (b / 8) * Format::kBytes, unpacked);
+      Format::add(partials, unpacked, x, b);
+    }
+    out[r] = partials.total();
+  }
+}
+
 template <class Format>
 void rows_dot(float* out, const std::byte* w, std::size_t row_bytes, std::size_t cols,
               const QuantizedActivations& x, std::size_t row_begin, std::size_t row_end) {
@@ -114,7 +94,7 @@ void rows_dot(float* out, const std::byte* w, std::size_t row_bytes, std::size_t
 }  // namespace
 
 bool has_int_dot(DType type) {
-  return type == DType::Q8_0 || type == DType::Q4_0;
+  return type == DType::Q8_0 || type == DType::Q4_0 || type == DType::Q4_K || type == DType::Q6_K;
 }
 
 void int_matvec(float* out, DType type, const std::byte* w, std::size_t row_bytes, std::size_t cols,
@@ -124,6 +104,10 @@ void int_matvec(float* out, DType type, const std::byte* w, std::size_t row_byte
       return rows_dot<Q8_0>(out, w, row_bytes, cols, x, row_begin, row_end);
     case DType::Q4_0:
       return rows_dot<Q4_0>(out, w, row_bytes, cols, x, row_begin, row_end);
+    case DType::Q4_K:
+      return super_block_rows_dot<int_kquants::Q4_K>(out, w, row_bytes, cols, x, row_begin, row_end);
+    case DType::Q6_K:
+      return super_block_rows_dot<int_kquants::Q6_K>(out, w, row_bytes, cols, x, row_begin, row_end);
     default:
       return;  // has_int_dot(type) is false
   }

@@ -12,6 +12,7 @@
 //   t_b is added to partial sum b % 4, in increasing b, and the row's result is (p0 + p1) + (p2 + p3).
 // Integer offsets that are part of a type's encoding (Q4_0's -8, Q6_K's -32) and Q6_K's per-16 integer scales
 // stay inside isum_b (exact). Each type below says what ws_b and isum_b are.
+// quantized_int_dot_kquants.hpp holds the K-quants' kernels, quantized_int_terms.hpp the float order.
 // quantized_int_dot_reference.cpp computes the same with plain loops; tests/quantized_int_dot_test.cpp checks
 // that every kernel gives its bits, at odd lengths and unaligned addresses, and pins a checksum natively and
 // in WebAssembly.
@@ -27,6 +28,13 @@ namespace glassbox::kernels {
 // Whether `type`'s products take the integer kernels (and so quantize their activations):
 //   Q8_0  ws_b = the block's f16 scale, isum_b = sum of q * x
 //   Q4_0  ws_b = the block's f16 scale, isum_b = sum of (q - 8) * x
+// The K-quants' sub-block b is sub-block j = b % 8 of super-block b / 8 (256 values):
+//   Q4_K  ws_b = d * scale_j, wm_b = dmin * min_j (the decoder's float expressions, d and dmin the f16s,
+//         scale_j and min_j the 6-bit integers), isum_b = sum of the nibbles q (0..15) times x,
+//         xsum_b = sums16[2b] + sums16[2b + 1]
+//   Q6_K  ws_b = the super-block's f16 d, isum_b = scale_2j * (sum over the first 16 values of (q - 32) * x)
+//         + scale_2j+1 * (the same over the second 16), q the 6-bit values and scale_i the int8 scales
+//         (the second sum kept exact as sum of q * x less 32 * sums16)
 bool has_int_dot(DType type);
 
 // out[r] = the integer dot of row r of w with x, for r in [row_begin, row_end); w is the whole matrix, rows

@@ -72,6 +72,35 @@ GLASSBOX_INT_INLINE Bytes minus(Bytes w, int8_t offset) {
   return _mm256_sub_epi8(w, _mm256_set1_epi8(offset));
 }
 
+// The K-quants' bit fields (quantized_int_dot_kquants.hpp): each byte's low or high nibble (0..15), bits
+// kShift and kShift + 1 moved to bits 4 and 5 (Q6_K's high bits), and the two put together. Shifting 16-bit
+// lanes is exact here because the masks drop every bit that crossed a byte.
+GLASSBOX_INT_INLINE Bytes low_nibbles(Bytes b) {
+  return _mm256_and_si256(b, _mm256_set1_epi8(0x0F));
+}
+GLASSBOX_INT_INLINE Bytes high_nibbles(Bytes b) {
+  return _mm256_and_si256(_mm256_srli_epi16(b, 4), _mm256_set1_epi8(0x0F));
+}
+template <int kShift>
+GLASSBOX_INT_INLINE Bytes two_bits_to_4_5(Bytes b) {
+  const __m256i mask = _mm256_set1_epi8(0x30);
+  if constexpr (kShift < 4) return _mm256_and_si256(_mm256_slli_epi16(b, 4 - kShift), mask);
+  if constexpr (kShift == 4) return _mm256_and_si256(b, mask);
+  if constexpr (kShift > 4) return _mm256_and_si256(_mm256_srli_epi16(b, kShift - 4), mask);
+}
+GLASSBOX_INT_INLINE Bytes either(Bytes a, Bytes b) {
+  return _mm256_or_si256(a, b);
+}
+
+// w in [0, 127] times x, the products of bytes 0..15 multiplied by `first` and those of 16..31 by `second`
+// (Q6_K's per-16 scales): pmaddubsw's pairs (at most 2 * 127 * 127) times the scales in pmaddwd. The same
+// with VNNI (a dword multiply after vpdpbusd would not be faster).
+GLASSBOX_INT_INLINE Sums dot_unsigned_halves(Bytes w, const int8_t* x, int16_t first, int16_t second) {
+  const __m256i xv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x));
+  const __m256i scales = _mm256_set_m128i(_mm_set1_epi16(second), _mm_set1_epi16(first));
+  return _mm256_madd_epi16(_mm256_maddubs_epi16(w, xv), scales);
+}
+
 // The four blocks' totals, in order.
 GLASSBOX_INT_INLINE void totals4(Sums a, Sums b, Sums c, Sums d, int32_t* out) {
   const __m256i all = _mm256_hadd_epi32(_mm256_hadd_epi32(a, b), _mm256_hadd_epi32(c, d));
@@ -114,6 +143,42 @@ GLASSBOX_INT_INLINE Sums dot_unsigned(Bytes w, const int8_t* x) {
 GLASSBOX_INT_INLINE Bytes minus(Bytes w, int8_t offset) {
   const v128_t o = wasm_i8x16_splat(offset);
   return {wasm_i8x16_sub(w.low, o), wasm_i8x16_sub(w.high, o)};
+}
+
+GLASSBOX_INT_INLINE Bytes low_nibbles(Bytes b) {
+  const v128_t mask = wasm_i8x16_splat(0x0F);
+  return {wasm_v128_and(b.low, mask), wasm_v128_and(b.high, mask)};
+}
+GLASSBOX_INT_INLINE Bytes high_nibbles(Bytes b) {
+  return {wasm_u8x16_shr(b.low, 4), wasm_u8x16_shr(b.high, 4)};
+}
+template <int kShift>
+GLASSBOX_INT_INLINE Bytes two_bits_to_4_5(Bytes b) {
+  const v128_t mask = wasm_i8x16_splat(0x30);
+  if constexpr (kShift < 4)
+    return {wasm_v128_and(wasm_i8x16_shl(b.low, 4 - kShift), mask),
+            wasm_v128_and(wasm_i8x16_shl(b.high, 4 - kShift), mask)};
+  if constexpr (kShift == 4) return {wasm_v128_and(b.low, mask), wasm_v128_and(b.high, mask)};
+  if constexpr (kShift > 4)
+    return {wasm_v128_and(wasm_u8x16_shr(b.low, kShift - 4), mask),
+            wasm_v128_and(wasm_u8x16_shr(b.high, kShift - 4), mask)};
+}
+GLASSBOX_INT_INLINE Bytes either(Bytes a, Bytes b) {
+  return {wasm_v128_or(a.low, b.low), wasm_v128_or(a.high, b.high)};
+}
+
+// 16 weight bytes times 16 activations, in four int32 lanes.
+GLASSBOX_INT_INLINE v128_t dot16(v128_t w, const int8_t* x) {
+  const v128_t xv = wasm_v128_load(x);
+  return wasm_i32x4_add(
+      wasm_i32x4_dot_i16x8(wasm_i16x8_extend_low_i8x16(w), wasm_i16x8_extend_low_i8x16(xv)),
+      wasm_i32x4_dot_i16x8(wasm_i16x8_extend_high_i8x16(w), wasm_i16x8_extend_high_i8x16(xv)));
+}
+
+// Each half's four int32 sums times its scale.
+GLASSBOX_INT_INLINE Sums dot_unsigned_halves(Bytes w, const int8_t* x, int16_t first, int16_t second) {
+  return wasm_i32x4_add(wasm_i32x4_mul(dot16(w.low, x), wasm_i32x4_splat(first)),
+                        wasm_i32x4_mul(dot16(w.high, x + 16), wasm_i32x4_splat(second)));
 }
 
 GLASSBOX_INT_INLINE void totals4(Sums a, Sums b, Sums c, Sums d, int32_t* out) {
@@ -162,6 +227,37 @@ GLASSBOX_INT_INLINE Bytes minus(Bytes w, int8_t offset) {
   for (int j = 0; j < 32; ++j)
     w.v[j] = static_cast<int8_t>(w.v[j] - offset);
   return w;
+}
+
+GLASSBOX_INT_INLINE Bytes low_nibbles(Bytes b) {
+  for (int j = 0; j < 32; ++j)
+    b.v[j] = static_cast<int8_t>(b.v[j] & 0x0F);
+  return b;
+}
+GLASSBOX_INT_INLINE Bytes high_nibbles(Bytes b) {
+  for (int j = 0; j < 32; ++j)
+    b.v[j] = static_cast<int8_t>(static_cast<uint8_t>(b.v[j]) >> 4);
+  return b;
+}
+template <int kShift>
+GLASSBOX_INT_INLINE Bytes two_bits_to_4_5(Bytes b) {
+  for (int j = 0; j < 32; ++j)
+    b.v[j] = static_cast<int8_t>(((static_cast<uint8_t>(b.v[j]) >> kShift) & 3) << 4);
+  return b;
+}
+GLASSBOX_INT_INLINE Bytes either(Bytes a, const Bytes& b) {
+  for (int j = 0; j < 32; ++j)
+    a.v[j] = static_cast<int8_t>(a.v[j] | b.v[j]);
+  return a;
+}
+
+GLASSBOX_INT_INLINE Sums dot_unsigned_halves(const Bytes& w, const int8_t* x, int16_t first, int16_t second) {
+  int32_t s0 = 0, s1 = 0;
+  for (int j = 0; j < 16; ++j) {
+    s0 += static_cast<int32_t>(w.v[j]) * x[j];
+    s1 += static_cast<int32_t>(w.v[j + 16]) * x[j + 16];
+  }
+  return first * s0 + second * s1;
 }
 
 GLASSBOX_INT_INLINE void totals4(Sums a, Sums b, Sums c, Sums d, int32_t* out) {

@@ -1,0 +1,115 @@
+// The integer dot products of the K-quant super-blocks (256 values, 8 sub-blocks of 32): Q4_K and Q6_K, the
+// two types of llama.cpp's Q4_K_M files. What ws_b, wm_b and isum_b are for each: quantized_int_dot.hpp; the
+// bit layouts are the decoders' (quantized.cpp). A super-block's 8 sub-blocks start at a multiple of 8, so its
+// terms are two whole passes over the four partial sums.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/quantized.hpp"
+#include "kernels/quantized_activations.hpp"
+#include "kernels/quantized_int_lanes.hpp"
+#include "kernels/quantized_int_terms.hpp"
+
+namespace glassbox::kernels::int_kquants {
+
+using int_lanes::Bytes;
+using int_lanes::Sums;
+using int_terms::Partials;
+
+// Each type unpacks a super-block once (its 8 sub-blocks' weight bytes and scales) into a SuperBlock, then
+// adds its terms for each token: a prefill's tokens share the unpacking.
+
+// Q4_K: 144 bytes, f16 d, f16 dmin, 12 bytes of packed 6-bit scales and mins, 128 bytes of nibbles: each 32
+// bytes hold sub-block 2i in their low nibbles and 2i + 1 in their high ones. Value = d * scale - dmin * min.
+struct Q4_K {
+  static constexpr std::size_t kBytes = 144;
+  struct SuperBlock {
+    Bytes q[8];          // sub-block j's nibbles, 0..15
+    float ws[8], wm[8];  // d * scale_j, dmin * min_j: the decoder's d1 and m1
+  };
+  GLASSBOX_INT_INLINE static void unpack(const std::byte* block, SuperBlock& u) {
+    for (int i = 0; i < 4; ++i) {
+      const Bytes q = int_lanes::load32(block + 16 + 32 * i);
+      u.q[2 * i] = int_lanes::low_nibbles(q);
+      u.q[2 * i + 1] = int_lanes::high_nibbles(q);
+    }
+    const float d = int_terms::f16_at(block), dmin = int_terms::f16_at(block + 2);
+    const auto* packed = reinterpret_cast<const uint8_t*>(block + 4);
+    for (int j = 0; j < 8; ++j) {
+      uint8_t scale, min;
+      q4_k_scale_min(j, packed, &scale, &min);
+      u.ws[j] = d * scale;
+      u.wm[j] = dmin * min;
+    }
+  }
+  // The super-block's terms against x, its first sub-block being the row's sub-block b.
+  GLASSBOX_INT_INLINE static void add(Partials& partials, const SuperBlock& u, const QuantizedActivations& x,
+                                      std::size_t b) {
+    const int8_t* xq = x.q + b * 32;
+    int32_t isum[8], xsum[8];
+    int_lanes::totals4(int_lanes::dot_unsigned(u.q[0], xq), int_lanes::dot_unsigned(u.q[1], xq + 32),
+                       int_lanes::dot_unsigned(u.q[2], xq + 64), int_lanes::dot_unsigned(u.q[3], xq + 96),
+                       isum);
+    int_lanes::totals4(int_lanes::dot_unsigned(u.q[4], xq + 128), int_lanes::dot_unsigned(u.q[5], xq + 160),
+                       int_lanes::dot_unsigned(u.q[6], xq + 192), int_lanes::dot_unsigned(u.q[7], xq + 224),
+                       isum + 4);
+    for (int j = 0; j < 8; ++j)
+      xsum[j] = x.sums16[2 * (b + j)] + x.sums16[2 * (b + j) + 1];
+    partials.add4(u.ws, u.wm, x.d + b, isum, xsum);
+    partials.add4(u.ws + 4, u.wm + 4, x.d + b + 4, isum + 4, xsum + 4);
+  }
+};
+
+// Q6_K: 210 bytes, ql[128] (low four bits), qh[64] (two high bits each), int8 scales[16] (one per 16 values),
+// f16 d. Value = d * scale * (q - 32). In half h (128 values; ql + 64 h, qh + 32 h), sub-block k of 4 takes the
+// low (k = 0, 1) or high (k = 2, 3) nibbles of ql's bytes [32 (k % 2), + 32) and bits 2k, 2k + 1 of qh[0, 32).
+// The sums of q * x over each 16 values come out multiplied by their scale (exact: at most 16 * 63 * 127 *
+// 128 each), and the -32 is taken off as 32 times the activations' sums.
+struct Q6_K {
+  static constexpr std::size_t kBytes = 210;
+  struct SuperBlock {
+    Bytes q[8];         // sub-block j's 6-bit values, 0..63
+    int16_t scale[16];  // per 16 values
+    float d;
+  };
+  GLASSBOX_INT_INLINE static void unpack(const std::byte* block, SuperBlock& u) {
+    for (int h = 0; h < 2; ++h) {
+      const Bytes low0 = int_lanes::load32(block + 64 * h), low1 = int_lanes::load32(block + 64 * h + 32);
+      const Bytes high = int_lanes::load32(block + 128 + 32 * h);
+      u.q[4 * h] = int_lanes::either(int_lanes::low_nibbles(low0), int_lanes::two_bits_to_4_5<0>(high));
+      u.q[4 * h + 1] = int_lanes::either(int_lanes::low_nibbles(low1), int_lanes::two_bits_to_4_5<2>(high));
+      u.q[4 * h + 2] = int_lanes::either(int_lanes::high_nibbles(low0), int_lanes::two_bits_to_4_5<4>(high));
+      u.q[4 * h + 3] = int_lanes::either(int_lanes::high_nibbles(low1), int_lanes::two_bits_to_4_5<6>(high));
+    }
+    const auto* scales = reinterpret_cast<const int8_t*>(block + 192);
+    for (int i = 0; i < 16; ++i)
+      u.scale[i] = scales[i];
+    u.d = int_terms::f16_at(block + 208);
+  }
+  GLASSBOX_INT_INLINE static void add(Partials& partials, const SuperBlock& u, const QuantizedActivations& x,
+                                      std::size_t b) {
+    const int8_t* xq = x.q + b * 32;
+    const int16_t* sc = u.scale;
+    int32_t isum[8];
+    int_lanes::totals4(int_lanes::dot_unsigned_halves(u.q[0], xq, sc[0], sc[1]),
+                       int_lanes::dot_unsigned_halves(u.q[1], xq + 32, sc[2], sc[3]),
+                       int_lanes::dot_unsigned_halves(u.q[2], xq + 64, sc[4], sc[5]),
+                       int_lanes::dot_unsigned_halves(u.q[3], xq + 96, sc[6], sc[7]), isum);
+    int_lanes::totals4(int_lanes::dot_unsigned_halves(u.q[4], xq + 128, sc[8], sc[9]),
+                       int_lanes::dot_unsigned_halves(u.q[5], xq + 160, sc[10], sc[11]),
+                       int_lanes::dot_unsigned_halves(u.q[6], xq + 192, sc[12], sc[13]),
+                       int_lanes::dot_unsigned_halves(u.q[7], xq + 224, sc[14], sc[15]), isum + 4);
+    float ws[8];
+    for (int j = 0; j < 8; ++j) {
+      const int32_t* sums16 = x.sums16 + 2 * (b + j);
+      isum[j] -= 32 * (sc[2 * j] * sums16[0] + sc[2 * j + 1] * sums16[1]);
+      ws[j] = u.d;
+    }
+    partials.add4(ws, x.d + b, isum);
+    partials.add4(ws + 4, x.d + b + 4, isum + 4);
+  }
+};
+
+}  // namespace glassbox::kernels::int_kquants

@@ -1,0 +1,61 @@
+// The float side of the integer dot products: how the exact integer sums of the sub-blocks are scaled and
+// added up, in the one order quantized_int_dot.hpp states (shared by the kernels of every weight type).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/quantized_int_lanes.hpp"
+#include "kernels/quantized_lanes.hpp"
+#include "kernels/simd.hpp"
+
+namespace glassbox::kernels::int_terms {
+
+GLASSBOX_INT_INLINE float f16_at(const std::byte* p) {
+  const uint16_t bits = lanes::load_u16(p);
+#if defined(__F16C__)
+  return _cvtsh_ss(bits);  // exact, like the decoder (quantized_lanes.hpp, load_halves)
+#else
+  return lanes::half_to_float_exact(bits);
+#endif
+}
+
+// The header's float order: the term of sub-block b goes to partial sum b % 4, finished pairwise. The four
+// partial sums are the lanes of one 4-float vector (SSE2 natively, SIMD128 in WebAssembly) while whole groups
+// of four sub-blocks come in (add4), then four floats for the last ones (add): each partial sum sees exactly
+// the scalar operations, so neither form changes a bit. All add4 calls come before any add.
+struct Partials {
+  using Float4 = xsimd::batch<float, xsimd::sse2>;
+  using Int4 = xsimd::batch<int32_t, xsimd::sse2>;
+  Float4 p = Float4(0.0f);
+  alignas(16) float lanes[4];
+  bool in_lanes = false;
+  // Sub-blocks b .. b + 3, b a multiple of 4.
+  GLASSBOX_INT_INLINE void add4(const float* ws, const float* dx, const int32_t* isum) {
+    p = p + (Float4::load_unaligned(ws) * Float4::load_unaligned(dx)) *
+                xsimd::to_float(Int4::load_unaligned(isum));
+  }
+  // The same with offsets (Q4_K's mins): each term less (wm * dx) * xsum.
+  GLASSBOX_INT_INLINE void add4(const float* ws, const float* wm, const float* dx, const int32_t* isum,
+                                const int32_t* xsum) {
+    const Float4 d = Float4::load_unaligned(dx);
+    p = p + ((Float4::load_unaligned(ws) * d) * xsimd::to_float(Int4::load_unaligned(isum)) -
+             (Float4::load_unaligned(wm) * d) * xsimd::to_float(Int4::load_unaligned(xsum)));
+  }
+  GLASSBOX_INT_INLINE void add(std::size_t b, float ws, float dx, int32_t isum) {
+    if (!in_lanes) spill();
+    lanes[b % 4] += (ws * dx) * static_cast<float>(isum);
+  }
+  GLASSBOX_INT_INLINE float total() {
+    if (!in_lanes) spill();
+    return (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]);
+  }
+
+ private:
+  GLASSBOX_INT_INLINE void spill() {
+    p.store_aligned(lanes);
+    in_lanes = true;
+  }
+};
+
+}  // namespace glassbox::kernels::int_terms
