@@ -30,13 +30,20 @@ const DType kIntTypes[] = {DType::Q8_0, DType::Q4_0, DType::Q4_K, DType::Q6_K};
 struct Activations {
   std::vector<int8_t> q;
   std::vector<float> d;
-  std::vector<int32_t> sums16;
+  std::vector<int32_t> sums16, sums32;
   std::size_t offset;
   Activations(const std::vector<float>& x, std::size_t offset)
-      : q(x.size() + offset), d(x.size() / 32 + 1), sums16(x.size() / 16 + 1), offset(offset) {
-    quantize_activations(x.data(), x.size(), q.data() + offset, d.data() + 1, sums16.data() + 1);
+      : q(x.size() + offset),
+        d(x.size() / 32 + 1),
+        sums16(x.size() / 16 + 1),
+        sums32(x.size() / 32 + 1),
+        offset(offset) {
+    quantize_activations(x.data(), x.size(), q.data() + offset, d.data() + 1, sums16.data() + 1,
+                         sums32.data() + 1);
   }
-  QuantizedActivations view() const { return {q.data() + offset, d.data() + 1, sums16.data() + 1}; }
+  QuantizedActivations view() const {
+    return {q.data() + offset, d.data() + 1, sums16.data() + 1, sums32.data() + 1};
+  }
 };
 
 std::vector<float> random_vector(std::size_t n, Inputs& in) {
@@ -176,8 +183,8 @@ TEST(QuantizedIntDot, ActivationRoundingRule) {
   std::fill(x.begin() + 32, x.begin() + 64, 0.1f);
   std::vector<int8_t> q(96);
   std::vector<float> d(3);
-  std::vector<int32_t> sums(6);
-  quantize_activations(x.data(), x.size(), q.data(), d.data(), sums.data());
+  std::vector<int32_t> sums(6), sums32(3);
+  quantize_activations(x.data(), x.size(), q.data(), d.data(), sums.data(), sums32.data());
   const int8_t want[] = {127, -127, 3, 4, -3, 0, 127, 0};
   for (int j = 0; j < 8; ++j)
     EXPECT_EQ(q[j], want[j]) << "value " << j;
@@ -189,6 +196,9 @@ TEST(QuantizedIntDot, ActivationRoundingRule) {
   EXPECT_EQ(sums[0], 127 - 127 + 3 + 4 - 3 + 0 + 127);
   EXPECT_EQ(sums[2], 16 * 127);
   EXPECT_EQ(sums[4], 0);
+  EXPECT_EQ(sums32[0], sums[0] + sums[1]);
+  EXPECT_EQ(sums32[1], 32 * 127);
+  EXPECT_EQ(sums32[2], 0);
 }
 
 TEST(QuantizedIntDot, CloseToTheFloatDot) {

@@ -33,7 +33,8 @@ void store_bytes(Batch v, int8_t* out) {
 
 }  // namespace
 
-void quantize_activations(const float* x, std::size_t n, int8_t* q, float* d, int32_t* sums16) {
+void quantize_activations(const float* x, std::size_t n, int8_t* q, float* d, int32_t* sums16,
+                          int32_t* sums32) {
   for (std::size_t b = 0; b < n / kActivationBlock; ++b, x += kActivationBlock, q += kActivationBlock) {
     Batch v[kBatches];
     Batch amax(0.0f);
@@ -61,6 +62,7 @@ void quantize_activations(const float* x, std::size_t n, int8_t* q, float* d, in
     d[b] = half_to_float(float_to_half(scale));
     sums16[2 * b] = sums[0];
     sums16[2 * b + 1] = sums[1];
+    sums32[b] = sums[0] + sums[1];
   }
 }
 

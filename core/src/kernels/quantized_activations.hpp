@@ -18,15 +18,18 @@ namespace glassbox::kernels {
 
 inline constexpr std::size_t kActivationBlock = 32;
 
-// One vector of n values (a multiple of 32), rounded: q[n], d[n / 32], sums16[n / 16]. Read-only views into
-// a buffer that outlives the product.
+// One vector of n values (a multiple of 32), rounded: q[n], d[n / 32], and the sums of q over each 16 and
+// each 32 values, sums16[n / 16] and sums32[n / 32]. Read-only views into a buffer that outlives the product.
 struct QuantizedActivations {
   const int8_t* q;
   const float* d;
   const int32_t* sums16;
+  const int32_t* sums32;
 };
 
-// Rounds x[0, n) (n a multiple of 32) into q, d and sums16, which must hold n, n / 32 and n / 16 values.
-void quantize_activations(const float* x, std::size_t n, int8_t* q, float* d, int32_t* sums16);
+// Rounds x[0, n) (n a multiple of 32) into q, d, sums16 and sums32, which must hold n, n / 32, n / 16 and
+// n / 32 values.
+void quantize_activations(const float* x, std::size_t n, int8_t* q, float* d, int32_t* sums16,
+                          int32_t* sums32);
 
 }  // namespace glassbox::kernels

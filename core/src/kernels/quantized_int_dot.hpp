@@ -31,7 +31,7 @@ namespace glassbox::kernels {
 // The K-quants' sub-block b is sub-block j = b % 8 of super-block b / 8 (256 values):
 //   Q4_K  ws_b = d * scale_j, wm_b = dmin * min_j (the decoder's float expressions, d and dmin the f16s,
 //         scale_j and min_j the 6-bit integers), isum_b = sum of the nibbles q (0..15) times x,
-//         xsum_b = sums16[2b] + sums16[2b + 1]
+//         xsum_b = sums32[b]
 //   Q6_K  ws_b = the super-block's f16 d, isum_b = scale_2j * (sum over the first 16 values of (q - 32) * x)
 //         + scale_2j+1 * (the same over the second 16), q the 6-bit values and scale_i the int8 scales
 //         (the second sum kept exact as sum of q * x less 32 * sums16)

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "kernels/quantized.hpp"
 #include "kernels/quantized_activations.hpp"
@@ -36,29 +37,41 @@ struct Q4_K {
       u.q[2 * i + 1] = int_lanes::high_nibbles(q);
     }
     const float d = int_terms::f16_at(block), dmin = int_terms::f16_at(block + 2);
-    const auto* packed = reinterpret_cast<const uint8_t*>(block + 4);
+    uint8_t scales[8], mins[8];
+    scales_and_mins(block + 4, scales, mins);
     for (int j = 0; j < 8; ++j) {
-      uint8_t scale, min;
-      q4_k_scale_min(j, packed, &scale, &min);
-      u.ws[j] = d * scale;
-      u.wm[j] = dmin * min;
+      u.ws[j] = d * scales[j];
+      u.wm[j] = dmin * mins[j];
     }
+  }
+  // q4_k_scale_min's 6-bit fields for all eight sub-blocks at once, four bytes per 32-bit word (the 12 bytes
+  // as words a, b, c): scale j < 4 is the low six bits of a's byte j and min j of b's; scale 4 + k is the
+  // low nibble of c's byte k under the top two bits of a's byte k, min 4 + k the high nibble of c's byte k
+  // under the top two bits of b's byte k.
+  GLASSBOX_INT_INLINE static void scales_and_mins(const std::byte* packed, uint8_t* scales, uint8_t* mins) {
+    uint32_t a, b, c;
+    std::memcpy(&a, packed, 4);
+    std::memcpy(&b, packed + 4, 4);
+    std::memcpy(&c, packed + 8, 4);
+    const uint32_t six = 0x3F3F3F3Fu, four = 0x0F0F0F0Fu, two = 0x03030303u;
+    const uint32_t words[4] = {a & six, (c & four) | (((a >> 6) & two) << 4), b & six,
+                               ((c >> 4) & four) | (((b >> 6) & two) << 4)};
+    std::memcpy(scales, words, 8);
+    std::memcpy(mins, words + 2, 8);
   }
   // The super-block's terms against x, its first sub-block being the row's sub-block b.
   GLASSBOX_INT_INLINE static void add(Partials& partials, const SuperBlock& u, const QuantizedActivations& x,
                                       std::size_t b) {
     const int8_t* xq = x.q + b * 32;
-    int32_t isum[8], xsum[8];
+    int32_t isum[8];
     int_lanes::totals4(int_lanes::dot_unsigned(u.q[0], xq), int_lanes::dot_unsigned(u.q[1], xq + 32),
                        int_lanes::dot_unsigned(u.q[2], xq + 64), int_lanes::dot_unsigned(u.q[3], xq + 96),
                        isum);
     int_lanes::totals4(int_lanes::dot_unsigned(u.q[4], xq + 128), int_lanes::dot_unsigned(u.q[5], xq + 160),
                        int_lanes::dot_unsigned(u.q[6], xq + 192), int_lanes::dot_unsigned(u.q[7], xq + 224),
                        isum + 4);
-    for (int j = 0; j < 8; ++j)
-      xsum[j] = x.sums16[2 * (b + j)] + x.sums16[2 * (b + j) + 1];
-    partials.add4(u.ws, u.wm, x.d + b, isum, xsum);
-    partials.add4(u.ws + 4, u.wm + 4, x.d + b + 4, isum + 4, xsum + 4);
+    partials.add4(u.ws, u.wm, x.d + b, isum, x.sums32 + b);
+    partials.add4(u.ws + 4, u.wm + 4, x.d + b + 4, isum + 4, x.sums32 + b + 4);
   }
 };
 

@@ -20,7 +20,7 @@ float int_dot_reference(DType type, const std::byte* row, const QuantizedActivat
     for (std::size_t j = 32 * b; j < 32 * b + 32; ++j)
       isum += static_cast<int32_t>(w[j]) * static_cast<int32_t>(x.q[j]);
     float term = (ws[b] * x.d[b]) * static_cast<float>(isum);
-    if (offsets) term = term - (wm[b] * x.d[b]) * static_cast<float>(x.sums16[2 * b] + x.sums16[2 * b + 1]);
+    if (offsets) term = term - (wm[b] * x.d[b]) * static_cast<float>(x.sums32[b]);
     p[b % 4] += term;
   }
   return (p[0] + p[1]) + (p[2] + p[3]);

@@ -133,8 +133,7 @@ ActivationColumns fill_activation_columns(const QuantizedActivations* x, std::si
         q[k * lanes + t] = real ? static_cast<float>(x[t].q[k]) : 0.0f;
     for (std::size_t b = 0; b < cols / 32; ++b) {
       d[b * lanes + t] = real ? x[t].d[b] : 0.0f;
-      if (float_values)
-        xsum[b * lanes + t] = real ? static_cast<float>(x[t].sums16[2 * b] + x[t].sums16[2 * b + 1]) : 0.0f;
+      if (float_values) xsum[b * lanes + t] = real ? static_cast<float>(x[t].sums32[b]) : 0.0f;
     }
   }
   return {q, d, xsum, bytes, tokens, lanes};

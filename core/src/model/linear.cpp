@@ -38,6 +38,7 @@ DecodeScratch::DecodeScratch(int workers, std::size_t max_cols)
       q_(kQuantizedTokens * max_cols),
       d_(kQuantizedTokens * max_cols / kernels::kActivationBlock),
       sums16_(kQuantizedTokens * max_cols / 16),
+      sums32_(kQuantizedTokens * max_cols / kernels::kActivationBlock),
       slots_{},
       column_q_(kernels::activation_lanes(kQuantizedTokens) * max_cols),
       column_d_(kernels::activation_lanes(kQuantizedTokens) * max_cols / kernels::kActivationBlock),
@@ -52,8 +53,9 @@ kernels::QuantizedActivations DecodeScratch::quantize(std::size_t slot, const fl
   int8_t* q = q_.data() + slot * stride_;
   float* d = d_.data() + slot * (stride_ / kernels::kActivationBlock);
   int32_t* sums16 = sums16_.data() + slot * (stride_ / 16);
-  kernels::quantize_activations(x, cols, q, d, sums16);
-  return slots_[slot] = {q, d, sums16};
+  int32_t* sums32 = sums32_.data() + slot * (stride_ / kernels::kActivationBlock);
+  kernels::quantize_activations(x, cols, q, d, sums16, sums32);
+  return slots_[slot] = {q, d, sums16, sums32};
 }
 
 kernels::ActivationColumns DecodeScratch::columns(std::size_t tokens, std::size_t cols, DType type) {

@@ -35,7 +35,7 @@ class DecodeScratch {
   std::vector<float> rows_;
   std::vector<int8_t> q_;
   std::vector<float> d_;
-  std::vector<int32_t> sums16_;
+  std::vector<int32_t> sums16_, sums32_;
   kernels::QuantizedActivations slots_[kQuantizedTokens];
   std::vector<float> column_q_, column_d_, column_xsum_;
   std::vector<uint8_t> column_bytes_;
