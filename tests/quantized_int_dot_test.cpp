@@ -81,10 +81,12 @@ void check_type(DType type, uint32_t seed) {
                                                               d.data(), xsum.data(), column_bytes.data());
     std::vector<float> w_rows(kIntMatmulRows * n), ws(kIntMatmulRows * n / 32), wm(kIntMatmulRows * n / 32);
     std::vector<int8_t> row_bytes_scratch(kIntMatmulRows * n);
-    std::vector<int32_t> row_sums(kIntMatmulRows * n / 32);
+    std::vector<int16_t> row_groups(kIntMatmulRows * n / 16);
+    std::vector<int32_t> row_sums(kIntMatmulRows * n / 16);
     std::vector<float> got(rows * tokens, -1.0f);
-    int_matmul(got.data(), rows, type, w0, row_bytes, n, columns, 0, rows,
-               {w_rows.data(), ws.data(), wm.data(), row_bytes_scratch.data(), row_sums.data()});
+    int_matmul(
+        got.data(), rows, type, w0, row_bytes, n, columns, 0, rows,
+        {w_rows.data(), ws.data(), wm.data(), row_bytes_scratch.data(), row_groups.data(), row_sums.data()});
     for (std::size_t t = 0; t < tokens; ++t) {
       std::vector<float> one(rows, -1.0f);
       int_matvec(one.data(), type, w0, row_bytes, n, views[t], 0, rows);

@@ -91,6 +91,24 @@ void rows_times_columns(float* out, std::size_t out_stride, std::size_t first_ro
   if (lane < x.tokens) rows_times_lanes<R, 1, kOffsets>(out, out_stride, first_row, w, ws, wm, cols, x, lane);
 }
 
+// Row i of the scratch for the float kernel: the integers as floats, each times its group's scale (exact: at
+// most 128 * 32).
+void decode_float_row(DType type, const std::byte* row, std::size_t cols, const IntMatmulScratch& s,
+                      std::size_t i) {
+  int8_t* bytes = s.bytes + i * cols;
+  const int16_t* groups = s.groups + i * (cols / 16);
+  decode_integer_row(type, row, cols, bytes, s.groups + i * (cols / 16), s.ws + i * (cols / 32),
+                     s.wm + i * (cols / 32));
+  float* w = s.w + i * cols;
+  if (int_dot_has_group_scales(type)) {
+    for (std::size_t k = 0; k < cols; ++k)
+      w[k] = static_cast<float>(bytes[k] * groups[k / 16]);
+  } else {
+    for (std::size_t k = 0; k < cols; ++k)
+      w[k] = bytes[k];
+  }
+}
+
 template <bool kOffsets>
 void matmul_rows(float* out, std::size_t out_stride, DType type, const std::byte* w, std::size_t row_bytes,
                  std::size_t cols, const ActivationColumns& x, std::size_t row_begin, std::size_t row_end,
@@ -98,12 +116,11 @@ void matmul_rows(float* out, std::size_t out_stride, DType type, const std::byte
   std::size_t r = row_begin;
   for (; r + kIntMatmulRows <= row_end; r += kIntMatmulRows) {
     for (std::size_t i = 0; i < kIntMatmulRows; ++i)
-      decode_integer_row(type, w + (r + i) * row_bytes, cols, s.w + i * cols, s.ws + i * (cols / 32),
-                         s.wm + i * (cols / 32));
+      decode_float_row(type, w + (r + i) * row_bytes, cols, s, i);
     rows_times_columns<kIntMatmulRows, kOffsets>(out, out_stride, r, s, cols, x);
   }
   for (; r < row_end; ++r) {
-    decode_integer_row(type, w + r * row_bytes, cols, s.w, s.ws, s.wm);
+    decode_float_row(type, w + r * row_bytes, cols, s, 0);
     rows_times_columns<1, kOffsets>(out, out_stride, r, s, cols, x);
   }
 }
@@ -117,6 +134,7 @@ std::size_t activation_lanes(std::size_t tokens) {
 ActivationColumns fill_activation_columns(const QuantizedActivations* x, std::size_t tokens, std::size_t cols,
                                           DType type, float* q, float* d, float* xsum, uint8_t* bytes) {
   const std::size_t lanes = activation_lanes(tokens);
+  const bool offsets = int_dot_has_offsets(type);
   bool float_values = true;
 #if GLASSBOX_HAS_VNNI_MATMUL
   if (vnni_matmul_handles(type)) {
@@ -133,7 +151,7 @@ ActivationColumns fill_activation_columns(const QuantizedActivations* x, std::si
         q[k * lanes + t] = real ? static_cast<float>(x[t].q[k]) : 0.0f;
     for (std::size_t b = 0; b < cols / 32; ++b) {
       d[b * lanes + t] = real ? x[t].d[b] : 0.0f;
-      if (float_values) xsum[b * lanes + t] = real ? static_cast<float>(x[t].sums32[b]) : 0.0f;
+      if (offsets) xsum[b * lanes + t] = real ? static_cast<float>(x[t].sums32[b]) : 0.0f;
     }
   }
   return {q, d, xsum, bytes, tokens, lanes};

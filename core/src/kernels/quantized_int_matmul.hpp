@@ -41,15 +41,17 @@ std::size_t activation_lanes(std::size_t tokens);
 ActivationColumns fill_activation_columns(const QuantizedActivations* x, std::size_t tokens, std::size_t cols,
                                           DType type, float* q, float* d, float* xsum, uint8_t* bytes);
 
-// Rows decoded at once by int_matmul, and its per-thread scratch for them: w (kIntMatmulRows * cols floats),
-// ws and wm (kIntMatmulRows * cols / 32 each), and for the VNNI kernel bytes (kIntMatmulRows * cols) and
-// sums (kIntMatmulRows * cols / 32).
+// Rows decoded at once by int_matmul, and its per-thread scratch for them (per row: cols values in w and
+// bytes, cols / 32 in ws and wm, cols / 16 in groups and sums): the decoded integers (bytes, groups: see
+// quantized_int_rows.hpp), the float kernel's integers as floats times their group scale (w), and the VNNI
+// kernel's sums of each 16 bytes (sums).
 inline constexpr std::size_t kIntMatmulRows = 4;
 struct IntMatmulScratch {
   float* w;
   float* ws;
   float* wm;
   int8_t* bytes;
+  int16_t* groups;
   int32_t* sums;
 };
 

@@ -1,5 +1,5 @@
-// int_matmul (quantized_int_matmul.hpp) with AVX-512 VNNI byte products, for the types whose weight integers
-// are bytes (Q8_0, Q4_0): vpdpbusd multiplies 64 byte pairs per instruction, four times the multiply-adds of
+// int_matmul (quantized_int_matmul.hpp) with AVX-512 VNNI byte products, for every type with integer kernels
+// (their weight integers are bytes, Q6_K's with a scale per 16 values applied to each 16's sum): vpdpbusd multiplies 64 byte pairs per instruction, four times the multiply-adds of
 // float lanes. Lanes hold tokens as in the float kernel; each 32-bit lane sums four products of consecutive
 // values, so the activation columns hold the bytes of values 4i .. 4i + 3 of each token together
 // (ActivationColumns::bytes). vpdpbusd takes unsigned times signed bytes: the columns store x + 128 (1..255,
@@ -14,80 +14,88 @@
 #include <cstdint>
 #include <cstring>
 
-#include "kernels/quantized.hpp"
+#include "kernels/quantized_int_rows.hpp"
 
 namespace glassbox::kernels {
 namespace {
 
 constexpr std::size_t kTokens = 16;  // int32 lanes in a zmm
 
-float f16_at(const std::byte* p) {
-  uint16_t v;
-  std::memcpy(&v, p, 2);
-  return half_to_float(v);
-}
-
-// The sum of 32 bytes read as unsigned.
-int32_t unsigned_sum(__m256i bytes) {
-  const __m256i sums = _mm256_sad_epu8(bytes, _mm256_setzero_si256());  // four 64-bit partial sums
-  const __m128i pair = _mm_add_epi64(_mm256_castsi256_si128(sums), _mm256_extracti128_si256(sums, 1));
-  return static_cast<int32_t>(_mm_cvtsi128_si64(pair) + _mm_extract_epi64(pair, 1));
-}
-
-// One row's weight bytes, scales and per-sub-block weight sums (each sum taken over the unsigned bytes, then
-// the offset off: Q8_0's bytes + 128, Q4_0's nibbles).
-void decode_row(DType type, const std::byte* row, std::size_t cols, int8_t* w, float* ws, int32_t* wsum) {
-  const std::size_t block_bytes = type == DType::Q8_0 ? 34 : 18;
-  for (std::size_t b = 0; b < cols / 32; ++b, row += block_bytes, w += 32) {
-    ws[b] = f16_at(row);
-    __m256i values;
-    if (type == DType::Q8_0) {
-      values = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + 2));
-      wsum[b] = unsigned_sum(_mm256_xor_si256(values, _mm256_set1_epi8(static_cast<char>(0x80)))) - 32 * 128;
-    } else {
-      const __m128i packed = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + 2));
-      const __m128i mask = _mm_set1_epi8(0x0F);
-      const __m256i nibbles =
-          _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(packed, 4), mask), _mm_and_si128(packed, mask));
-      wsum[b] = unsigned_sum(nibbles) - 32 * 8;
-      values = _mm256_sub_epi8(nibbles, _mm256_set1_epi8(8));
-    }
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(w), values);
+// Row i of the scratch: its integers (quantized_int_rows.hpp) and each 16 bytes' sum (exact: the 16 bytes
+// plus 128 summed as unsigned, 128 * 16 taken off again).
+void decode_row(DType type, const std::byte* row, std::size_t cols, const IntMatmulScratch& s,
+                std::size_t i) {
+  int8_t* w = s.bytes + i * cols;
+  decode_integer_row(type, row, cols, w, s.groups + i * (cols / 16), s.ws + i * (cols / 32),
+                     s.wm + i * (cols / 32));
+  int32_t* sums = s.sums + i * (cols / 16);
+  const __m128i top_bit = _mm_set1_epi8(static_cast<char>(0x80));
+  for (std::size_t g = 0; g < cols / 16; ++g) {
+    const __m128i halves =
+        _mm_sad_epu8(_mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(w + 16 * g)), top_bit),
+                     _mm_setzero_si128());
+    sums[g] = static_cast<int32_t>(_mm_cvtsi128_si64(halves) + _mm_extract_epi64(halves, 1)) - 16 * 128;
   }
 }
 
-template <std::size_t R, std::size_t G>
-void rows_times_lanes(float* out, std::size_t out_stride, std::size_t first_row, const int8_t* const* w,
-                      const float* const* ws, const int32_t* const* wsum, std::size_t cols,
-                      const ActivationColumns& x, std::size_t lane) {
+// Decoded rows seen by the kernel.
+struct Rows {
+  const int8_t* w;
+  const int16_t* groups;
+  const float* ws;
+  const float* wm;
+  const int32_t* sums;
+};
+
+// kGroups: Q6_K's integer scale per 16 values (two sums per sub-block, each times its scale); kOffsets: Q4_K's
+// mins (the term less (wm * dx) * xsum).
+template <std::size_t R, std::size_t G, bool kGroups, bool kOffsets>
+void rows_times_lanes(float* out, std::size_t out_stride, std::size_t first_row, const Rows* rows,
+                      std::size_t cols, const ActivationColumns& x, std::size_t lane) {
   __m512 partial[R][G][4];
   for (std::size_t r = 0; r < R; ++r)
     for (std::size_t g = 0; g < G; ++g)
       for (int k = 0; k < 4; ++k)
         partial[r][g][k] = _mm512_setzero_ps();
   for (std::size_t b = 0; b < cols / 32; ++b) {
-    __m512i sum[R][G];
+    __m512i sum[R][G][2];  // the first and the second 16 values (one sum for both where !kGroups)
     for (std::size_t r = 0; r < R; ++r)
       for (std::size_t g = 0; g < G; ++g)
-        sum[r][g] = _mm512_setzero_si512();
+        sum[r][g][0] = sum[r][g][1] = _mm512_setzero_si512();
     for (std::size_t quad = 0; quad < 8; ++quad) {
+      const std::size_t half = kGroups ? quad / 4 : 0;
       __m512i xv[G];
       for (std::size_t g = 0; g < G; ++g)
         xv[g] = _mm512_loadu_si512(x.bytes + ((8 * b + quad) * x.lanes + lane + g * kTokens) * 4);
       for (std::size_t r = 0; r < R; ++r) {
         int32_t four;
-        std::memcpy(&four, w[r] + 32 * b + 4 * quad, 4);
+        std::memcpy(&four, rows[r].w + 32 * b + 4 * quad, 4);
         const __m512i wv = _mm512_set1_epi32(four);
         for (std::size_t g = 0; g < G; ++g)
-          sum[r][g] = _mm512_dpbusd_epi32(sum[r][g], xv[g], wv);
+          sum[r][g][half] = _mm512_dpbusd_epi32(sum[r][g][half], xv[g], wv);
       }
     }
     for (std::size_t g = 0; g < G; ++g) {
       const __m512 dx = _mm512_loadu_ps(x.d + b * x.lanes + lane + g * kTokens);
       for (std::size_t r = 0; r < R; ++r) {
-        const __m512i isum = _mm512_sub_epi32(sum[r][g], _mm512_set1_epi32(128 * wsum[r][b]));
-        const __m512 term =
-            _mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(ws[r][b]), dx), _mm512_cvtepi32_ps(isum));
+        const int32_t* sums = rows[r].sums + 2 * b;
+        __m512i isum;
+        if constexpr (kGroups) {
+          const int16_t* m = rows[r].groups + 2 * b;
+          isum = _mm512_add_epi32(
+              _mm512_mullo_epi32(_mm512_sub_epi32(sum[r][g][0], _mm512_set1_epi32(128 * sums[0])),
+                                 _mm512_set1_epi32(m[0])),
+              _mm512_mullo_epi32(_mm512_sub_epi32(sum[r][g][1], _mm512_set1_epi32(128 * sums[1])),
+                                 _mm512_set1_epi32(m[1])));
+        } else {
+          isum = _mm512_sub_epi32(sum[r][g][0], _mm512_set1_epi32(128 * (sums[0] + sums[1])));
+        }
+        __m512 term =
+            _mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(rows[r].ws[b]), dx), _mm512_cvtepi32_ps(isum));
+        if constexpr (kOffsets)
+          term =
+              _mm512_sub_ps(term, _mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(rows[r].wm[b]), dx),
+                                                _mm512_loadu_ps(x.xsum + b * x.lanes + lane + g * kTokens)));
         partial[r][g][b % 4] = _mm512_add_ps(partial[r][g][b % 4], term);
       }
     }
@@ -105,42 +113,51 @@ void rows_times_lanes(float* out, std::size_t out_stride, std::size_t first_row,
   }
 }
 
-template <std::size_t R>
+template <std::size_t R, bool kGroups, bool kOffsets>
 void rows_times_columns(float* out, std::size_t out_stride, std::size_t first_row, const IntMatmulScratch& s,
                         std::size_t cols, const ActivationColumns& x) {
-  const int8_t* w[R];
-  const float* ws[R];
-  const int32_t* wsum[R];
-  for (std::size_t r = 0; r < R; ++r) {
-    w[r] = s.bytes + r * cols;
-    ws[r] = s.ws + r * (cols / 32);
-    wsum[r] = s.sums + r * (cols / 32);
-  }
+  Rows rows[R];
+  for (std::size_t r = 0; r < R; ++r)
+    rows[r] = {s.bytes + r * cols, s.groups + r * (cols / 16), s.ws + r * (cols / 32), s.wm + r * (cols / 32),
+               s.sums + r * (cols / 16)};
   std::size_t lane = 0;
   for (; lane + 2 * kTokens <= x.lanes; lane += 2 * kTokens)
-    rows_times_lanes<R, 2>(out, out_stride, first_row, w, ws, wsum, cols, x, lane);
-  if (lane < x.tokens) rows_times_lanes<R, 1>(out, out_stride, first_row, w, ws, wsum, cols, x, lane);
+    rows_times_lanes<R, 2, kGroups, kOffsets>(out, out_stride, first_row, rows, cols, x, lane);
+  if (lane < x.tokens)
+    rows_times_lanes<R, 1, kGroups, kOffsets>(out, out_stride, first_row, rows, cols, x, lane);
+}
+
+template <bool kGroups, bool kOffsets>
+void matmul_rows(float* out, std::size_t out_stride, DType type, const std::byte* w, std::size_t row_bytes,
+                 std::size_t cols, const ActivationColumns& x, std::size_t row_begin, std::size_t row_end,
+                 const IntMatmulScratch& s) {
+  std::size_t r = row_begin;
+  for (; r + kIntMatmulRows <= row_end; r += kIntMatmulRows) {
+    for (std::size_t i = 0; i < kIntMatmulRows; ++i)
+      decode_row(type, w + (r + i) * row_bytes, cols, s, i);
+    rows_times_columns<kIntMatmulRows, kGroups, kOffsets>(out, out_stride, r, s, cols, x);
+  }
+  for (; r < row_end; ++r) {
+    decode_row(type, w + r * row_bytes, cols, s, 0);
+    rows_times_columns<1, kGroups, kOffsets>(out, out_stride, r, s, cols, x);
+  }
 }
 
 }  // namespace
 
 bool vnni_matmul_handles(DType type) {
-  return type == DType::Q8_0 || type == DType::Q4_0;
+  return type == DType::Q8_0 || type == DType::Q4_0 || type == DType::Q4_K || type == DType::Q6_K;
 }
 
 void int_matmul_vnni(float* out, std::size_t out_stride, DType type, const std::byte* w,
                      std::size_t row_bytes, std::size_t cols, const ActivationColumns& x,
                      std::size_t row_begin, std::size_t row_end, IntMatmulScratch s) {
-  std::size_t r = row_begin;
-  for (; r + kIntMatmulRows <= row_end; r += kIntMatmulRows) {
-    for (std::size_t i = 0; i < kIntMatmulRows; ++i)
-      decode_row(type, w + (r + i) * row_bytes, cols, s.bytes + i * cols, s.ws + i * (cols / 32),
-                 s.sums + i * (cols / 32));
-    rows_times_columns<kIntMatmulRows>(out, out_stride, r, s, cols, x);
-  }
-  for (; r < row_end; ++r) {
-    decode_row(type, w + r * row_bytes, cols, s.bytes, s.ws, s.sums);
-    rows_times_columns<1>(out, out_stride, r, s, cols, x);
+  if (int_dot_has_group_scales(type)) {
+    matmul_rows<true, false>(out, out_stride, type, w, row_bytes, cols, x, row_begin, row_end, s);
+  } else if (int_dot_has_offsets(type)) {
+    matmul_rows<false, true>(out, out_stride, type, w, row_bytes, cols, x, row_begin, row_end, s);
+  } else {
+    matmul_rows<false, false>(out, out_stride, type, w, row_bytes, cols, x, row_begin, row_end, s);
   }
 }
 

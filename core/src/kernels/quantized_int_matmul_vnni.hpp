@@ -1,4 +1,4 @@
-// The AVX-512 VNNI form of int_matmul (quantized_int_matmul.hpp) for Q8_0 and Q4_0, built where the compiler
+// The AVX-512 VNNI form of int_matmul (quantized_int_matmul.hpp), built where the compiler
 // targets AVX-512 VNNI (the other instruction sets take the float kernel, which gives the same bits).
 #pragma once
 

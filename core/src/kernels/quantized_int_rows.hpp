@@ -1,10 +1,14 @@
-// A weight row as the integer dot products see it (quantized_int_dot.hpp): every value's integer w, whose
-// products with the activation integers are summed exactly, and each 32-value sub-block's scale ws (and wm,
-// for types whose values carry a per-sub-block offset: value = ws * w - wm). The plain-loop reference and the
-// batched prefill kernel (quantized_int_matmul.hpp) both read rows through this one decoder.
+// A weight row as the integer dot products see it (quantized_int_dot.hpp): every value's integer w (a byte),
+// for Q6_K an integer scale per 16 values, and each 32-value sub-block's float scale ws (and wm, for types
+// whose values carry a per-sub-block offset: value = ws * w - wm). Sub-block b's integer sum is then
+//   isum_b = sum over its 32 values of w * x                       (types without group scales)
+//   isum_b = m_2b * (sum over the first 16) + m_2b+1 * (the second 16)     (Q6_K: m the int8 scales)
+// The plain-loop reference and both prompt kernels (quantized_int_matmul.cpp, quantized_int_matmul_vnni.cpp)
+// read rows through this one decoder.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 #include "glassbox/tensor.hpp"
 
@@ -12,9 +16,12 @@ namespace glassbox::kernels {
 
 // Whether `type`'s sub-blocks carry an offset wm (then the term subtracts (wm * dx) * xsum).
 bool int_dot_has_offsets(DType type);
+// Whether `type` has an integer scale per 16 values (group_scales below).
+bool int_dot_has_group_scales(DType type);
 
-// Decodes one row of `cols` values of a type with integer kernels: w[cols] (integers, as floats: every one is
-// exact), ws[cols / 32], and wm[cols / 32] where int_dot_has_offsets(type) (left untouched otherwise).
-void decode_integer_row(DType type, const std::byte* row, std::size_t cols, float* w, float* ws, float* wm);
+// Decodes one row of `cols` values of a type with integer kernels: w[cols], ws[cols / 32], and where the type
+// has them wm[cols / 32] and group_scales[cols / 16] (left untouched otherwise).
+void decode_integer_row(DType type, const std::byte* row, std::size_t cols, int8_t* w, int16_t* group_scales,
+                        float* ws, float* wm);
 
 }  // namespace glassbox::kernels

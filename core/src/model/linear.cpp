@@ -47,7 +47,8 @@ DecodeScratch::DecodeScratch(int workers, std::size_t max_cols)
       int_w_(workers * kernels::kIntMatmulRows * max_cols),
       int_scales_(2 * workers * kernels::kIntMatmulRows * max_cols / kernels::kActivationBlock),
       int_bytes_(int_w_.size()),
-      int_sums_(int_scales_.size() / 2) {}
+      int_groups_(int_w_.size() / 16),
+      int_sums_(int_w_.size() / 16) {}
 
 kernels::QuantizedActivations DecodeScratch::quantize(std::size_t slot, const float* x, std::size_t cols) {
   int8_t* q = q_.data() + slot * stride_;
@@ -67,8 +68,12 @@ kernels::IntMatmulScratch DecodeScratch::int_rows(int worker) {
   const std::size_t rows = kernels::kIntMatmulRows, scales = rows * stride_ / kernels::kActivationBlock;
   float* s = int_scales_.data() + 2 * static_cast<std::size_t>(worker) * scales;
   const auto at = static_cast<std::size_t>(worker);
-  return {int_w_.data() + at * rows * stride_, s, s + scales, int_bytes_.data() + at * rows * stride_,
-          int_sums_.data() + at * scales};
+  return {int_w_.data() + at * rows * stride_,
+          s,
+          s + scales,
+          int_bytes_.data() + at * rows * stride_,
+          int_groups_.data() + at * rows * stride_ / 16,
+          int_sums_.data() + at * rows * stride_ / 16};
 }
 
 bool uses_int_dot(const Tensor& w) {

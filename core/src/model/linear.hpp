@@ -41,6 +41,7 @@ class DecodeScratch {
   std::vector<uint8_t> column_bytes_;
   std::vector<float> int_w_, int_scales_;
   std::vector<int8_t> int_bytes_;
+  std::vector<int16_t> int_groups_;
   std::vector<int32_t> int_sums_;
 };
 
