@@ -270,8 +270,7 @@ uint64_t checksum(std::span<const DType> types) {
         v = in.uniform(-1.0f, 1.0f);
       fused_matvec(out.data(), type, w.data(), w.size() / rows, n, x.data(), 0, rows);
       for (float v : out)
-        for (int byte = 0; byte < 4; ++byte)
-          hash = (hash ^ ((bits(v) >> (8 * byte)) & 0xff)) * 1099511628211ull;
+        hash = fold_bits(hash, v);
     }
   }
   return hash;

@@ -20,6 +20,13 @@ inline uint32_t bits(float f) {
   return b;
 }
 
+// FNV-1a: folds the bytes of v into hash (the checksums that tie the native and WebAssembly builds together).
+inline uint64_t fold_bits(uint64_t hash, float v) {
+  for (int byte = 0; byte < 4; ++byte)
+    hash = (hash ^ ((bits(v) >> (8 * byte)) & 0xff)) * 1099511628211ull;
+  return hash;
+}
+
 // Inputs from std::mt19937's raw output, which the standard fixes bit for bit (its distributions are not),
 // so the WebAssembly suite sees the same numbers for the checksum.
 class Inputs {

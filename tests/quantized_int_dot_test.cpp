@@ -244,8 +244,7 @@ uint64_t checksum(std::initializer_list<DType> types, uint32_t seed) {
       std::vector<float> out(rows);
       int_matvec(out.data(), type, w.data(), w.size() / rows, n, a.view(), 0, rows);
       for (float v : out)
-        for (int byte = 0; byte < 4; ++byte)
-          hash = (hash ^ ((bits(v) >> (8 * byte)) & 0xff)) * 1099511628211ull;
+        hash = fold_bits(hash, v);
     }
   }
   return hash;

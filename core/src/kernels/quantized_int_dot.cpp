@@ -24,9 +24,6 @@ struct Q8_0 {
   GLASSBOX_INT_INLINE static Sums sums(const std::byte* block, const int8_t* x) {
     return int_lanes::dot_signed(int_lanes::load32(block + 2), x);
   }
-  GLASSBOX_INT_INLINE static int32_t finish(int32_t isum, const QuantizedActivations&, std::size_t) {
-    return isum;
-  }
 };
 
 // Q4_0: 18-byte blocks, an f16 scale then 16 bytes of nibbles (values 0..15 low, 16..31 high), value q - 8.
@@ -35,9 +32,6 @@ struct Q4_0 {
   static constexpr std::size_t kBytes = 18;
   GLASSBOX_INT_INLINE static Sums sums(const std::byte* block, const int8_t* x) {
     return int_lanes::dot_signed(int_lanes::minus(int_lanes::nibbles(block + 2), 8), x);
-  }
-  GLASSBOX_INT_INLINE static int32_t finish(int32_t isum, const QuantizedActivations&, std::size_t) {
-    return isum;
   }
 };
 
@@ -54,15 +48,13 @@ float row_dot(const std::byte* row, const QuantizedActivations& x, std::size_t n
     int32_t isum[4];
     int_lanes::totals4(s0, s1, s2, s3, isum);
     float ws[4];
-    for (int k = 0; k < 4; ++k) {
-      isum[k] = Format::finish(isum[k], x, b + k);
+    for (int k = 0; k < 4; ++k)
       ws[k] = f16_at(block + k * Format::kBytes);
-    }
     partials.add4(ws, x.d + b, isum);
   }
   for (; b < nblocks; ++b) {
     const std::byte* block = row + b * Format::kBytes;
-    const int32_t isum = Format::finish(int_lanes::total(Format::sums(block, x.q + b * 32)), x, b);
+    const int32_t isum = int_lanes::total(Format::sums(block, x.q + b * 32));
     partials.add(b, f16_at(block), x.d[b], isum);
   }
   return partials.total();
