@@ -1,39 +1,55 @@
-// The batched matrix product. What makes it faster than one matvec per token is reuse: a weight row is read
-// from memory once and then dotted with every token's vector while it sits in L1, kTileTokens tokens at a
-// time so that each load of the row feeds several products. Each (row, token) pair keeps its own
-// kReductionLanes partial sums, summed in the canonical order, so the result is dot()'s to the bit.
+// The batched matrix product. What makes it faster than one matvec per token is reuse: each load feeds
+// several products. The kernel works on tiles of kTileRows weight rows by kTileTokens tokens: per step it
+// loads the tile's rows and tokens once (R + T loads) and makes R * T products from them, where dot_rows
+// makes one product per load. Each (row, token) pair keeps its own kReductionLanes partial sums, summed in
+// the canonical order, so every output is dot()'s to the bit.
 //
-// The tile is one row by kTileTokens tokens: kTileTokens * kAccumulatorsPerRow accumulators, as many as fit
-// the register file beside the row's and the tokens' loads (AVX2: 3 tokens x 4 registers of 8 lanes; SSE and
-// WebAssembly SIMD128: 1 token x 8 registers of 4 lanes; AVX-512: 12 tokens x 2 registers of 16 lanes).
+// The tile takes as many accumulators as the register file holds beside the loads (AVX-512: 3 rows x 4
+// tokens x 2 registers of 16 lanes = 24 of 32; AVX2: 1 row x 3 tokens x 4 registers of 8 lanes = 12 of
+// 16; SSE and WebAssembly SIMD128: 1 x 1 x 8 registers of 4 lanes).
+//
+// Around the tiles, the tokens are taken kBlockTokens at a time: the block's vectors stay in L2 while every
+// tile of rows passes over them, and each weight row, once loaded, stays in L1 while it meets the block.
 #include "kernels/matmul.hpp"
+
+#include <algorithm>
 
 #include "dot_rows.hpp"
 
 namespace glassbox::kernels {
 namespace {
 
-// Vector registers the accumulators may take: 12 of the 16 of AVX2, SSE and SIMD128, 24 of AVX-512's 32.
-constexpr std::size_t kAccumulatorRegisters = kWidth >= 16 ? 24 : 12;
+constexpr bool kWide = kWidth >= 16;
+constexpr std::size_t kTileRows = kWide ? 6 : 1;
+constexpr std::size_t kAccumulatorRegisters = kWide ? 24 : 12;
 constexpr std::size_t kTileTokens =
-    kAccumulatorRegisters / kAccumulatorsPerRow > 0 ? kAccumulatorRegisters / kAccumulatorsPerRow : 1;
+    std::max<std::size_t>(1, kAccumulatorRegisters / (kTileRows * kAccumulatorsPerRow));
+// 64 tokens of 2,048 floats are 512 KiB: within the L2 of current x86 cores, beside the rows in flight.
+constexpr std::size_t kBlockTokens = 64;
 
-// out[t * out_stride] = dot(row, x + t * n, n) for t < T: dot_rows with the roles of the rows and the vector
-// swapped (one row, T vectors), and the same loads, products and tail.
-template <std::size_t T>
-GLASSBOX_INLINE void dot_tokens(const float* row, const float* x, std::size_t n, float* out,
-                                std::size_t out_stride) {
-  Batch acc[T][kAccumulatorsPerRow];
-  unrolled<T>([&](auto t) __attribute__((always_inline)) {
-    unrolled<kAccumulatorsPerRow>([&](auto k) __attribute__((always_inline)) { acc[t][k] = Batch(0.0f); });
+// out[t * out_stride + r] = dot(w + r * n, x + t * n, n) for r < R, t < T: dot_rows generalized to R rows
+// against T vectors, with the same loads, products and tail for every pair.
+template <std::size_t R, std::size_t T>
+GLASSBOX_INLINE void dot_tile(const float* w, const float* x, std::size_t n, float* out,
+                              std::size_t out_stride) {
+  Batch acc[R][T][kAccumulatorsPerRow];
+  unrolled<R>([&](auto r) __attribute__((always_inline)) {
+    unrolled<T>([&](auto t) __attribute__((always_inline)) {
+      unrolled<kAccumulatorsPerRow>([&](auto k)
+                                        __attribute__((always_inline)) { acc[r][t][k] = Batch(0.0f); });
+    });
   });
 
   std::size_t i = 0;
   for (; i + kReductionLanes <= n; i += kReductionLanes) {
     unrolled<kAccumulatorsPerRow>([&](auto k) __attribute__((always_inline)) {
-      const Batch wv = Batch::load_unaligned(row + i + k * kWidth);
+      Batch wv[R];
+      unrolled<R>([&](auto r) __attribute__((always_inline)) {
+        wv[r] = Batch::load_unaligned(w + r * n + i + k * kWidth);
+      });
       unrolled<T>([&](auto t) __attribute__((always_inline)) {
-        acc[t][k] = acc[t][k] + wv * Batch::load_unaligned(x + t * n + i + k * kWidth);
+        const Batch xv = Batch::load_unaligned(x + t * n + i + k * kWidth);
+        unrolled<R>([&](auto r) __attribute__((always_inline)) { acc[r][t][k] = acc[r][t][k] + wv[r] * xv; });
       });
     });
   }
@@ -44,23 +60,32 @@ GLASSBOX_INLINE void dot_tokens(const float* row, const float* x, std::size_t n,
       const std::size_t from = i + k * kWidth;
       if (from >= n) return;
       const bool whole = from + kWidth <= n;
-      const Batch wv = whole ? Batch::load_unaligned(row + from) : load_partial(row + from, n - from);
+      auto load = [&](const float* p) __attribute__((always_inline)) {
+        return whole ? Batch::load_unaligned(p + from) : load_partial(p + from, n - from);
+      };
       unrolled<T>([&](auto t) __attribute__((always_inline)) {
-        const float* xt = x + t * n + from;
-        acc[t][k] = acc[t][k] + wv * (whole ? Batch::load_unaligned(xt) : load_partial(xt, n - from));
+        const Batch xv = load(x + t * n);
+        unrolled<R>([&](auto r) __attribute__((always_inline)) {
+          acc[r][t][k] = acc[r][t][k] + load(w + r * n) * xv;
+        });
       });
     });
   }
-  unrolled<T>([&](auto t) __attribute__((always_inline)) { out[t * out_stride] = finish_partials(acc[t]); });
+  unrolled<R>([&](auto r) __attribute__((always_inline)) {
+    unrolled<T>([&](auto t)
+                    __attribute__((always_inline)) { out[t * out_stride + r] = finish_partials(acc[r][t]); });
+  });
 }
 
-// The last tokens of a row, fewer than a whole tile: one call with a tile of exactly that many.
-template <std::size_t T>
-void dot_remaining_tokens(std::size_t count, const float* row, const float* x, std::size_t n, float* out,
-                          std::size_t out_stride) {
-  if constexpr (T > 0) {
-    if (count == T) return dot_tokens<T>(row, x, n, out, out_stride);
-    dot_remaining_tokens<T - 1>(count, row, x, n, out, out_stride);
+// The edges of the matrix, fewer rows or tokens than a whole tile: one call with a tile of exactly that
+// shape (rows in [1, R], tokens in [1, T]).
+template <std::size_t R, std::size_t T>
+void dot_edge_tile(std::size_t rows, std::size_t tokens, const float* w, const float* x, std::size_t n,
+                   float* out, std::size_t out_stride) {
+  if constexpr (R > 0 && T > 0) {
+    if (rows < R) return dot_edge_tile<R - 1, T>(rows, tokens, w, x, n, out, out_stride);
+    if (tokens < T) return dot_edge_tile<R, T - 1>(rows, tokens, w, x, n, out, out_stride);
+    dot_tile<R, T>(w, x, n, out, out_stride);
   }
 }
 
@@ -68,13 +93,22 @@ void dot_remaining_tokens(std::size_t count, const float* row, const float* x, s
 
 void matmul(float* out, std::size_t out_stride, const float* w, std::size_t n_rows, const float* x,
             std::size_t n_tokens, std::size_t n) {
-  for (std::size_t r = 0; r < n_rows; ++r) {
-    const float* row = w + r * n;
-    std::size_t t = 0;
-    for (; t + kTileTokens <= n_tokens; t += kTileTokens)
-      dot_tokens<kTileTokens>(row, x + t * n, n, out + t * out_stride + r, out_stride);
-    dot_remaining_tokens<kTileTokens - 1>(n_tokens - t, row, x + t * n, n, out + t * out_stride + r,
-                                          out_stride);
+  for (std::size_t block = 0; block < n_tokens; block += kBlockTokens) {
+    const std::size_t block_end = std::min(n_tokens, block + kBlockTokens);
+    for (std::size_t r = 0; r < n_rows; r += kTileRows) {
+      const std::size_t rows = std::min(kTileRows, n_rows - r);
+      for (std::size_t t = block; t < block_end; t += kTileTokens) {
+        const std::size_t tokens = std::min(kTileTokens, block_end - t);
+        const float* w_tile = w + r * n;
+        const float* x_tile = x + t * n;
+        float* out_tile = out + t * out_stride + r;
+        if (rows == kTileRows && tokens == kTileTokens) {
+          dot_tile<kTileRows, kTileTokens>(w_tile, x_tile, n, out_tile, out_stride);
+        } else {
+          dot_edge_tile<kTileRows, kTileTokens>(rows, tokens, w_tile, x_tile, n, out_tile, out_stride);
+        }
+      }
+    }
   }
 }
 
