@@ -260,9 +260,15 @@ std::vector<int> prompt_of(int length, int vocab, uint32_t seed) {
   return ids;
 }
 
+// Prefill chunks of 40 tokens, so that the prompts below fall on both sides of a chunk and cross several
+// (40 quantized tokens are one group of 32 lanes and one of 8 in the VNNI kernel).
+constexpr int kTestPrefillBatch = 40;
+
 Session make_session(const std::shared_ptr<const Model>& model, int threads, int context = 0) {
-  auto session =
-      Session::create(model, {.threads = threads, .context_length = context, .trace_attention = true});
+  auto session = Session::create(model, {.threads = threads,
+                                         .context_length = context,
+                                         .trace_attention = true,
+                                         .prefill_batch = kTestPrefillBatch});
   EXPECT_TRUE(session.ok()) << session.error().message;
   return std::move(*session);
 }
@@ -383,8 +389,8 @@ TEST(ForwardLinearBatch, EachTokenGetsLinearsBits) {
     std::normal_distribution<float> normal(0.0f, 1.0f);
     for (int threads : {1, 3}) {
       ThreadPool pool(threads);
-      DecodeScratch scratch(pool.size(), 256);
-      for (std::size_t tokens : {2u, 3u, 5u, 13u, 40u}) {  // 40: past a chunk of quantized tokens
+      DecodeScratch scratch(pool.size(), 256, 32);         // a chunk of 32 quantized tokens
+      for (std::size_t tokens : {2u, 3u, 5u, 13u, 40u}) {  // 40: past the chunk
         std::vector<float> x(tokens * 256), bias(128), batched(tokens * 128), single(128);
         for (float& v : x)
           v = normal(rng);

@@ -400,6 +400,9 @@ TEST(Session, RejectsBadOptions) {
   EXPECT_NE(too_long.error().message.find("context length 17 exceeds the model's maximum 16"),
             std::string::npos);
   EXPECT_FALSE(Session::create(model, {.threads = 0}).ok());
+  auto negative_batch = Session::create(model, {.prefill_batch = -1});
+  ASSERT_FALSE(negative_batch.ok());
+  EXPECT_NE(negative_batch.error().message.find("prefill batch must be >= 0"), std::string::npos);
   EXPECT_FALSE(Session::create(nullptr).ok());
 }
 

@@ -29,6 +29,9 @@ struct SessionOptions {
   bool trace_residuals = false;
   // The most bytes the residual trace may hold; past it the oldest positions are dropped. 0: no cap.
   int64_t residual_budget_bytes = 0;
+  // Prompt tokens per forward pass in prefill(); 0: 256. Fewer hold less scratch memory (the activations of
+  // that many tokens) and read the weights more often; the results are the same bits for any value.
+  int prefill_batch = 0;
 };
 
 class Session {

@@ -26,10 +26,10 @@ Error not_kept(const ResidualTrace& residuals, int position) {
                    : std::string());
 }
 
-// The widest row linear() may decode (the query projection reads dim values).
+// The widest row linear() may decode (the query projection reads dim values), one token at a time.
 DecodeScratch scratch_for(const Model& model, ThreadPool& pool) {
   return DecodeScratch(pool.size(),
-                       static_cast<std::size_t>(std::max(model.config.dim, model.config.q_dim())));
+                       static_cast<std::size_t>(std::max(model.config.dim, model.config.q_dim())), 1);
 }
 
 }  // namespace

@@ -32,16 +32,16 @@ void decoded_matvec(float* out, const Tensor& w, const float* x, std::size_t beg
 
 }  // namespace
 
-DecodeScratch::DecodeScratch(int workers, std::size_t max_cols)
+DecodeScratch::DecodeScratch(int workers, std::size_t max_cols, std::size_t max_tokens)
     : stride_(max_cols),
       rows_(workers * max_cols),
-      q_(kQuantizedTokens * max_cols),
-      d_(kQuantizedTokens * max_cols / kernels::kActivationBlock),
-      sums16_(kQuantizedTokens * max_cols / 16),
-      sums32_(kQuantizedTokens * max_cols / kernels::kActivationBlock),
-      slots_{},
-      column_q_(kernels::activation_lanes(kQuantizedTokens) * max_cols),
-      column_d_(kernels::activation_lanes(kQuantizedTokens) * max_cols / kernels::kActivationBlock),
+      q_(max_tokens * max_cols),
+      d_(max_tokens * max_cols / kernels::kActivationBlock),
+      sums16_(max_tokens * max_cols / 16),
+      sums32_(max_tokens * max_cols / kernels::kActivationBlock),
+      slots_(max_tokens),
+      column_q_(kernels::activation_lanes(max_tokens) * max_cols),
+      column_d_(kernels::activation_lanes(max_tokens) * max_cols / kernels::kActivationBlock),
       column_xsum_(column_d_.size()),
       column_bytes_(column_q_.size()),
       int_w_(workers * kernels::kIntMatmulRows * max_cols),
@@ -49,6 +49,17 @@ DecodeScratch::DecodeScratch(int workers, std::size_t max_cols)
       int_bytes_(int_w_.size()),
       int_groups_(int_w_.size() / 16),
       int_sums_(int_w_.size() / 16) {}
+
+int64_t DecodeScratch::bytes(int workers, std::size_t max_cols, std::size_t max_tokens) {
+  const auto cols = static_cast<int64_t>(max_cols), rows = static_cast<int64_t>(kernels::kIntMatmulRows);
+  const int64_t blocks = cols / kernels::kActivationBlock, groups = cols / 16;
+  // Per worker: the decoded float row; the integer rows (floats, bytes, group scales and sums, scales).
+  const int64_t per_worker = 4 * cols + rows * (5 * cols + 6 * groups + 8 * blocks);
+  // Per token: its quantized values, scales and sums; per column lane: the floats, bytes, scales and sums.
+  const int64_t per_token = cols + 8 * blocks + 4 * groups, per_lane = 5 * cols + 8 * blocks;
+  return workers * per_worker + static_cast<int64_t>(max_tokens) * per_token +
+         static_cast<int64_t>(kernels::activation_lanes(max_tokens)) * per_lane;
+}
 
 kernels::QuantizedActivations DecodeScratch::quantize(std::size_t slot, const float* x, std::size_t cols) {
   int8_t* q = q_.data() + slot * stride_;
@@ -60,8 +71,8 @@ kernels::QuantizedActivations DecodeScratch::quantize(std::size_t slot, const fl
 }
 
 kernels::ActivationColumns DecodeScratch::columns(std::size_t tokens, std::size_t cols, DType type) {
-  return kernels::fill_activation_columns(slots_, tokens, cols, type, column_q_.data(), column_d_.data(),
-                                          column_xsum_.data(), column_bytes_.data());
+  return kernels::fill_activation_columns(slots_.data(), tokens, cols, type, column_q_.data(),
+                                          column_d_.data(), column_xsum_.data(), column_bytes_.data());
 }
 
 kernels::IntMatmulScratch DecodeScratch::int_rows(int worker) {

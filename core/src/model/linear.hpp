@@ -13,17 +13,19 @@ namespace glassbox {
 
 // Scratch for the matrix products, sized once with the session (from the widest matrix row), so a product
 // never allocates: per-worker rows for decoding 16-bit and quantized weights, and for the integer kernels
-// (kernels/quantized_int_dot.hpp) the quantized activations of up to kQuantizedTokens tokens, their
-// token-major columns, and per-worker integer rows (kernels/quantized_int_matmul.hpp).
+// (kernels/quantized_int_dot.hpp) the quantized activations of up to max_tokens() tokens, their token-major
+// columns, and per-worker integer rows (kernels/quantized_int_matmul.hpp). A session sizes it for its whole
+// prefill chunk, so that a batched product decodes every weight row once.
 class DecodeScratch {
  public:
-  static constexpr std::size_t kQuantizedTokens = 32;
-
-  DecodeScratch(int workers, std::size_t max_cols);
+  DecodeScratch(int workers, std::size_t max_cols, std::size_t max_tokens);
+  // The bytes such a scratch holds, for the session's memory estimate (run_state_bytes).
+  static int64_t bytes(int workers, std::size_t max_cols, std::size_t max_tokens);
   float* row(int worker) { return rows_.data() + static_cast<std::size_t>(worker) * stride_; }
   std::size_t max_cols() const { return stride_; }
+  std::size_t max_tokens() const { return slots_.size(); }
 
-  // Quantizes x (cols values, a multiple of 32, at most max_cols) into token slot `slot` (< kQuantizedTokens).
+  // Quantizes x (cols values, a multiple of 32, at most max_cols) into token slot `slot` (< max_tokens()).
   // Called on the thread that then shares the result with the workers, which only read it.
   kernels::QuantizedActivations quantize(std::size_t slot, const float* x, std::size_t cols);
   // The first `tokens` slots as columns (kernels::fill_activation_columns), on the same thread.
@@ -36,7 +38,7 @@ class DecodeScratch {
   std::vector<int8_t> q_;
   std::vector<float> d_;
   std::vector<int32_t> sums16_, sums32_;
-  kernels::QuantizedActivations slots_[kQuantizedTokens];
+  std::vector<kernels::QuantizedActivations> slots_;
   std::vector<float> column_q_, column_d_, column_xsum_;
   std::vector<uint8_t> column_bytes_;
   std::vector<float> int_w_, int_scales_;

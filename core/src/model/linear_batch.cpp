@@ -20,8 +20,8 @@ void int_dot_batch(float* out, const Tensor& w, const float* x, std::size_t toke
                    DecodeScratch& scratch) {
   const auto rows = static_cast<std::size_t>(w.rows), cols = static_cast<std::size_t>(w.cols);
   const auto row_bytes = static_cast<std::size_t>(tensor_bytes(w.type, 1, w.cols));
-  for (std::size_t t0 = 0; t0 < tokens; t0 += DecodeScratch::kQuantizedTokens) {
-    const std::size_t n = std::min(tokens - t0, DecodeScratch::kQuantizedTokens);
+  for (std::size_t t0 = 0; t0 < tokens; t0 += scratch.max_tokens()) {
+    const std::size_t n = std::min(tokens - t0, scratch.max_tokens());
     for (std::size_t t = 0; t < n; ++t)
       scratch.quantize(t, x + (t0 + t) * cols, cols);
     const kernels::ActivationColumns columns = scratch.columns(n, cols, w.type);

@@ -15,7 +15,9 @@ std::size_t widest_row(const ModelConfig& c) {
 }  // namespace
 
 RunState::RunState(const ModelConfig& c, int context, int workers, int batch_size)
-    : context_length(context), batch(batch_size), decode(workers, widest_row(c)) {
+    : context_length(context),
+      batch(batch_size),
+      decode(workers, widest_row(c), static_cast<std::size_t>(batch_size)) {
   const auto ctx = static_cast<std::size_t>(context), rows = static_cast<std::size_t>(batch_size);
   x.resize(rows * c.dim);
   xb.resize(rows * c.dim);
@@ -66,8 +68,8 @@ int64_t run_state_bytes(const ModelConfig& c, int context, int workers, int batc
   int64_t floats = batch * (3 * int64_t{c.dim} + 2 * int64_t{c.q_dim()} + 2 * int64_t{c.hidden_dim}) +
                    c.n_heads * ctx + c.vocab_size + 2 * int64_t{c.n_layers} * ctx * c.kv_dim();
   if (c.position == PositionKind::RoPE) floats += (any_sliding_layer(c) ? 2 : 1) * ctx * c.rotary_dim();
-  floats += int64_t{workers} * static_cast<int64_t>(widest_row(c));
-  return floats * static_cast<int64_t>(sizeof(float));
+  return floats * static_cast<int64_t>(sizeof(float)) +
+         DecodeScratch::bytes(workers, widest_row(c), static_cast<std::size_t>(batch));
 }
 
 }  // namespace glassbox

@@ -14,12 +14,6 @@ namespace glassbox {
 namespace {
 constexpr int kDefaultMaxContext = 4096;
 constexpr int64_t kMaxSessionBytes = int64_t{3} << 30;  // past this the WASM heap (4 GiB) could not hold it
-// Prompt tokens per forward pass in prefill(). Each weight row is read from memory once per chunk, so the
-// weights' memory traffic per token falls as 1/batch; past about 16 tokens the matrix products are bound by
-// arithmetic instead (measured on AVX2: 32, 64 and 128 run within noise of each other on the stories15M and
-// 110M shapes). 64 leaves room for slower memory (WASM, several threads sharing it) at a modest cost: the
-// activations of 64 tokens, 2 MiB for the 110M shape.
-constexpr int kPrefillBatch = 64;
 }  // namespace
 
 Result<Session> Session::create(std::shared_ptr<const Model> model, SessionOptions options) {
@@ -32,7 +26,10 @@ Result<Session> Session::create(std::shared_ptr<const Model> model, SessionOptio
                  c.max_seq_len);
   if (options.threads < 1)
     return error(ErrorCode::BadArgument, "session: threads must be >= 1, found ", options.threads);
-  const int batch = std::min(kPrefillBatch, context);
+  if (options.prefill_batch < 0)
+    return error(ErrorCode::BadArgument, "session: prefill batch must be >= 0 (0: the default), found ",
+                 options.prefill_batch);
+  const int batch = std::min(options.prefill_batch > 0 ? options.prefill_batch : kPrefillBatch, context);
   const int64_t bytes = run_state_bytes(c, context, options.threads, batch);
   if (bytes > kMaxSessionBytes)
     return error(ErrorCode::OutOfMemory, "session: a context of ", context, " positions needs ", bytes >> 20,
