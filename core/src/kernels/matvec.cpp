@@ -34,21 +34,64 @@ void matvec(float* out, const float* w, const float* x, std::size_t cols, std::s
   dot_strided(out + row_begin, w + row_begin * cols, cols, row_end - row_begin, x, cols);
 }
 
+namespace {
+
+// Columns [i, i + C * kWidth) of the weighted sum, C registers at once: the rows are walked once for all C
+// (one broadcast of the weight feeds C products, and C chains of additions run side by side), and each lane
+// still adds its terms in order of t. kPartial: the last register holds only n - i - (C - 1) * kWidth
+// columns, loaded padded with zeros and stored back in part.
+template <std::size_t C, bool kPartial>
+GLASSBOX_INLINE void weighted_columns(float* out, const float* weights, const float* rows,
+                                      std::size_t row_stride, std::size_t n_rows, std::size_t i,
+                                      std::size_t n) {
+  Batch acc[C];
+  unrolled<C>([&](auto c) __attribute__((always_inline)) { acc[c] = Batch(0.0f); });
+  const std::size_t last = n - i - (C - 1) * kWidth;
+  for (std::size_t t = 0; t < n_rows; ++t) {
+    const Batch weight(weights[t]);
+    const float* row = rows + t * row_stride + i;
+    unrolled<C>([&](auto c) __attribute__((always_inline)) {
+      const bool partial = kPartial && c == C - 1;
+      const Batch v =
+          partial ? load_partial(row + c * kWidth, last) : Batch::load_unaligned(row + c * kWidth);
+      acc[c] = acc[c] + weight * v;
+    });
+  }
+  unrolled<C>([&](auto c) __attribute__((always_inline)) {
+    if (kPartial && c == C - 1) {
+      store_partial(out + i + c * kWidth, acc[c], last);
+    } else {
+      acc[c].store_unaligned(out + i + c * kWidth);
+    }
+  });
+}
+
+constexpr std::size_t kWeightedRegisters = 4;
+
+// The last columns, fewer than kWeightedRegisters registers' worth: C registers, the last partial or not.
+template <std::size_t C>
+void weighted_remainder(std::size_t registers, bool partial, float* out, const float* weights,
+                        const float* rows, std::size_t row_stride, std::size_t n_rows, std::size_t i,
+                        std::size_t n) {
+  if constexpr (C > 0) {
+    if (registers < C)
+      return weighted_remainder<C - 1>(registers, partial, out, weights, rows, row_stride, n_rows, i, n);
+    if (partial) return weighted_columns<C, true>(out, weights, rows, row_stride, n_rows, i, n);
+    weighted_columns<C, false>(out, weights, rows, row_stride, n_rows, i, n);
+  }
+}
+
+}  // namespace
+
 void weighted_row_sum(float* out, const float* weights, const float* rows, std::size_t row_stride,
                       std::size_t n_rows, std::size_t n) {
   std::size_t i = 0;
-  for (; i + kWidth <= n; i += kWidth) {
-    Batch acc(0.0f);
-    for (std::size_t t = 0; t < n_rows; ++t)
-      acc = acc + Batch(weights[t]) * Batch::load_unaligned(rows + t * row_stride + i);
-    acc.store_unaligned(out + i);
-  }
-  if (i < n) {
-    Batch acc(0.0f);
-    for (std::size_t t = 0; t < n_rows; ++t)
-      acc = acc + Batch(weights[t]) * load_partial(rows + t * row_stride + i, n - i);
-    store_partial(out + i, acc, n - i);
-  }
+  for (; i + kWeightedRegisters * kWidth <= n; i += kWeightedRegisters * kWidth)
+    weighted_columns<kWeightedRegisters, false>(out, weights, rows, row_stride, n_rows, i, n);
+  if (i == n) return;
+  const std::size_t left = n - i, partial = left % kWidth != 0;
+  weighted_remainder<kWeightedRegisters>(left / kWidth + partial, partial, out, weights, rows, row_stride,
+                                         n_rows, i, n);
 }
 
 }  // namespace glassbox::kernels
