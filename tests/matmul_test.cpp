@@ -25,8 +25,9 @@ TEST(KernelsBitExactMatmul, EveryOutputIsDotsBits) {
   std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
   const std::size_t lengths[] = {1, 3, 4, 7, 8, 9, 15, 16, 17, 31, 32, 33, 40, 63, 64, 65, 100, 257, 300};
   for (std::size_t n : lengths) {
-    for (std::size_t rows : {1u, 2u, 3u, 4u, 5u, 7u}) {
-      for (std::size_t tokens : {1u, 2u, 3u, 4u, 5u, 6u, 7u, 12u, 13u, 25u}) {
+    for (std::size_t rows : {1u, 2u, 3u, 5u, 6u, 7u, 13u}) {
+      // Around every tile's token count, and across the 64-token blocks.
+      for (std::size_t tokens : {1u, 2u, 3u, 4u, 5u, 7u, 12u, 13u, 25u, 63u, 64u, 65u, 130u}) {
         // One float past an aligned start, so neither operand is aligned to anything wider than 4 bytes.
         std::vector<float> w_storage(rows * n + 1), x_storage(tokens * n + 1);
         float* w = w_storage.data() + 1;

@@ -337,6 +337,24 @@ TEST(SessionPrefillPieces, MixedWithStepsUpToAFullContext) {
     ASSERT_TRUE(same_bits(stepped.attention_trace().row(1, 3, p), mixed.attention_trace().row(1, 3, p)));
 }
 
+// The default chunk (kPrefillBatch, capped at the context): one pass over a 100-token prompt, past the float
+// product's 64-token blocks and three of the integer kernels' 32-lane groups, still gives stepping's bits.
+TEST(SessionPrefillDefaultChunk, EqualsStepping) {
+  for (DType type : {DType::F32, DType::Q4_K}) {
+    const ModelConfig config = type == DType::F32 ? llama(64, 96) : llama(256, 256);  // whole super-blocks
+    const auto model = RandomModel(config, type, 9).model();
+    const std::vector<int> prompt = prompt_of(100, 48, 6);
+    auto one_pass = Session::create(model, {.threads = 2});
+    auto stepped = Session::create(model, {.threads = 2});
+    ASSERT_TRUE(one_pass.ok() && stepped.ok());
+    for (int id : prompt)
+      ASSERT_TRUE(stepped->step(id).ok());
+    auto logits = one_pass->prefill(prompt);
+    ASSERT_TRUE(logits.ok()) << logits.error().message;
+    EXPECT_TRUE(same_bits(*logits, stepped->logits())) << to_string(type);
+  }
+}
+
 // Errors: nothing runs and nothing changes (position, logits, trace), and the session carries on as if the
 // failed call never happened.
 TEST(SessionPrefillErrors, ChangeNothing) {

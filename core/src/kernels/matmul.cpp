@@ -11,7 +11,7 @@
 // registers of a pair into separate passes over n (so 6 x 4 fit) were slower still, from L1 misses.
 //
 // Around the tiles, the tokens are taken kBlockTokens at a time: the block's vectors stay in L2 while every
-// tile of rows passes over them, and each weight row, once loaded, stays in L1 while it meets the block.
+// tile of rows passes over them, and a tile's rows, once loaded, stay in L1 or L2 while they meet the block.
 #include "kernels/matmul.hpp"
 
 #include <algorithm>
@@ -26,6 +26,10 @@ constexpr std::size_t kTileRows = kWide ? 6 : 1;
 constexpr std::size_t kAccumulatorRegisters = kWide ? 24 : 12;
 constexpr std::size_t kTileTokens =
     std::max<std::size_t>(1, kAccumulatorRegisters / (kTileRows * kAccumulatorsPerRow));
+// Rows left over after the whole tiles (and a single decoded row, as linear_batch passes for 16-bit and
+// quantized types without integer kernels) go one at a time against this many tokens: all the
+// accumulators for one row (AVX-512: 12 tokens).
+constexpr std::size_t kRowTokens = std::max<std::size_t>(1, kAccumulatorRegisters / kAccumulatorsPerRow);
 // 64 tokens of 2,048 floats are 512 KiB: within the L2 of current x86 cores, beside the rows in flight.
 constexpr std::size_t kBlockTokens = 64;
 
@@ -91,26 +95,36 @@ void dot_edge_tile(std::size_t rows, std::size_t tokens, const float* w, const f
   }
 }
 
+// Tiles of R rows by T tokens over rows [0, n_rows) and tokens [t_begin, t_end), the last ones cut to fit.
+template <std::size_t R, std::size_t T>
+void tiles(float* out, std::size_t out_stride, const float* w, std::size_t n_rows, const float* x,
+           std::size_t t_begin, std::size_t t_end, std::size_t n) {
+  for (std::size_t r = 0; r < n_rows; r += R) {
+    const std::size_t rows = std::min(R, n_rows - r);
+    for (std::size_t t = t_begin; t < t_end; t += T) {
+      const std::size_t tokens = std::min(T, t_end - t);
+      const float* w_tile = w + r * n;
+      const float* x_tile = x + t * n;
+      float* out_tile = out + t * out_stride + r;
+      if (rows == R && tokens == T) {
+        dot_tile<R, T>(w_tile, x_tile, n, out_tile, out_stride);
+      } else {
+        dot_edge_tile<R, T>(rows, tokens, w_tile, x_tile, n, out_tile, out_stride);
+      }
+    }
+  }
+}
+
 }  // namespace
 
 void matmul(float* out, std::size_t out_stride, const float* w, std::size_t n_rows, const float* x,
             std::size_t n_tokens, std::size_t n) {
+  const std::size_t whole_rows = n_rows / kTileRows * kTileRows;
   for (std::size_t block = 0; block < n_tokens; block += kBlockTokens) {
     const std::size_t block_end = std::min(n_tokens, block + kBlockTokens);
-    for (std::size_t r = 0; r < n_rows; r += kTileRows) {
-      const std::size_t rows = std::min(kTileRows, n_rows - r);
-      for (std::size_t t = block; t < block_end; t += kTileTokens) {
-        const std::size_t tokens = std::min(kTileTokens, block_end - t);
-        const float* w_tile = w + r * n;
-        const float* x_tile = x + t * n;
-        float* out_tile = out + t * out_stride + r;
-        if (rows == kTileRows && tokens == kTileTokens) {
-          dot_tile<kTileRows, kTileTokens>(w_tile, x_tile, n, out_tile, out_stride);
-        } else {
-          dot_edge_tile<kTileRows, kTileTokens>(rows, tokens, w_tile, x_tile, n, out_tile, out_stride);
-        }
-      }
-    }
+    tiles<kTileRows, kTileTokens>(out, out_stride, w, whole_rows, x, block, block_end, n);
+    tiles<1, kRowTokens>(out + whole_rows, out_stride, w + whole_rows * n, n_rows - whole_rows, x, block,
+                         block_end, n);
   }
 }
 

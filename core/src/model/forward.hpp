@@ -14,7 +14,8 @@ namespace glassbox {
 // otherwise. Each weight row is read from memory (and, for the integer kernels, decoded) once per chunk, so
 // those costs per token fall as 1/batch. On Zen 4 a 256-token prompt of the stories15M shape in Q4_0 ran
 // 5,300 tokens/s in chunks of 64 (decoded per 32 tokens), 7,500 in chunks of 128 and 7,900 in one of 256;
-// the 110M shapes gained 0-15%. The price is the activations of 256 tokens: about 8 MiB for the 110M shape.
+// the 110M shapes gained 0-15%. The price is the activations of 256 tokens: about 8 MiB for the 110M shape,
+// plus 3.5 MiB of DecodeScratch.
 inline constexpr int kPrefillBatch = 256;
 
 // Runs `tokens` (already checked: 1..state.batch valid ids) at positions first_position, first_position + 1,

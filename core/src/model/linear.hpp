@@ -18,6 +18,7 @@ namespace glassbox {
 // prefill chunk, so that a batched product decodes every weight row once.
 class DecodeScratch {
  public:
+  // max_tokens >= 1: the most tokens a batched product quantizes at once (the session's prefill chunk).
   DecodeScratch(int workers, std::size_t max_cols, std::size_t max_tokens);
   // The bytes such a scratch holds, for the session's memory estimate (run_state_bytes).
   static int64_t bytes(int workers, std::size_t max_cols, std::size_t max_tokens);

@@ -32,8 +32,9 @@ Result<Session> Session::create(std::shared_ptr<const Model> model, SessionOptio
   const int batch = std::min(options.prefill_batch > 0 ? options.prefill_batch : kPrefillBatch, context);
   const int64_t bytes = run_state_bytes(c, context, options.threads, batch);
   if (bytes > kMaxSessionBytes)
-    return error(ErrorCode::OutOfMemory, "session: a context of ", context, " positions needs ", bytes >> 20,
-                 " MiB of KV cache and scratch; choose a shorter context length");
+    return error(
+        ErrorCode::OutOfMemory, "session: a context of ", context, " positions needs ", bytes >> 20,
+        " MiB of KV cache and scratch; choose a shorter context length (or a smaller prefill batch)");
 
   Session session;
   session.model_ = std::move(model);
