@@ -53,6 +53,26 @@ std::vector<float> random_vector(std::size_t n, Inputs& in) {
   return x;
 }
 
+// int_matmul (the batched kernel) of `rows` rows of w against every token of x, with scratch as the sessions
+// size it: out[t * rows + r].
+std::vector<float> batched(DType type, const std::byte* w, std::size_t row_bytes, std::size_t n, std::size_t rows,
+                           const std::vector<QuantizedActivations>& x) {
+  const std::size_t tokens = x.size(), lanes = activation_lanes(tokens);
+  std::vector<float> q(n * lanes), d(n / 32 * lanes), xsum(n / 32 * lanes);
+  std::vector<uint8_t> column_bytes(n * lanes);
+  const ActivationColumns columns =
+      fill_activation_columns(x.data(), tokens, n, type, q.data(), d.data(), xsum.data(), column_bytes.data());
+  std::vector<float> w_rows(kIntMatmulRows * n), ws(kIntMatmulRows * n / 32), wm(kIntMatmulRows * n / 32);
+  std::vector<int8_t> row_bytes_scratch(kIntMatmulRows * n), row_high(kIntMatmulRows * n);
+  std::vector<int16_t> row_groups(kIntMatmulRows * n / 16);
+  std::vector<int32_t> row_sums(kIntMatmulRows * n / 16);
+  std::vector<float> out(rows * tokens, -1.0f);
+  int_matmul(out.data(), rows, type, w, row_bytes, n, columns, 0, rows,
+             {w_rows.data(), ws.data(), wm.data(), row_bytes_scratch.data(), row_groups.data(), row_sums.data(),
+              row_high.data()});
+  return out;
+}
+
 void check_type(DType type, uint32_t seed) {
   Inputs in(seed);
   const std::size_t block = element_type(type).block_values, block_bytes = element_type(type).block_bytes;
@@ -73,20 +93,7 @@ void check_type(DType type, uint32_t seed) {
       views.push_back(a.view());
     const std::string what = std::string(element_type(type).name) + " n=" + std::to_string(n);
 
-    // The batched kernel over every token, with scratch as the sessions size it.
-    const std::size_t lanes = activation_lanes(tokens);
-    std::vector<float> q(n * lanes), d(n / 32 * lanes), xsum(n / 32 * lanes);
-    std::vector<uint8_t> column_bytes(n * lanes);
-    const ActivationColumns columns = fill_activation_columns(views.data(), tokens, n, type, q.data(),
-                                                              d.data(), xsum.data(), column_bytes.data());
-    std::vector<float> w_rows(kIntMatmulRows * n), ws(kIntMatmulRows * n / 32), wm(kIntMatmulRows * n / 32);
-    std::vector<int8_t> row_bytes_scratch(kIntMatmulRows * n);
-    std::vector<int16_t> row_groups(kIntMatmulRows * n / 16);
-    std::vector<int32_t> row_sums(kIntMatmulRows * n / 16);
-    std::vector<float> got(rows * tokens, -1.0f);
-    int_matmul(
-        got.data(), rows, type, w0, row_bytes, n, columns, 0, rows,
-        {w_rows.data(), ws.data(), wm.data(), row_bytes_scratch.data(), row_groups.data(), row_sums.data()});
+    const std::vector<float> got = batched(type, w0, row_bytes, n, rows, views);
     for (std::size_t t = 0; t < tokens; ++t) {
       std::vector<float> one(rows, -1.0f);
       int_matvec(one.data(), type, w0, row_bytes, n, views[t], 0, rows);
@@ -174,6 +181,43 @@ TEST(QuantizedIntDot, ExtremeQ6_KValuesStayExact) {
   const float term = (1.0f * a.view().d[0]) * static_cast<float>(-128 * 32 * 31 * 127);
   EXPECT_FLOAT_EQ(kernel, 16.0f * term);  // 16 equal terms, four in each partial sum
   EXPECT_EQ(bits(kernel), bits(int_dot_reference(DType::Q6_K, row.data(), a.view(), n)));
+}
+
+TEST(QuantizedIntDot, ExtremeBytesStayExactInTheBatchedKernels) {
+  // The batched kernels' byte products (the VNNI and AVX2 ones add several before widening) at their largest:
+  // every weight byte at an extreme or alternating between extremes, block scales 1, against activations at
+  // +-127 in patterns that line up with and against the weights' signs, for 17 tokens (a whole group of
+  // lanes and a partial one). Every token must get the plain-loop reference's bits.
+  const std::size_t n = 2 * 256;
+  const uint8_t patterns[][2] = {{0x00, 0x00}, {0xFF, 0xFF}, {0x80, 0x80}, {0x7F, 0x7F}, {0x80, 0x7F}, {0x0F, 0xF0}};
+  const float signs[][4] = {{1, 1, 1, 1}, {-1, -1, -1, -1}, {-1, 1, -1, 1}, {1, 1, -1, -1}};
+  for (DType type : kIntTypes) {
+    const std::size_t row_bytes = n / element_type(type).block_values * element_type(type).block_bytes;
+    for (const auto& pattern : patterns) {
+      std::vector<std::byte> row(row_bytes);
+      for (std::size_t i = 0; i < row_bytes; ++i)
+        row[i] = static_cast<std::byte>(pattern[i % 2]);
+      for (std::size_t b = 0; b < n / element_type(type).block_values; ++b)
+        for (std::size_t at : scale_offsets(type)) {
+          const uint16_t one = float_to_half(1.0f);
+          std::memcpy(row.data() + b * element_type(type).block_bytes + at, &one, 2);
+        }
+      std::vector<Activations> x;
+      std::vector<QuantizedActivations> views;
+      for (std::size_t t = 0; t < 17; ++t) {
+        std::vector<float> v(n);
+        for (std::size_t i = 0; i < n; ++i)
+          v[i] = signs[t % 4][i % 4];
+        x.emplace_back(v, 0);
+      }
+      for (const Activations& a : x)
+        views.push_back(a.view());
+      const std::vector<float> got = batched(type, row.data(), row_bytes, n, 1, views);
+      for (std::size_t t = 0; t < views.size(); ++t)
+        ASSERT_EQ(bits(got[t]), bits(int_dot_reference(type, row.data(), views[t], n)))
+            << element_type(type).name << " bytes " << int{pattern[0]} << "/" << int{pattern[1]} << " token " << t;
+    }
+  }
 }
 
 TEST(QuantizedIntDot, ActivationRoundingRule) {

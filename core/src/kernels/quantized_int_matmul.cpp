@@ -1,6 +1,11 @@
 #include "kernels/quantized_int_matmul.hpp"
 
+#include <algorithm>
+#include <cstring>
+
 #include "kernels/dot_rows.hpp"
+#include "kernels/quantized_int_matmul_avx2.hpp"
+#include "kernels/quantized_int_dot.hpp"
 #include "kernels/quantized_int_matmul_vnni.hpp"
 #include "kernels/quantized_int_rows.hpp"
 
@@ -125,6 +130,30 @@ void matmul_rows(float* out, std::size_t out_stride, DType type, const std::byte
   }
 }
 
+// Tokens per block of the byte columns (the layout: ActivationColumns), 0 where no byte kernel takes `type`.
+std::size_t byte_block(DType type, std::size_t lanes) {
+#if GLASSBOX_HAS_VNNI_MATMUL
+  if (vnni_matmul_handles(type)) return lanes;
+#endif
+  if (GLASSBOX_HAS_AVX2_MATMUL && has_int_dot(type)) return kAvx2MatmulTokens;
+  return 0;
+}
+
+// The byte columns, four values at a time; adding 128 to a byte is flipping its top bit.
+void fill_activation_bytes(const QuantizedActivations* x, std::size_t tokens, std::size_t cols,
+                           std::size_t lanes, std::size_t block, uint8_t* bytes) {
+  for (std::size_t t = 0; t < lanes; ++t) {
+    const std::size_t first = t / block * block, width = std::min(block, lanes - first);
+    uint8_t* out = bytes + first * cols + (t - first) * 4;
+    for (std::size_t i = 0; i < cols / 4; ++i) {
+      uint32_t four = 0;
+      if (t < tokens) std::memcpy(&four, x[t].q + 4 * i, 4);
+      four ^= 0x80808080u;
+      std::memcpy(out + i * width * 4, &four, 4);
+    }
+  }
+}
+
 }  // namespace
 
 std::size_t activation_lanes(std::size_t tokens) {
@@ -135,15 +164,9 @@ ActivationColumns fill_activation_columns(const QuantizedActivations* x, std::si
                                           DType type, float* q, float* d, float* xsum, uint8_t* bytes) {
   const std::size_t lanes = activation_lanes(tokens);
   const bool offsets = int_dot_has_offsets(type);
-  bool float_values = true;
-#if GLASSBOX_HAS_VNNI_MATMUL
-  if (vnni_matmul_handles(type)) {
-    fill_activation_bytes(x, tokens, cols, lanes, bytes);
-    float_values = false;
-  }
-#else
-  (void)type;
-#endif
+  const std::size_t block = byte_block(type, lanes);
+  const bool float_values = block == 0;
+  if (!float_values) fill_activation_bytes(x, tokens, cols, lanes, block, bytes);
   for (std::size_t t = 0; t < lanes; ++t) {
     const bool real = t < tokens;
     if (float_values)
@@ -154,7 +177,7 @@ ActivationColumns fill_activation_columns(const QuantizedActivations* x, std::si
       if (offsets) xsum[b * lanes + t] = real ? static_cast<float>(x[t].sums32[b]) : 0.0f;
     }
   }
-  return {q, d, xsum, bytes, tokens, lanes};
+  return {q, d, xsum, bytes, tokens, lanes, block};
 }
 
 void int_matmul(float* out, std::size_t out_stride, DType type, const std::byte* w, std::size_t row_bytes,
@@ -163,6 +186,9 @@ void int_matmul(float* out, std::size_t out_stride, DType type, const std::byte*
 #if GLASSBOX_HAS_VNNI_MATMUL
   if (vnni_matmul_handles(type))
     return int_matmul_vnni(out, out_stride, type, w, row_bytes, cols, x, row_begin, row_end, scratch);
+#endif
+#if GLASSBOX_HAS_AVX2_MATMUL
+  return int_matmul_avx2(out, out_stride, type, w, row_bytes, cols, x, row_begin, row_end, scratch);
 #endif
   if (int_dot_has_offsets(type)) {
     matmul_rows<true>(out, out_stride, type, w, row_bytes, cols, x, row_begin, row_end, scratch);

@@ -22,14 +22,18 @@ namespace glassbox::kernels {
 // Quantized activations of `tokens` tokens, token-major, as floats: q[k * lanes + t] (k < cols),
 // d[b * lanes + t] and xsum[b * lanes + t] (b < cols / 32, xsum the sub-block's sum of q); lanes is tokens
 // rounded up to the SIMD width, the padding lanes zero.
-// Where the AVX-512 VNNI kernel is built (quantized_int_matmul_vnni.hpp), also bytes: the values plus 128,
-// four consecutive values of a token together.
+// Where a byte kernel is built (AVX-512 VNNI: quantized_int_matmul_vnni.hpp; AVX2:
+// quantized_int_matmul_avx2.hpp), bytes instead of q: the values plus 128, four consecutive values of a
+// token together, in blocks of byte_block tokens (the last block may be narrower, width W): value k of token
+// t at bytes[(t / byte_block) * byte_block * cols + ((k / 4) * W + t % byte_block) * 4 + k % 4] (padding
+// tokens hold 128, a zero). One block of all lanes for the VNNI kernel; the AVX2 kernel reads 16 tokens at a
+// time, whose bytes are then consecutive.
 struct ActivationColumns {
   const float* q;
   const float* d;
   const float* xsum;
   const uint8_t* bytes;
-  std::size_t tokens, lanes;
+  std::size_t tokens, lanes, byte_block;
 };
 
 // The SIMD width the columns are padded to.
@@ -37,14 +41,15 @@ std::size_t activation_lanes(std::size_t tokens);
 
 // Lays out x[0, tokens) (each `cols` values) as columns in q, d, xsum and bytes (sizes cols, cols / 32,
 // cols / 32 and cols times activation_lanes(tokens)), those that int_matmul reads for `type`'s weights: bytes
-// only where the VNNI kernel takes the type, q and xsum only where it does not.
+// where a byte kernel takes the type, q where none does, xsum where the type has offsets.
 ActivationColumns fill_activation_columns(const QuantizedActivations* x, std::size_t tokens, std::size_t cols,
                                           DType type, float* q, float* d, float* xsum, uint8_t* bytes);
 
-// Rows decoded at once by int_matmul, and its per-thread scratch for them (per row: cols values in w and
-// bytes, cols / 32 in ws and wm, cols / 16 in groups and sums): the decoded integers (bytes, groups: see
-// quantized_int_rows.hpp), the float kernel's integers as floats times their group scale (w), and the VNNI
-// kernel's sums of each 16 bytes (sums).
+// Rows decoded at once by int_matmul, and its per-thread scratch for them (per row: cols values in w, bytes
+// and high, cols / 32 in ws and wm, cols / 16 in groups and sums): the decoded integers (bytes, groups: see
+// quantized_int_rows.hpp), the float kernel's integers as floats times their group scale (w), the VNNI
+// kernel's sums of each 16 bytes (sums), the AVX2 kernel's high parts of Q8_0's bytes (high) and its
+// corrections per sub-block (in sums).
 inline constexpr std::size_t kIntMatmulRows = 4;
 struct IntMatmulScratch {
   float* w;
@@ -53,6 +58,7 @@ struct IntMatmulScratch {
   int8_t* bytes;
   int16_t* groups;
   int32_t* sums;
+  int8_t* high;
 };
 
 // out[t * out_stride + r] = the integer dot of row r of w with token t's activations, for t < x.tokens and r in

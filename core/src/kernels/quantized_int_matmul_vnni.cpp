@@ -161,17 +161,5 @@ void int_matmul_vnni(float* out, std::size_t out_stride, DType type, const std::
   }
 }
 
-void fill_activation_bytes(const QuantizedActivations* x, std::size_t tokens, std::size_t cols,
-                           std::size_t lanes, uint8_t* bytes) {
-  // Four values at a time; adding 128 to a byte is flipping its top bit.
-  for (std::size_t t = 0; t < lanes; ++t)
-    for (std::size_t i = 0; i < cols / 4; ++i) {
-      uint32_t four = 0;
-      if (t < tokens) std::memcpy(&four, x[t].q + 4 * i, 4);
-      four ^= 0x80808080u;
-      std::memcpy(bytes + (i * lanes + t) * 4, &four, 4);
-    }
-}
-
 }  // namespace glassbox::kernels
 #endif

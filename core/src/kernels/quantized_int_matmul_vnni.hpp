@@ -20,10 +20,6 @@ bool vnni_matmul_handles(DType type);
 void int_matmul_vnni(float* out, std::size_t out_stride, DType type, const std::byte* w,
                      std::size_t row_bytes, std::size_t cols, const ActivationColumns& x,
                      std::size_t row_begin, std::size_t row_end, IntMatmulScratch scratch);
-// x's values plus 128 as bytes, four consecutive values of a token together: bytes[((k / 4) * lanes + t) * 4
-// + k % 4] (padding tokens hold 128, a zero).
-void fill_activation_bytes(const QuantizedActivations* x, std::size_t tokens, std::size_t cols,
-                           std::size_t lanes, uint8_t* bytes);
 #endif
 
 }  // namespace glassbox::kernels

@@ -48,13 +48,14 @@ DecodeScratch::DecodeScratch(int workers, std::size_t max_cols, std::size_t max_
       int_scales_(2 * workers * kernels::kIntMatmulRows * max_cols / kernels::kActivationBlock),
       int_bytes_(int_w_.size()),
       int_groups_(int_w_.size() / 16),
-      int_sums_(int_w_.size() / 16) {}
+      int_sums_(int_w_.size() / 16),
+      int_high_(int_w_.size()) {}
 
 int64_t DecodeScratch::bytes(int workers, std::size_t max_cols, std::size_t max_tokens) {
   const auto cols = static_cast<int64_t>(max_cols), rows = static_cast<int64_t>(kernels::kIntMatmulRows);
   const int64_t blocks = cols / kernels::kActivationBlock, groups = cols / 16;
-  // Per worker: the decoded float row; the integer rows (floats, bytes, group scales and sums, scales).
-  const int64_t per_worker = 4 * cols + rows * (5 * cols + 6 * groups + 8 * blocks);
+  // Per worker: the decoded float row; the integer rows (floats, bytes twice, group scales and sums, scales).
+  const int64_t per_worker = 4 * cols + rows * (6 * cols + 6 * groups + 8 * blocks);
   // Per token: its quantized values, scales and sums; per column lane: the floats, bytes, scales and sums.
   const int64_t per_token = cols + 8 * blocks + 4 * groups, per_lane = 5 * cols + 8 * blocks;
   return workers * per_worker + static_cast<int64_t>(max_tokens) * per_token +
@@ -84,7 +85,8 @@ kernels::IntMatmulScratch DecodeScratch::int_rows(int worker) {
           s + scales,
           int_bytes_.data() + at * rows * stride_,
           int_groups_.data() + at * rows * stride_ / 16,
-          int_sums_.data() + at * rows * stride_ / 16};
+          int_sums_.data() + at * rows * stride_ / 16,
+          int_high_.data() + at * rows * stride_};
 }
 
 bool uses_int_dot(const Tensor& w) {
