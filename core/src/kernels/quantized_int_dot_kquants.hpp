@@ -36,13 +36,20 @@ struct Q4_K {
       u.q[2 * i] = int_lanes::low_nibbles(q);
       u.q[2 * i + 1] = int_lanes::high_nibbles(q);
     }
-    const float d = int_terms::f16_at(block), dmin = int_terms::f16_at(block + 2);
     uint8_t scales[8], mins[8];
     scales_and_mins(block + 4, scales, mins);
-    for (int j = 0; j < 8; ++j) {
-      u.ws[j] = d * scales[j];
-      u.wm[j] = dmin * mins[j];
-    }
+    times_bytes(int_terms::f16_at(block), scales, u.ws);
+    times_bytes(int_terms::f16_at(block + 2), mins, u.wm);
+  }
+  // out[j] = d * bytes[j] for j < 8 (one float multiply each, so the same on every instruction set).
+  GLASSBOX_INT_INLINE static void times_bytes(float d, const uint8_t* bytes, float* out) {
+#if defined(__AVX2__)
+    const __m128i eight = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(bytes));
+    _mm256_storeu_ps(out, _mm256_mul_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(eight))));
+#else
+    for (int j = 0; j < 8; ++j)
+      out[j] = d * bytes[j];
+#endif
   }
   // q4_k_scale_min's 6-bit fields for all eight sub-blocks at once, four bytes per 32-bit word (the 12 bytes
   // as words a, b, c): scale j < 4 is the low six bits of a's byte j and min j of b's; scale 4 + k is the
@@ -63,15 +70,12 @@ struct Q4_K {
   GLASSBOX_INT_INLINE static void add(Partials& partials, const SuperBlock& u, const QuantizedActivations& x,
                                       std::size_t b) {
     const int8_t* xq = x.q + b * 32;
+    Sums s[8];
+    for (int j = 0; j < 8; ++j)
+      s[j] = int_lanes::dot_unsigned(u.q[j], xq + 32 * j);
     int32_t isum[8];
-    int_lanes::totals4(int_lanes::dot_unsigned(u.q[0], xq), int_lanes::dot_unsigned(u.q[1], xq + 32),
-                       int_lanes::dot_unsigned(u.q[2], xq + 64), int_lanes::dot_unsigned(u.q[3], xq + 96),
-                       isum);
-    int_lanes::totals4(int_lanes::dot_unsigned(u.q[4], xq + 128), int_lanes::dot_unsigned(u.q[5], xq + 160),
-                       int_lanes::dot_unsigned(u.q[6], xq + 192), int_lanes::dot_unsigned(u.q[7], xq + 224),
-                       isum + 4);
-    partials.add4(u.ws, u.wm, x.d + b, isum, x.sums32 + b);
-    partials.add4(u.ws + 4, u.wm + 4, x.d + b + 4, isum + 4, x.sums32 + b + 4);
+    int_lanes::totals8(s, isum);
+    partials.add8(u.ws, u.wm, x.d + b, isum, x.sums32 + b);
   }
 };
 
@@ -96,32 +100,45 @@ struct Q6_K {
       u.q[4 * h + 2] = int_lanes::either(int_lanes::high_nibbles(low0), int_lanes::two_bits_to_4_5<4>(high));
       u.q[4 * h + 3] = int_lanes::either(int_lanes::high_nibbles(low1), int_lanes::two_bits_to_4_5<6>(high));
     }
+#if defined(__AVX2__)
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(u.scale),
+                        _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(block + 192))));
+#else
     const auto* scales = reinterpret_cast<const int8_t*>(block + 192);
     for (int i = 0; i < 16; ++i)
       u.scale[i] = scales[i];
+#endif
     u.d = int_terms::f16_at(block + 208);
+  }
+  // isum[j] less 32 * (the activations' sums of each 16 values times their scales): the -32 of q - 32.
+  GLASSBOX_INT_INLINE static void less_offsets(int32_t* isum, const int16_t* sc, const int32_t* sums16) {
+#if defined(__AVX2__)
+    // The 16 products of sums and scales, pairs added (hadd leaves sub-blocks 0, 1, 4, 5 | 2, 3, 6, 7), put
+    // back in order by 64-bit pieces.
+    const auto load = [](const void* p) { return _mm256_loadu_si256(static_cast<const __m256i*>(p)); };
+    const __m256i first = _mm256_mullo_epi32(
+        load(sums16), _mm256_cvtepi16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(sc))));
+    const __m256i second = _mm256_mullo_epi32(
+        load(sums16 + 8), _mm256_cvtepi16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(sc + 8))));
+    const __m256i offsets = _mm256_permute4x64_epi64(_mm256_hadd_epi32(first, second), 0xD8);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(isum),
+                        _mm256_sub_epi32(load(isum), _mm256_slli_epi32(offsets, 5)));
+#else
+    for (int j = 0; j < 8; ++j)
+      isum[j] -= 32 * (sc[2 * j] * sums16[2 * j] + sc[2 * j + 1] * sums16[2 * j + 1]);
+#endif
   }
   GLASSBOX_INT_INLINE static void add(Partials& partials, const SuperBlock& u, const QuantizedActivations& x,
                                       std::size_t b) {
     const int8_t* xq = x.q + b * 32;
     const int16_t* sc = u.scale;
+    Sums s[8];
+    for (int j = 0; j < 8; ++j)
+      s[j] = int_lanes::dot_unsigned_halves(u.q[j], xq + 32 * j, sc + 2 * j);
     int32_t isum[8];
-    int_lanes::totals4(int_lanes::dot_unsigned_halves(u.q[0], xq, sc[0], sc[1]),
-                       int_lanes::dot_unsigned_halves(u.q[1], xq + 32, sc[2], sc[3]),
-                       int_lanes::dot_unsigned_halves(u.q[2], xq + 64, sc[4], sc[5]),
-                       int_lanes::dot_unsigned_halves(u.q[3], xq + 96, sc[6], sc[7]), isum);
-    int_lanes::totals4(int_lanes::dot_unsigned_halves(u.q[4], xq + 128, sc[8], sc[9]),
-                       int_lanes::dot_unsigned_halves(u.q[5], xq + 160, sc[10], sc[11]),
-                       int_lanes::dot_unsigned_halves(u.q[6], xq + 192, sc[12], sc[13]),
-                       int_lanes::dot_unsigned_halves(u.q[7], xq + 224, sc[14], sc[15]), isum + 4);
-    float ws[8];
-    for (int j = 0; j < 8; ++j) {
-      const int32_t* sums16 = x.sums16 + 2 * (b + j);
-      isum[j] -= 32 * (sc[2 * j] * sums16[0] + sc[2 * j + 1] * sums16[1]);
-      ws[j] = u.d;
-    }
-    partials.add4(ws, x.d + b, isum);
-    partials.add4(ws + 4, x.d + b + 4, isum + 4);
+    int_lanes::totals8(s, isum);
+    less_offsets(isum, sc, x.sums16 + 2 * b);
+    partials.add8(u.d, x.d + b, isum);
   }
 };
 

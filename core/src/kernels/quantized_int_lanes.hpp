@@ -92,13 +92,18 @@ GLASSBOX_INT_INLINE Bytes either(Bytes a, Bytes b) {
   return _mm256_or_si256(a, b);
 }
 
-// w in [0, 127] times x, the products of bytes 0..15 multiplied by `first` and those of 16..31 by `second`
-// (Q6_K's per-16 scales): pmaddubsw's pairs (at most 2 * 127 * 127) times the scales in pmaddwd. The same
-// with VNNI (a dword multiply after vpdpbusd would not be faster).
-GLASSBOX_INT_INLINE Sums dot_unsigned_halves(Bytes w, const int8_t* x, int16_t first, int16_t second) {
+// w in [0, 127] times x, the products of bytes 0..15 multiplied by scales[0] and those of 16..31 by scales[1]
+// (Q6_K's per-16 scales): pmaddubsw's pairs (at most 2 * 127 * 127) times the scales in pmaddwd, whose
+// vector is the two scales (one 32-bit load) spread over the halves by a byte shuffle. The same with VNNI
+// (a dword multiply after vpdpbusd would not be faster).
+GLASSBOX_INT_INLINE Sums dot_unsigned_halves(Bytes w, const int8_t* x, const int16_t* scales) {
   const __m256i xv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x));
-  const __m256i scales = _mm256_set_m128i(_mm_set1_epi16(second), _mm_set1_epi16(first));
-  return _mm256_madd_epi16(_mm256_maddubs_epi16(w, xv), scales);
+  int32_t pair;
+  std::memcpy(&pair, scales, 4);
+  const __m256i spread = _mm256_shuffle_epi8(
+      _mm256_set1_epi32(pair), _mm256_setr_epi8(0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 2, 3, 2, 3, 2,
+                                                3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3));
+  return _mm256_madd_epi16(_mm256_maddubs_epi16(w, xv), spread);
 }
 
 // The four blocks' totals, in order.
@@ -106,6 +111,15 @@ GLASSBOX_INT_INLINE void totals4(Sums a, Sums b, Sums c, Sums d, int32_t* out) {
   const __m256i all = _mm256_hadd_epi32(_mm256_hadd_epi32(a, b), _mm256_hadd_epi32(c, d));
   _mm_storeu_si128(reinterpret_cast<__m128i*>(out),
                    _mm_add_epi32(_mm256_castsi256_si128(all), _mm256_extracti128_si256(all, 1)));
+}
+
+// Eight blocks' totals, in order: each hadd tree leaves four blocks' halves in the two 128-bit lanes
+// ([a, b, c, d] from lanes 0..3, then from lanes 4..7), and one add of the lanes put together finishes both.
+GLASSBOX_INT_INLINE void totals8(const Sums* s, int32_t* out) {
+  const __m256i x = _mm256_hadd_epi32(_mm256_hadd_epi32(s[0], s[1]), _mm256_hadd_epi32(s[2], s[3]));
+  const __m256i y = _mm256_hadd_epi32(_mm256_hadd_epi32(s[4], s[5]), _mm256_hadd_epi32(s[6], s[7]));
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(out),
+                      _mm256_add_epi32(_mm256_permute2x128_si256(x, y, 0x20), _mm256_permute2x128_si256(x, y, 0x31)));
 }
 
 #elif defined(__wasm_simd128__)
@@ -176,9 +190,9 @@ GLASSBOX_INT_INLINE v128_t dot16(v128_t w, const int8_t* x) {
 }
 
 // Each half's four int32 sums times its scale.
-GLASSBOX_INT_INLINE Sums dot_unsigned_halves(Bytes w, const int8_t* x, int16_t first, int16_t second) {
-  return wasm_i32x4_add(wasm_i32x4_mul(dot16(w.low, x), wasm_i32x4_splat(first)),
-                        wasm_i32x4_mul(dot16(w.high, x + 16), wasm_i32x4_splat(second)));
+GLASSBOX_INT_INLINE Sums dot_unsigned_halves(Bytes w, const int8_t* x, const int16_t* scales) {
+  return wasm_i32x4_add(wasm_i32x4_mul(dot16(w.low, x), wasm_i32x4_splat(scales[0])),
+                        wasm_i32x4_mul(dot16(w.high, x + 16), wasm_i32x4_splat(scales[1])));
 }
 
 GLASSBOX_INT_INLINE void totals4(Sums a, Sums b, Sums c, Sums d, int32_t* out) {
@@ -251,17 +265,36 @@ GLASSBOX_INT_INLINE Bytes either(Bytes a, const Bytes& b) {
   return a;
 }
 
-GLASSBOX_INT_INLINE Sums dot_unsigned_halves(const Bytes& w, const int8_t* x, int16_t first, int16_t second) {
+GLASSBOX_INT_INLINE Sums dot_unsigned_halves(const Bytes& w, const int8_t* x, const int16_t* scales) {
   int32_t s0 = 0, s1 = 0;
   for (int j = 0; j < 16; ++j) {
     s0 += static_cast<int32_t>(w.v[j]) * x[j];
     s1 += static_cast<int32_t>(w.v[j + 16]) * x[j + 16];
   }
-  return first * s0 + second * s1;
+  return scales[0] * s0 + scales[1] * s1;
 }
 
 GLASSBOX_INT_INLINE void totals4(Sums a, Sums b, Sums c, Sums d, int32_t* out) {
   out[0] = a, out[1] = b, out[2] = c, out[3] = d;
+}
+#endif
+
+// isum[k] -= 8 * sums[k] for k < 4.
+GLASSBOX_INT_INLINE void less_8_times(int32_t* isum, const int32_t* sums) {
+#if defined(__AVX2__)
+  const __m128i i = _mm_loadu_si128(reinterpret_cast<const __m128i*>(isum));
+  const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(sums));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(isum), _mm_sub_epi32(i, _mm_slli_epi32(x, 3)));
+#else
+  for (int k = 0; k < 4; ++k)
+    isum[k] -= 8 * sums[k];
+#endif
+}
+
+#if !defined(__AVX2__)
+GLASSBOX_INT_INLINE void totals8(const Sums* s, int32_t* out) {
+  totals4(s[0], s[1], s[2], s[3], out);
+  totals4(s[4], s[5], s[6], s[7], out + 4);
 }
 #endif
 

@@ -20,6 +20,20 @@ GLASSBOX_INT_INLINE float f16_at(const std::byte* p) {
 #endif
 }
 
+// The f16 scales at the start of four blocks `stride` bytes apart, as floats.
+GLASSBOX_INT_INLINE void f16_at4(const std::byte* p, std::size_t stride, float* out) {
+#if defined(__F16C__)
+  const __m128i halves = _mm_setr_epi16(static_cast<short>(lanes::load_u16(p)),
+                                        static_cast<short>(lanes::load_u16(p + stride)),
+                                        static_cast<short>(lanes::load_u16(p + 2 * stride)),
+                                        static_cast<short>(lanes::load_u16(p + 3 * stride)), 0, 0, 0, 0);
+  _mm_storeu_ps(out, _mm_cvtph_ps(halves));  // exact, as f16_at
+#else
+  for (int k = 0; k < 4; ++k)
+    out[k] = f16_at(p + k * stride);
+#endif
+}
+
 // The header's float order: the term of sub-block b goes to partial sum b % 4, finished pairwise. The four
 // partial sums are the lanes of one 4-float vector (SSE2 natively, SIMD128 in WebAssembly) while whole groups
 // of four sub-blocks come in (add4), then four floats for the last ones (add): each partial sum sees exactly
@@ -42,6 +56,42 @@ struct Partials {
     p = p + ((Float4::load_unaligned(ws) * d) * xsimd::to_float(Int4::load_unaligned(isum)) -
              (Float4::load_unaligned(wm) * d) * xsimd::to_float(Int4::load_unaligned(xsum)));
   }
+  // Sub-blocks b .. b + 7 (b a multiple of 4): exactly add4 for the first four, then for the second.
+  GLASSBOX_INT_INLINE void add8(const float* ws, const float* dx, const int32_t* isum) {
+#if defined(__AVX2__)
+    using Float8 = xsimd::batch<float, xsimd::avx2>;
+    using Int8 = xsimd::batch<int32_t, xsimd::avx2>;
+    add_halves((Float8::load_unaligned(ws) * Float8::load_unaligned(dx)) *
+               xsimd::to_float(Int8::load_unaligned(isum)));
+#else
+    add4(ws, dx, isum);
+    add4(ws + 4, dx + 4, isum + 4);
+#endif
+  }
+  // The same with one ws for all eight.
+  GLASSBOX_INT_INLINE void add8(float ws, const float* dx, const int32_t* isum) {
+#if defined(__AVX2__)
+    using Float8 = xsimd::batch<float, xsimd::avx2>;
+    using Int8 = xsimd::batch<int32_t, xsimd::avx2>;
+    add_halves((Float8(ws) * Float8::load_unaligned(dx)) * xsimd::to_float(Int8::load_unaligned(isum)));
+#else
+    const float same[8] = {ws, ws, ws, ws, ws, ws, ws, ws};
+    add8(same, dx, isum);
+#endif
+  }
+  GLASSBOX_INT_INLINE void add8(const float* ws, const float* wm, const float* dx, const int32_t* isum,
+                                const int32_t* xsum) {
+#if defined(__AVX2__)
+    using Float8 = xsimd::batch<float, xsimd::avx2>;
+    using Int8 = xsimd::batch<int32_t, xsimd::avx2>;
+    const Float8 d = Float8::load_unaligned(dx);
+    add_halves((Float8::load_unaligned(ws) * d) * xsimd::to_float(Int8::load_unaligned(isum)) -
+               (Float8::load_unaligned(wm) * d) * xsimd::to_float(Int8::load_unaligned(xsum)));
+#else
+    add4(ws, wm, dx, isum, xsum);
+    add4(ws + 4, wm + 4, dx + 4, isum + 4, xsum + 4);
+#endif
+  }
   GLASSBOX_INT_INLINE void add(std::size_t b, float ws, float dx, int32_t isum) {
     if (!in_lanes) spill();
     lanes[b % 4] += (ws * dx) * static_cast<float>(isum);
@@ -52,6 +102,13 @@ struct Partials {
   }
 
  private:
+#if defined(__AVX2__)
+  // Eight terms: the first four into the partial sums, then the second four.
+  GLASSBOX_INT_INLINE void add_halves(xsimd::batch<float, xsimd::avx2> terms) {
+    p = p + Float4(_mm256_castps256_ps128(terms));
+    p = p + Float4(_mm256_extractf128_ps(terms, 1));
+  }
+#endif
   GLASSBOX_INT_INLINE void spill() {
     p.store_aligned(lanes);
     in_lanes = true;
