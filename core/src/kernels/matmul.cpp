@@ -1,130 +1,141 @@
-// The batched matrix product. What makes it faster than one matvec per token is reuse: each load feeds
-// several products. The kernel works on tiles of kTileRows weight rows by kTileTokens tokens: per step it
-// loads the tile's rows and tokens once (R + T loads) and makes R * T products from them, where dot_rows
-// makes one product per load. Each (row, token) pair keeps its own kReductionLanes partial sums, summed in
-// the canonical order, so every output is dot()'s to the bit.
+// The batched matrix product (the idea: matmul.hpp). What makes it fast is reuse: in the inner loop one load
+// of kGroups vectors of tokens meets kRows broadcast weights, kRows * kGroups products from kRows + kGroups
+// loads, where dot() makes one product per load. The price is that the 32 partial sums of each (row, token)
+// can no longer all stay in registers: they are made one partial at a time (for partial j, the products of
+// values j, j + 32, ... in that order, exactly dot()'s terms and order), stored, and then added up by dot()'s
+// tree: partial[j] += partial[j + h] for h = 16, 8, 4, 2, 1, with SIMD lanes over tokens.
 //
-// The tile takes as many accumulators as the register file holds beside the loads (AVX-512: 6 rows x 2
-// tokens x 2 registers of 16 lanes = 24 of 32, with 6 + 1 for the loads; AVX2: 1 row x 3 tokens x 4
-// registers of 8 lanes = 12 of 16; SSE and WebAssembly SIMD128: 1 x 1 x 8 registers of 4 lanes). On Zen 4,
-// 6 x 2 ran the 110M prompt 5% faster than 4 x 3 and 12% faster than 3 x 4; tiles that split the two
-// registers of a pair into separate passes over n (so 6 x 4 fit) were slower still, from L1 misses.
+// Why dot()'s bits: every partial sum gets the same products (each a single rounded multiply) added in the
+// same order, and the tree adds them the same way. Values past n are packed as zeros on both sides: a
+// partial sum starts at +0 and so can never be -0, and adding a product of zeros (+0) leaves it unchanged,
+// exactly as dot()'s zero-padded tail.
 //
-// Around the tiles, the tokens are taken kBlockTokens at a time: the block's vectors stay in L2 while every
-// tile of rows passes over them, and a tile's rows, once loaded, stay in L1 or L2 while they meet the block.
+// The tile: kRows rows by kGroups registers of tokens, so the accumulators and the loads fit the register
+// file (AVX2: 6 x 2 accumulators, 2 token loads, a broadcast and a product of 16 ymm; AVX-512: 8 x 2 of
+// 32 zmm; SSE and WebAssembly SIMD128: 6 x 2 of 16 xmm). The packed tokens of one tile (kGroups registers
+// wide) lie together, so the inner loop reads them in order.
 #include "kernels/matmul.hpp"
 
 #include <algorithm>
+#include <vector>
 
 #include "dot_rows.hpp"
 
 namespace glassbox::kernels {
 namespace {
 
-constexpr bool kWide = kWidth >= 16;
-constexpr std::size_t kTileRows = kWide ? 6 : 1;
-constexpr std::size_t kAccumulatorRegisters = kWide ? 24 : 12;
-constexpr std::size_t kTileTokens =
-    std::max<std::size_t>(1, kAccumulatorRegisters / (kTileRows * kAccumulatorsPerRow));
-// Rows left over after the whole tiles (and a single decoded row, as linear_batch passes for 16-bit and
-// quantized types without integer kernels) go one at a time against this many tokens: all the
-// accumulators for one row (AVX-512: 12 tokens).
-constexpr std::size_t kRowTokens = std::max<std::size_t>(1, kAccumulatorRegisters / kAccumulatorsPerRow);
-// 64 tokens of 2,048 floats are 512 KiB: within the L2 of current x86 cores, beside the rows in flight.
-constexpr std::size_t kBlockTokens = 64;
+constexpr std::size_t kPartials = kReductionLanes;
+constexpr std::size_t kGroups = 2;
+constexpr std::size_t kRows = kWidth >= 16 ? 8 : 6;
+constexpr std::size_t kTileTokens = kGroups * kWidth;
+static_assert(kRows <= kMaxMatmulTileRows);
 
-// out[t * out_stride + r] = dot(w + r * n, x + t * n, n) for r < R, t < T: dot_rows generalized to R rows
-// against T vectors, with the same loads, products and tail for every pair.
-template <std::size_t R, std::size_t T>
-GLASSBOX_INLINE void dot_tile(const float* w, const float* x, std::size_t n, float* out,
-                              std::size_t out_stride) {
-  Batch acc[R][T][kAccumulatorsPerRow];
-  unrolled<R>([&](auto r) __attribute__((always_inline)) {
-    unrolled<T>([&](auto t) __attribute__((always_inline)) {
-      unrolled<kAccumulatorsPerRow>([&](auto k)
-                                        __attribute__((always_inline)) { acc[r][t][k] = Batch(0.0f); });
-    });
-  });
-
-  std::size_t i = 0;
-  for (; i + kReductionLanes <= n; i += kReductionLanes) {
-    unrolled<kAccumulatorsPerRow>([&](auto k) __attribute__((always_inline)) {
-      Batch wv[R];
-      unrolled<R>([&](auto r) __attribute__((always_inline)) {
-        wv[r] = Batch::load_unaligned(w + r * n + i + k * kWidth);
-      });
-      unrolled<T>([&](auto t) __attribute__((always_inline)) {
-        const Batch xv = Batch::load_unaligned(x + t * n + i + k * kWidth);
-        unrolled<R>([&](auto r) __attribute__((always_inline)) { acc[r][t][k] = acc[r][t][k] + wv[r] * xv; });
-      });
-    });
-  }
-  // The tail exactly as dot_rows takes it: whole batches load directly, the last partial one is padded with
-  // zeros, batches past n are skipped.
-  if (i < n) {
-    unrolled<kAccumulatorsPerRow>([&](auto k) __attribute__((always_inline)) {
-      const std::size_t from = i + k * kWidth;
-      if (from >= n) return;
-      const bool whole = from + kWidth <= n;
-      auto load = [&](const float* p) __attribute__((always_inline)) {
-        return whole ? Batch::load_unaligned(p + from) : load_partial(p + from, n - from);
-      };
-      unrolled<T>([&](auto t) __attribute__((always_inline)) {
-        const Batch xv = load(x + t * n);
-        unrolled<R>([&](auto r) __attribute__((always_inline)) {
-          acc[r][t][k] = acc[r][t][k] + load(w + r * n) * xv;
-        });
-      });
-    });
-  }
-  unrolled<R>([&](auto r) __attribute__((always_inline)) {
-    unrolled<T>([&](auto t)
-                    __attribute__((always_inline)) { out[t * out_stride + r] = finish_partials(acc[r][t]); });
-  });
+// Products per partial sum: the values j, j + 32, ... below n, the last ones padded with zeros.
+std::size_t steps(std::size_t n) {
+  return (n + kPartials - 1) / kPartials;
+}
+std::size_t tiles(std::size_t n_tokens) {
+  return (n_tokens + kTileTokens - 1) / kTileTokens;
 }
 
-// The edges of the matrix, fewer rows or tokens than a whole tile: one call with a tile of exactly that
-// shape (rows in [1, R], tokens in [1, T]).
-template <std::size_t R, std::size_t T>
-void dot_edge_tile(std::size_t rows, std::size_t tokens, const float* w, const float* x, std::size_t n,
-                   float* out, std::size_t out_stride) {
-  if constexpr (R > 0 && T > 0) {
-    if (rows < R) return dot_edge_tile<R - 1, T>(rows, tokens, w, x, n, out, out_stride);
-    if (tokens < T) return dot_edge_tile<R, T - 1>(rows, tokens, w, x, n, out, out_stride);
-    dot_tile<R, T>(w, x, n, out, out_stride);
-  }
-}
-
-// Tiles of R rows by T tokens over rows [0, n_rows) and tokens [t_begin, t_end), the last ones cut to fit.
-template <std::size_t R, std::size_t T>
-void tiles(float* out, std::size_t out_stride, const float* w, std::size_t n_rows, const float* x,
-           std::size_t t_begin, std::size_t t_end, std::size_t n) {
-  for (std::size_t r = 0; r < n_rows; r += R) {
-    const std::size_t rows = std::min(R, n_rows - r);
-    for (std::size_t t = t_begin; t < t_end; t += T) {
-      const std::size_t tokens = std::min(T, t_end - t);
-      const float* w_tile = w + r * n;
-      const float* x_tile = x + t * n;
-      float* out_tile = out + t * out_stride + r;
-      if (rows == R && tokens == T) {
-        dot_tile<R, T>(w_tile, x_tile, n, out_tile, out_stride);
-      } else {
-        dot_edge_tile<R, T>(rows, tokens, w_tile, x_tile, n, out_tile, out_stride);
-      }
+// The partial sums of kRows rows and the tile's tokens (packed: kTileTokens floats per value), partial j
+// into partials[j]: kRows * kGroups vectors, row-major. Partial j takes the values j + 32 k below n: the
+// tokens' values past n are packed zeros, but the rows' are past their ends.
+GLASSBOX_INLINE void partial_sums(const float* const* rows, const float* tokens, std::size_t n,
+                                  std::size_t k_steps, float* partials) {
+  for (std::size_t j = 0; j < kPartials; ++j) {
+    Batch acc[kRows][kGroups];
+    unrolled<kRows>([&](auto r) __attribute__((always_inline)) {
+      unrolled<kGroups>([&](auto g) __attribute__((always_inline)) { acc[r][g] = Batch(0.0f); });
+    });
+    const float* x = tokens + j * k_steps * kTileTokens;
+    for (std::size_t i = j; i < n; i += kPartials, x += kTileTokens) {
+      Batch xv[kGroups];
+      unrolled<kGroups>([&](auto g)
+                            __attribute__((always_inline)) { xv[g] = Batch::load_unaligned(x + g * kWidth); });
+      unrolled<kRows>([&](auto r) __attribute__((always_inline)) {
+        const Batch wv(rows[r][i]);
+        unrolled<kGroups>([&](auto g) __attribute__((always_inline)) { acc[r][g] = acc[r][g] + wv * xv[g]; });
+      });
     }
+    float* out = partials + j * kRows * kTileTokens;
+    unrolled<kRows>([&](auto r) __attribute__((always_inline)) {
+      unrolled<kGroups>([&](auto g) __attribute__((always_inline)) {
+        acc[r][g].store_unaligned(out + (r * kGroups + g) * kWidth);
+      });
+    });
   }
+}
+
+// dot()'s tree over the 32 partial sums of every (row, token) of the tile, left in partials[0].
+void partial_tree(float* partials) {
+  constexpr std::size_t kSlab = kRows * kTileTokens;
+  for (std::size_t half = kPartials / 2; half > 0; half /= 2)
+    for (std::size_t j = 0; j < half; ++j) {
+      float* to = partials + j * kSlab;
+      const float* from = partials + (j + half) * kSlab;
+      for (std::size_t i = 0; i < kSlab; i += kWidth)
+        (Batch::load_unaligned(to + i) + Batch::load_unaligned(from + i)).store_unaligned(to + i);
+    }
 }
 
 }  // namespace
 
+std::size_t matmul_tile_rows() {
+  return kRows;
+}
+
+std::size_t packed_tokens_floats(std::size_t n_tokens, std::size_t n) {
+  return tiles(n_tokens) * kPartials * steps(n) * kTileTokens;
+}
+
+PackedTokens pack_tokens(const float* x, std::size_t n_tokens, std::size_t n, float* packed) {
+  const std::size_t k_steps = steps(n);
+  for (std::size_t q = 0; q < tiles(n_tokens); ++q) {
+    float* tile = packed + q * kPartials * k_steps * kTileTokens;
+    if ((q + 1) * kTileTokens > n_tokens || n % kPartials != 0)
+      for (std::size_t i = 0; i < kPartials * k_steps * kTileTokens; ++i)
+        tile[i] = 0.0f;
+    for (std::size_t c = 0; c < kTileTokens && q * kTileTokens + c < n_tokens; ++c) {
+      const float* token = x + (q * kTileTokens + c) * n;
+      for (std::size_t i = 0; i < n; ++i)
+        tile[((i % kPartials) * k_steps + i / kPartials) * kTileTokens + c] = token[i];
+    }
+  }
+  return {packed, n_tokens, n};
+}
+
+std::size_t matmul_scratch_floats() {
+  return kPartials * kRows * kTileTokens;
+}
+
+void matmul_rows(float* out, std::size_t out_stride, const float* const* rows, std::size_t count,
+                 const PackedTokens& x, float* partials) {
+  const std::size_t k_steps = steps(x.n);
+  // Rows past count repeat the first (their outputs are not written), so the tile reads only real rows.
+  const float* tile_rows[kRows];
+  for (std::size_t r = 0; r < kRows; ++r)
+    tile_rows[r] = rows[r < count ? r : 0];
+  for (std::size_t q = 0; q < tiles(x.tokens); ++q) {
+    partial_sums(tile_rows, x.data + q * kPartials * k_steps * kTileTokens, x.n, k_steps, partials);
+    partial_tree(partials);
+    const std::size_t tokens = std::min(kTileTokens, x.tokens - q * kTileTokens);
+    for (std::size_t r = 0; r < count; ++r)
+      for (std::size_t c = 0; c < tokens; ++c)
+        out[(q * kTileTokens + c) * out_stride + r] = partials[(r * kGroups + c / kWidth) * kWidth + c % kWidth];
+  }
+}
+
 void matmul(float* out, std::size_t out_stride, const float* w, std::size_t n_rows, const float* x,
             std::size_t n_tokens, std::size_t n) {
-  const std::size_t whole_rows = n_rows / kTileRows * kTileRows;
-  for (std::size_t block = 0; block < n_tokens; block += kBlockTokens) {
-    const std::size_t block_end = std::min(n_tokens, block + kBlockTokens);
-    tiles<kTileRows, kTileTokens>(out, out_stride, w, whole_rows, x, block, block_end, n);
-    tiles<1, kRowTokens>(out + whole_rows, out_stride, w + whole_rows * n, n_rows - whole_rows, x, block,
-                         block_end, n);
+  std::vector<float> packed(packed_tokens_floats(n_tokens, n)), scratch(matmul_scratch_floats());
+  const PackedTokens tokens = pack_tokens(x, n_tokens, n, packed.data());
+  for (std::size_t r = 0; r < n_rows; r += kRows) {
+    const float* rows[kRows];
+    const std::size_t count = std::min(kRows, n_rows - r);
+    for (std::size_t i = 0; i < count; ++i)
+      rows[i] = w + (r + i) * n;
+    matmul_rows(out + r, out_stride, rows, count, tokens, scratch.data());
   }
 }
 

@@ -1,14 +1,41 @@
 // Matrix-matrix product for a batch of tokens: every output is the canonical dot product (kernels.hpp) of
 // one weight row with one token's vector, so a batch gives bit for bit what dot() / matvec() give token by
 // token, whatever the batch size, the SIMD width or the thread that computes it.
+//
+// How (matmul.cpp): the canonical dot keeps 32 partial sums, partial j adding the products of the values
+// j, j + 32, j + 64, ... in that order. The batched kernel computes the same partial sums with SIMD lanes
+// holding tokens instead of values, so that one load of the tokens' values feeds several rows and one
+// broadcast weight several tokens. For that the tokens are packed once per batch (pack_tokens), value
+// j + 32 k of each token at [j][k], tokens side by side; the rows are read where they are.
 #pragma once
 
 #include <cstddef>
 
 namespace glassbox::kernels {
 
+// Rows matmul_rows takes at once (at most kMaxMatmulTileRows, whatever the instruction set).
+std::size_t matmul_tile_rows();
+inline constexpr std::size_t kMaxMatmulTileRows = 8;
+
+// A batch of tokens packed for matmul_rows (built by pack_tokens into a buffer of packed_tokens_floats).
+struct PackedTokens {
+  const float* data;
+  std::size_t tokens, n;
+};
+std::size_t packed_tokens_floats(std::size_t n_tokens, std::size_t n);
+PackedTokens pack_tokens(const float* x, std::size_t n_tokens, std::size_t n, float* packed);
+
+// The floats of scratch matmul_rows needs (per thread): the partial sums of one tile.
+std::size_t matmul_scratch_floats();
+
+// out[t * out_stride + r] = dot(rows[r], token t, n) for r < count (at most matmul_tile_rows()) and every token
+// of x. Only those outputs are written, so threads can split the rows.
+void matmul_rows(float* out, std::size_t out_stride, const float* const* rows, std::size_t count,
+                 const PackedTokens& x, float* scratch);
+
 // out[t * out_stride + r] = dot(w + r * n, x + t * n, n) for r < n_rows, t < n_tokens. w is row-major
-// [n_rows][n], x is [n_tokens][n]. Only those outputs are written, so threads can split the rows.
+// [n_rows][n], x is [n_tokens][n]. The same as packing x and calling matmul_rows on every tile of rows, with
+// buffers of its own (allocated here: the forward pass keeps them in its scratch instead).
 void matmul(float* out, std::size_t out_stride, const float* w, std::size_t n_rows, const float* x,
             std::size_t n_tokens, std::size_t n);
 

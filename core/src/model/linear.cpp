@@ -34,7 +34,11 @@ void decoded_matvec(float* out, const Tensor& w, const float* x, std::size_t beg
 
 DecodeScratch::DecodeScratch(int workers, std::size_t max_cols, std::size_t max_tokens)
     : stride_(max_cols),
-      rows_(workers * max_cols),
+      tile_rows_(kernels::matmul_tile_rows()),
+      matmul_scratch_stride_(kernels::matmul_scratch_floats()),
+      rows_(workers * tile_rows_ * max_cols),
+      packed_tokens_(kernels::packed_tokens_floats(max_tokens, max_cols)),
+      matmul_scratch_(workers * matmul_scratch_stride_),
       q_(max_tokens * max_cols),
       d_(max_tokens * max_cols / kernels::kActivationBlock),
       sums16_(max_tokens * max_cols / 16),
@@ -54,11 +58,15 @@ DecodeScratch::DecodeScratch(int workers, std::size_t max_cols, std::size_t max_
 int64_t DecodeScratch::bytes(int workers, std::size_t max_cols, std::size_t max_tokens) {
   const auto cols = static_cast<int64_t>(max_cols), rows = static_cast<int64_t>(kernels::kIntMatmulRows);
   const int64_t blocks = cols / kernels::kActivationBlock, groups = cols / 16;
-  // Per worker: the decoded float row; the integer rows (floats, bytes twice, group scales and sums, scales).
-  const int64_t per_worker = 4 * cols + rows * (6 * cols + 6 * groups + 8 * blocks);
+  // Per worker: the decoded float rows and the float product's scratch; the integer rows (floats, bytes
+  // twice, group scales and sums, scales). Then the float product's packed tokens.
+  const int64_t per_worker = 4 * static_cast<int64_t>(kernels::matmul_tile_rows()) * cols +
+                             4 * static_cast<int64_t>(kernels::matmul_scratch_floats()) +
+                             rows * (6 * cols + 6 * groups + 8 * blocks);
   // Per token: its quantized values, scales and sums; per column lane: the floats, bytes, scales and sums.
   const int64_t per_token = cols + 8 * blocks + 4 * groups, per_lane = 5 * cols + 8 * blocks;
-  return workers * per_worker + static_cast<int64_t>(max_tokens) * per_token +
+  return workers * per_worker + 4 * static_cast<int64_t>(kernels::packed_tokens_floats(max_tokens, max_cols)) +
+         static_cast<int64_t>(max_tokens) * per_token +
          static_cast<int64_t>(kernels::activation_lanes(max_tokens)) * per_lane;
 }
 
@@ -69,6 +77,10 @@ kernels::QuantizedActivations DecodeScratch::quantize(std::size_t slot, const fl
   int32_t* sums32 = sums32_.data() + slot * (stride_ / kernels::kActivationBlock);
   kernels::quantize_activations(x, cols, q, d, sums16, sums32);
   return slots_[slot] = {q, d, sums16, sums32};
+}
+
+kernels::PackedTokens DecodeScratch::pack_tokens(const float* x, std::size_t tokens, std::size_t cols) {
+  return kernels::pack_tokens(x, tokens, cols, packed_tokens_.data());
 }
 
 kernels::ActivationColumns DecodeScratch::columns(std::size_t tokens, std::size_t cols, DType type) {

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "glassbox/tensor.hpp"
+#include "kernels/matmul.hpp"
 #include "kernels/quantized_activations.hpp"
 #include "kernels/quantized_int_matmul.hpp"
 #include "util/thread_pool.hpp"
@@ -22,7 +23,15 @@ class DecodeScratch {
   DecodeScratch(int workers, std::size_t max_cols, std::size_t max_tokens);
   // The bytes such a scratch holds, for the session's memory estimate (run_state_bytes).
   static int64_t bytes(int workers, std::size_t max_cols, std::size_t max_tokens);
-  float* row(int worker) { return rows_.data() + static_cast<std::size_t>(worker) * stride_; }
+  // The worker's decoded rows: kernels::matmul_tile_rows() of max_cols floats (a matrix-vector product uses
+  // the first).
+  float* row(int worker) { return rows_.data() + static_cast<std::size_t>(worker) * tile_rows_ * stride_; }
+  // The float batched product's tokens, packed (kernels::pack_tokens, on the thread that then shares them),
+  // and each worker's scratch for it (kernels::matmul_rows).
+  kernels::PackedTokens pack_tokens(const float* x, std::size_t tokens, std::size_t cols);
+  float* matmul_scratch(int worker) {
+    return matmul_scratch_.data() + static_cast<std::size_t>(worker) * matmul_scratch_stride_;
+  }
   std::size_t max_cols() const { return stride_; }
   std::size_t max_tokens() const { return slots_.size(); }
 
@@ -34,8 +43,8 @@ class DecodeScratch {
   kernels::IntMatmulScratch int_rows(int worker);
 
  private:
-  std::size_t stride_;
-  std::vector<float> rows_;
+  std::size_t stride_, tile_rows_, matmul_scratch_stride_;
+  std::vector<float> rows_, packed_tokens_, matmul_scratch_;
   std::vector<int8_t> q_;
   std::vector<float> d_;
   std::vector<int32_t> sums16_, sums32_;

@@ -40,23 +40,33 @@ void int_dot_batch(float* out, const Tensor& w, const float* x, std::size_t toke
 void float_batch(float* out, const Tensor& w, const float* x, std::size_t tokens, ThreadPool& pool,
                  DecodeScratch& scratch) {
   const auto rows = static_cast<std::size_t>(w.rows), cols = static_cast<std::size_t>(w.cols);
-  auto run = [&](std::size_t begin, std::size_t end, int worker) {
-    if (w.type == DType::F32) {
-      kernels::matmul(out + begin, rows, w.f32() + begin * cols, end - begin, x, tokens, cols);
-      return;
+  const auto row_bytes = static_cast<std::size_t>(tensor_bytes(w.type, 1, w.cols));
+  const std::size_t tile = kernels::matmul_tile_rows();
+  for (std::size_t t0 = 0; t0 < tokens; t0 += scratch.max_tokens()) {
+    const std::size_t n = std::min(tokens - t0, scratch.max_tokens());
+    const kernels::PackedTokens packed = scratch.pack_tokens(x + t0 * cols, n, cols);
+    auto run = [&](std::size_t begin, std::size_t end, int worker) {
+      float* decoded = scratch.row(worker);
+      for (std::size_t r = begin; r < end; r += tile) {
+        const std::size_t count = std::min(tile, end - r);
+        const float* tile_rows[kernels::kMaxMatmulTileRows];
+        for (std::size_t i = 0; i < count; ++i) {
+          if (w.type == DType::F32) {
+            tile_rows[i] = w.f32() + (r + i) * cols;
+          } else {
+            kernels::dequantize_row(w.type, w.data + (r + i) * row_bytes, decoded + i * cols, cols);
+            tile_rows[i] = decoded + i * cols;
+          }
+        }
+        kernels::matmul_rows(out + t0 * rows + r, rows, tile_rows, count, packed, scratch.matmul_scratch(worker));
+      }
+    };
+    // A batch is enough work per thread wake-up for any matrix with a few rows per thread.
+    if (pool.size() == 1 || rows < static_cast<std::size_t>(pool.size())) {
+      run(0, rows, 0);
+    } else {
+      pool.parallel_for(rows, run);
     }
-    const auto row_bytes = static_cast<std::size_t>(tensor_bytes(w.type, 1, w.cols));
-    float* row = scratch.row(worker);
-    for (std::size_t r = begin; r < end; ++r) {
-      kernels::dequantize_row(w.type, w.data + r * row_bytes, row, cols);
-      kernels::matmul(out + r, rows, row, 1, x, tokens, cols);
-    }
-  };
-  // A batch is enough work per thread wake-up for any matrix with a few rows per thread.
-  if (pool.size() == 1 || rows < static_cast<std::size_t>(pool.size())) {
-    run(0, rows, 0);
-  } else {
-    pool.parallel_for(rows, run);
   }
 }
 
