@@ -61,6 +61,36 @@ TEST(KernelsBitExactMatmul, EveryOutputIsDotsBits) {
   }
 }
 
+// Signed zeros, zeros against infinities and huge products: the partial sums of the batched product must
+// still be dot()'s (a partial sum that became -0, or took a +0 product more or fewer, would show in the sign
+// of a zero result; inf * 0 and inf - inf give NaN in both or neither).
+TEST(KernelsBitExactMatmul, SignedZerosAndInfinitiesAreDotsToo) {
+  std::mt19937 rng(7);
+  const float specials[] = {0.0f, -0.0f, 1.0f, -1.0f, 3e38f, -3e38f, INFINITY, -INFINITY, 1e-45f, -1e-45f};
+  for (std::size_t n : {1u, 5u, 31u, 32u, 33u, 70u}) {
+    const std::size_t rows = 7, tokens = 19;
+    std::vector<float> w(rows * n), x(tokens * n), out(tokens * rows);
+    for (int round = 0; round < 20; ++round) {
+      // Mostly zeros of either sign, so that whole partial sums, and whole results, are zero.
+      for (float& v : w)
+        v = rng() % 4 == 0 ? specials[rng() % 10] : (rng() % 2 ? 0.0f : -0.0f);
+      for (float& v : x)
+        v = rng() % 4 == 0 ? specials[rng() % 10] : (rng() % 2 ? 0.0f : -0.0f);
+      matmul(out.data(), rows, w.data(), rows, x.data(), tokens, n);
+      for (std::size_t t = 0; t < tokens; ++t)
+        for (std::size_t r = 0; r < rows; ++r) {
+          const float got = out[t * rows + r], want = dot(w.data() + r * n, x.data() + t * n, n);
+          if (std::isnan(want)) {
+            ASSERT_TRUE(std::isnan(got)) << "n " << n << " row " << r << " token " << t;
+          } else {
+            ASSERT_TRUE(same_bits(got, want)) << "n " << n << " row " << r << " token " << t << ": " << got
+                                              << " against dot's " << want;
+          }
+        }
+    }
+  }
+}
+
 // Rows computed in pieces (as threads split them) give the same bits as all at once.
 TEST(KernelsBitExactMatmul, SplittingRowsChangesNothing) {
   std::mt19937 rng(6);
