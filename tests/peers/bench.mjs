@@ -8,10 +8,13 @@
 //            and wllama's multi-thread build, on a page served with COOP/COEP)
 //   roofline: generation tokens/s x bytes read per token (the weights plus the KV cache) / the bandwidth a
 //            streaming read reaches (tests/peers/bandwidth.cpp), for the same thread count
+//   llama2.c: with --llama2c PATH, a run.c binary you compiled (the project neither ships nor builds it), on
+//            the same shapes' float32 llama2.c checkpoints, at the same thread counts (OMP_NUM_THREADS, which
+//            only an OpenMP build of run.c follows)
 // The models are random-weight files of real shapes, made into models/bench/ (git-ignored) when absent.
 //   node tests/peers/bench.mjs [--models 15M-f32,110M-q8_0] [--threads 1,2] [--repeat 3] [--skip-browser] [--json]
-//                              [--out FILE]   (default docs/benchmarks.md; --out - prints the table only)
-import { execFileSync } from 'node:child_process';
+//                              [--llama2c PATH] [--out FILE]   (default docs/benchmarks.md; --out - prints the table only)
+import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -21,7 +24,7 @@ import { cli, modelsDir, python, repo } from './helpers.mjs';
 
 const args = Object.fromEntries(process.argv.slice(2).reduce((pairs, a, i, all) => (a.startsWith('--') ? [...pairs, [a.slice(2), all[i + 1]?.startsWith('--') ? true : (all[i + 1] ?? true)]] : pairs), []));
 if (args.help || args.h) {
-  console.log('usage: node tests/peers/bench.mjs [--models 15M-q8_0,110M-f32] [--threads 1,2] [--repeat 3] [--skip-browser] [--json] [--out FILE|-]');
+  console.log('usage: node tests/peers/bench.mjs [--models 15M-q8_0,110M-f32] [--threads 1,2] [--repeat 3] [--skip-browser] [--json] [--llama2c RUN] [--out FILE|-]');
   process.exit(0);
 }
 const repeat = Number(args.repeat ?? 3);
@@ -49,19 +52,26 @@ function llamaPeers() {
   return { bench, quantize };
 }
 
-/** models/bench/<shape>-<type>.gguf, made from a random llama2.c checkpoint of the shape when absent. */
+/** models/bench/<shape>.bin: the shape's random llama2.c checkpoint (what run.c reads), made when absent. */
+function checkpointFile(shape) {
+  const bin = path.join(benchDir, `${shape}.bin`);
+  if (!fs.existsSync(bin)) {
+    fs.mkdirSync(benchDir, { recursive: true });
+    execFileSync(python, [path.join(repo, 'tests', 'peers', 'make-bench-model.py'), `${bin}.partial`, ...SHAPES[shape]], { stdio: 'inherit' });
+    fs.renameSync(`${bin}.partial`, bin);
+  }
+  return bin;
+}
+
+/** models/bench/<shape>-<type>.gguf, made from the shape's checkpoint when absent. */
 function modelFile(name, peers) {
   const [shape, type] = name.split('-');
   const file = path.join(benchDir, `${name}.gguf`);
   if (fs.existsSync(file)) return file;
   fs.mkdirSync(benchDir, { recursive: true });
   const f32 = path.join(benchDir, `${shape}-f32.gguf`);
-  if (!fs.existsSync(f32)) {
-    const bin = path.join(os.tmpdir(), `glassbox-bench-${shape}.bin`);
-    execFileSync(python, [path.join(repo, 'tests', 'peers', 'make-bench-model.py'), bin, ...SHAPES[shape]], { stdio: 'inherit' });
-    execFileSync(cli, ['convert', '--model', bin, '--tokenizer', path.join(modelsDir, 'tokenizer.bin'), '--output', f32, '--type', 'f32', '--name', `${shape}-f32`], { stdio: 'inherit' });
-    fs.rmSync(bin);
-  }
+  if (!fs.existsSync(f32))
+    execFileSync(cli, ['convert', '--model', checkpointFile(shape), '--tokenizer', path.join(modelsDir, 'tokenizer.bin'), '--output', f32, '--type', 'f32', '--name', `${shape}-f32`], { stdio: 'inherit' });
   if (type === 'q4_k_m') execFileSync(peers.quantize, [f32, file, 'Q4_K_M'], { stdio: 'ignore' });
   else if (type !== 'f32') execFileSync(cli, ['convert', '--model', f32, '--output', file, '--type', type, '--name', name], { stdio: 'inherit' });
   return file;
@@ -77,8 +87,24 @@ function glassboxNative(file, threads, promptTokens, trace = 'off') {
 function llamaNative(peers, file, threads) {
   const out = execFileSync(peers.bench, ['-m', file, '-p', '32,256', '-n', String(gen), '-t', String(threads), '-r', String(repeat), '-o', 'json'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
   const rows = JSON.parse(out);
-  const rate = (p, n) => rows.find((r) => r.n_prompt === p && r.n_gen === n)?.avg_ts ?? null;
-  return { prompt32: rate(32, 0), prompt256: rate(256, 0), gen: rate(0, gen), build: rows[0]?.build_commit };
+  const row = (p, n) => rows.find((r) => r.n_prompt === p && r.n_gen === n);
+  const rate = (p, n) => row(p, n)?.avg_ts ?? null;
+  return { prompt32: rate(32, 0), prompt256: rate(256, 0), gen: rate(0, gen), gen_stddev: row(0, gen)?.stddev_ts ?? null, build: rows[0]?.build_commit };
+}
+
+/** llama2.c's run.c (a binary given with --llama2c) generating greedily from an empty prompt on the shape's
+ * float32 checkpoint: its own "achieved tok/s" (every position after the first, one token at a time), median
+ * of the repeats. */
+function llama2c(exe, shape, threads) {
+  const rates = [];
+  for (let r = 0; r < repeat; r++) {
+    const run = spawnSync(exe, [checkpointFile(shape), '-z', path.join(modelsDir, 'tokenizer.bin'), '-t', '0', '-n', String(gen + 32), '-i', ''],
+      { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, OMP_NUM_THREADS: String(threads) } });
+    const m = /achieved tok\/s: ([0-9.]+)/.exec(run.stderr ?? '');
+    if (run.status !== 0 || !m) throw new Error(`${exe} printed no speed (exit ${run.status}): ${String(run.stderr ?? run.error).trim().slice(0, 200)}`);
+    rates.push(Number(m[1]));
+  }
+  return median(rates);
 }
 
 const wasmDir = process.env.GLASSBOX_WASM_DIR ?? path.join(repo, 'build-wasm');
@@ -143,11 +169,18 @@ for (const name of models) {
     const perToken = bytes + short.kv_cache_bytes * (144 / (32 + gen));
     row.native[t] = {
       glassbox: { prompt32: short.prompt_tokens_per_s, prompt256: long.prompt_tokens_per_s, gen: short.gen_tokens_per_s,
-        gen_range: [short.gen_tokens_per_s_min, short.gen_tokens_per_s_max], peak_resident_bytes: short.peak_resident_bytes },
+        prompt32_range: [short.prompt_tokens_per_s_min, short.prompt_tokens_per_s_max],
+        prompt256_range: [long.prompt_tokens_per_s_min, long.prompt_tokens_per_s_max],
+        gen_range: [short.gen_tokens_per_s_min, short.gen_tokens_per_s_max], peak_resident_bytes: short.peak_resident_bytes,
+        kv_cache_bytes: short.kv_cache_bytes },
       llama,
       roofline: { glassbox: (short.gen_tokens_per_s * perToken) / bw[t], llama: llama.gen ? (llama.gen * perToken) / bw[t] : null },
     };
     console.error(`${name} t${t}: glassbox ${short.prompt_tokens_per_s}/${long.prompt_tokens_per_s}/${short.gen_tokens_per_s}, llama.cpp ${llama.prompt32?.toFixed(0)}/${llama.prompt256?.toFixed(0)}/${llama.gen?.toFixed(0)}`);
+  }
+  if (args.llama2c && name.endsWith('-f32')) {
+    row.llama2c = {};
+    for (const t of threadCounts) row.llama2c[t] = llama2c(path.resolve(String(args.llama2c)), name.split('-')[0], t);
   }
   const traced = glassboxNative(file, 1, 32, 'residuals');
   row.trace = { off: row.native[threadCounts[0]].glassbox.gen, residuals: traced.gen_tokens_per_s };
@@ -201,11 +234,32 @@ for (const r of results)
     if (!b || b.error) lines.push(`| ${r.model} | ${t} | ${b?.error ?? 'skipped'} | | |`);
     else lines.push(`| ${r.model} | ${t} | ${f0(b.glassbox.prompt)} / ${f0(b.wllama.prompt)} (${ratio(b.glassbox.prompt, b.wllama.prompt)}) | ${f0(b.glassbox.gen)} / ${f0(b.wllama.gen)} (${ratio(b.glassbox.gen, b.wllama.gen)}) | ${ratio(b.glassbox.gen, r.native[t]?.glassbox.gen)} |`);
   }
+lines.push('', '## Spread (native): glassbox\'s repeats, min–max tokens/s; llama-bench\'s standard deviation', '',
+  '| model | threads | glassbox prompt 32 | glassbox prompt 256 | glassbox generation | llama.cpp generation ± |', '|---|---|---|---|---|---|');
+const range = (r) => (r ? `${f0(r[0])}–${f0(r[1])}` : '–');
+for (const r of results)
+  for (const t of threadCounts) {
+    const n = r.native[t];
+    lines.push(`| ${r.model} | ${t} | ${range(n.glassbox.prompt32_range)} | ${range(n.glassbox.prompt256_range)} | ${range(n.glassbox.gen_range)} | ${n.llama.gen_stddev == null ? '–' : `±${n.llama.gen_stddev.toFixed(0)}`} |`);
+  }
+const withLlama2c = results.filter((r) => r.llama2c);
+if (withLlama2c.length) {
+  lines.push('', '## llama2.c\'s run.c (float32 checkpoint, one token at a time), generation tokens/s', '',
+    '| model | threads | glassbox | run.c | ratio |', '|---|---|---|---|---|');
+  for (const r of withLlama2c)
+    for (const t of threadCounts)
+      lines.push(`| ${r.model} | ${t} | ${f0(r.native[t].glassbox.gen)} | ${f0(r.llama2c[t])} | ${ratio(r.native[t].glassbox.gen, r.llama2c[t])} |`);
+}
 lines.push('', '## Cost of the inspection trace (native, 1 thread, generation tokens/s)', '', '| model | trace off | residual trace (what the page records) | ratio |', '|---|---|---|---|');
 for (const r of results) lines.push(`| ${r.model} | ${f0(r.trace.off)} | ${f0(r.trace.residuals)} | ${ratio(r.trace.residuals, r.trace.off)} |`);
-lines.push('', '## Memory (native, 1 thread)', '', '| model | file | peak resident |', '|---|---|---|');
-for (const r of results) lines.push(`| ${r.model} | ${(r.file_bytes / MiB).toFixed(1)} MiB | ${(r.native[threadCounts[0]].glassbox.peak_resident_bytes / MiB).toFixed(1)} MiB |`);
-lines.push('', 'llama2.c\'s run.c is not among the peers: no copy of it is available offline on these machines.', '');
+lines.push('', '## Memory (native, 1 thread)', '', 'The weights stay memory-mapped (not copied); the rest of the peak is the KV cache, the scratch of a 256-token prompt chunk and the program.', '',
+  '| model | file | KV cache | file + KV cache | peak resident |', '|---|---|---|---|---|');
+for (const r of results) {
+  const g = r.native[threadCounts[0]].glassbox;
+  lines.push(`| ${r.model} | ${(r.file_bytes / MiB).toFixed(1)} MiB | ${(g.kv_cache_bytes / MiB).toFixed(1)} MiB | ${((r.file_bytes + g.kv_cache_bytes) / MiB).toFixed(1)} MiB | ${(g.peak_resident_bytes / MiB).toFixed(1)} MiB |`);
+}
+if (!withLlama2c.length) lines.push('', 'llama2.c\'s run.c was not measured: pass `--llama2c PATH` with a run.c binary you compiled (the project does not ship or build it).');
+lines.push('');
 if (outFile) {
   fs.mkdirSync(path.dirname(outFile), { recursive: true });
   fs.writeFileSync(outFile, lines.join('\n'));

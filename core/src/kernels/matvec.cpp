@@ -1,15 +1,19 @@
 // Matrix-vector products: each output is the canonical dot of one row with x. matvec reads row-major
 // weights; dot_strided reads rows a stride apart (one head's keys in the KV cache).
-// Rows go kRowsPerPass at a time so they share the loads of x; the count is picked so the accumulators fit
-// the register file (8 vector registers' worth; 16 of AVX-512's 32), whatever the SIMD width. Decoding
-// reads each weight once, so this is a memory-bound loop, and more rows in flight means more cache lines
-// requested at once: on Zen 4, 8 rows generated 10-20% faster than 4 on the 110M shape (12 to 16 rows were
-// no better on the 15M shape, and software prefetching of the next rows made it slower).
+// Rows go kRowsPerPass at a time so they share the loads of x. Decoding reads each weight once, so this is a
+// memory-bound loop, and what suits the memory system differs between cores:
+//   AVX-512 (16 of its 32 registers, 8 rows): on Zen 4, 8 rows generated 10-20% faster than 4 on the 110M
+//     shape, more cache lines requested at once (12 to 16 rows were no better on the 15M shape, and software
+//     prefetching of the next rows made it slower);
+//   AVX2 (one row, its 4 registers): on Zen 3 one row at a time, a single stream through the matrix,
+//     streamed 14-17 GB/s where 2 rows reached 10.6-12.8 and 4 rows 10.4-14.4 (32000 x 288, 768 x 288 and
+//     2048 x 768 matrices from memory);
+//   SSE and WebAssembly SIMD128: one row fills 8 registers already.
 #include "dot_rows.hpp"
 
 namespace glassbox::kernels {
 namespace {
-constexpr std::size_t kAccumulatorRegisters = kWidth >= 16 ? 16 : 8;
+constexpr std::size_t kAccumulatorRegisters = kWidth >= 16 ? 16 : kAccumulatorsPerRow;
 constexpr std::size_t kRowsPerPass =
     kAccumulatorsPerRow >= kAccumulatorRegisters ? 1 : kAccumulatorRegisters / kAccumulatorsPerRow;
 }  // namespace
