@@ -1,25 +1,29 @@
 // Matrix-vector products: each output is the canonical dot of one row with x. matvec reads row-major
 // weights; dot_strided reads rows a stride apart (one head's keys in the KV cache).
-// Rows go kRowsPerPass at a time so they share the loads of x. Decoding reads each weight once, so this is a
-// memory-bound loop, and what suits the memory system differs between cores:
-//   AVX-512 (16 of its 32 registers, 8 rows): on Zen 4, 8 rows generated 10-20% faster than 4 on the 110M
-//     shape, more cache lines requested at once (12 to 16 rows were no better on the 15M shape, and software
-//     prefetching of the next rows made it slower);
-//   AVX2 (one row, its 4 registers): on Zen 3 one row at a time, a single stream through the matrix,
-//     streamed 14-17 GB/s where 2 rows reached 10.6-12.8 and 4 rows 10.4-14.4 (32000 x 288, 768 x 288 and
-//     2048 x 768 matrices from memory);
-//   SSE and WebAssembly SIMD128: one row fills 8 registers already.
+// Rows go several at a time so they share the loads of x (and the loop's overhead), as many as the
+// accumulators allow: 8 vector registers' worth, 16 of AVX-512's 32 (SSE and WebAssembly SIMD128: one row
+// fills 8 registers already). That suits dot_strided, whose keys sit in cache. A matvec is different: it
+// reads each weight once, from memory, and what suits the memory system differs between cores:
+//   AVX-512, 8 rows: on Zen 4, 8 rows generated 10-20% faster than 4 on the 110M shape, more cache lines
+//     requested at once (12 to 16 rows were no better on the 15M shape, and software prefetching of the
+//     next rows made it slower);
+//   AVX2, one row: on Zen 3 one row at a time, a single stream through the matrix, streamed 14-17 GB/s
+//     where 2 rows reached 10.6-12.8 and 4 rows 10.4-14.4 (32000 x 288, 768 x 288 and 2048 x 768 matrices
+//     from memory).
+#include <algorithm>
+
 #include "dot_rows.hpp"
 
 namespace glassbox::kernels {
 namespace {
-constexpr std::size_t kAccumulatorRegisters = kWidth >= 16 ? 16 : kAccumulatorsPerRow;
-constexpr std::size_t kRowsPerPass =
-    kAccumulatorsPerRow >= kAccumulatorRegisters ? 1 : kAccumulatorRegisters / kAccumulatorsPerRow;
-}  // namespace
 
-void dot_strided(float* out, const float* rows, std::size_t row_stride, std::size_t n_rows, const float* x,
-                 std::size_t n) {
+constexpr std::size_t kAccumulatorRegisters = kWidth >= 16 ? 16 : 8;
+constexpr std::size_t kCachedRowsPerPass = std::max<std::size_t>(1, kAccumulatorRegisters / kAccumulatorsPerRow);
+constexpr std::size_t kStreamedRowsPerPass = kWidth == 8 ? 1 : kCachedRowsPerPass;
+
+template <std::size_t kRowsPerPass>
+void dot_rows_strided(float* out, const float* rows, std::size_t row_stride, std::size_t n_rows, const float* x,
+                      std::size_t n) {
   std::size_t r = 0;
   for (; r + kRowsPerPass <= n_rows; r += kRowsPerPass) {
     const float* block[kRowsPerPass];
@@ -33,9 +37,17 @@ void dot_strided(float* out, const float* rows, std::size_t row_stride, std::siz
   }
 }
 
+}  // namespace
+
+void dot_strided(float* out, const float* rows, std::size_t row_stride, std::size_t n_rows, const float* x,
+                 std::size_t n) {
+  dot_rows_strided<kCachedRowsPerPass>(out, rows, row_stride, n_rows, x, n);
+}
+
 void matvec(float* out, const float* w, const float* x, std::size_t cols, std::size_t row_begin,
             std::size_t row_end) {
-  dot_strided(out + row_begin, w + row_begin * cols, cols, row_end - row_begin, x, cols);
+  dot_rows_strided<kStreamedRowsPerPass>(out + row_begin, w + row_begin * cols, cols, row_end - row_begin, x,
+                                         cols);
 }
 
 namespace {
