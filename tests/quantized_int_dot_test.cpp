@@ -66,10 +66,11 @@ std::vector<float> batched(DType type, const std::byte* w, std::size_t row_bytes
   std::vector<int8_t> row_bytes_scratch(kIntMatmulRows * n), row_high(kIntMatmulRows * n);
   std::vector<int16_t> row_groups(kIntMatmulRows * n / 16);
   std::vector<int32_t> row_sums(kIntMatmulRows * n / 16);
+  std::vector<int16_t> row_wide(kIntMatmulRows * n);
   std::vector<float> out(rows * tokens, -1.0f);
   int_matmul(out.data(), rows, type, w, row_bytes, n, columns, 0, rows,
              {w_rows.data(), ws.data(), wm.data(), row_bytes_scratch.data(), row_groups.data(), row_sums.data(),
-              row_high.data()});
+              row_high.data(), row_wide.data()});
   return out;
 }
 

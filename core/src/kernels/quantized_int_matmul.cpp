@@ -7,6 +7,7 @@
 #include "kernels/quantized_int_matmul_avx2.hpp"
 #include "kernels/quantized_int_dot.hpp"
 #include "kernels/quantized_int_matmul_vnni.hpp"
+#include "kernels/quantized_int_matmul_wasm.hpp"
 #include "kernels/quantized_int_rows.hpp"
 
 namespace glassbox::kernels {
@@ -136,20 +137,29 @@ std::size_t byte_block(DType type, std::size_t lanes) {
   if (vnni_matmul_handles(type)) return lanes;
 #endif
   if (GLASSBOX_HAS_AVX2_MATMUL && has_int_dot(type)) return kAvx2MatmulTokens;
+  if (GLASSBOX_HAS_WASM_MATMUL && has_int_dot(type)) return kWasmMatmulTokens;
   return 0;
 }
 
-// The byte columns, four values at a time; adding 128 to a byte is flipping its top bit.
+// The byte columns, four values at a time (kPairedBytes: two and two); adding 128 to a byte is flipping its
+// top bit.
 void fill_activation_bytes(const QuantizedActivations* x, std::size_t tokens, std::size_t cols,
                            std::size_t lanes, std::size_t block, uint8_t* bytes) {
   for (std::size_t t = 0; t < lanes; ++t) {
-    const std::size_t first = t / block * block, width = std::min(block, lanes - first);
-    uint8_t* out = bytes + first * cols + (t - first) * 4;
+    const std::size_t first = t / block * block, width = std::min(block, lanes - first), at = t - first;
     for (std::size_t i = 0; i < cols / 4; ++i) {
       uint32_t four = 0;
       if (t < tokens) std::memcpy(&four, x[t].q + 4 * i, 4);
       four ^= 0x80808080u;
-      std::memcpy(out + i * width * 4, &four, 4);
+      uint8_t* quad = bytes + first * cols + i * width * 4;
+      if constexpr (kPairedBytes) {
+        // Within the group of four tokens: values 0, 1 of each, then values 2, 3 of each.
+        uint8_t* group = quad + at / 4 * 16;
+        std::memcpy(group + at % 4 * 2, &four, 2);
+        std::memcpy(group + 8 + at % 4 * 2, reinterpret_cast<const uint8_t*>(&four) + 2, 2);
+      } else {
+        std::memcpy(quad + at * 4, &four, 4);
+      }
     }
   }
 }
@@ -189,6 +199,9 @@ void int_matmul(float* out, std::size_t out_stride, DType type, const std::byte*
 #endif
 #if GLASSBOX_HAS_AVX2_MATMUL
   return int_matmul_avx2(out, out_stride, type, w, row_bytes, cols, x, row_begin, row_end, scratch);
+#endif
+#if GLASSBOX_HAS_WASM_MATMUL
+  return int_matmul_wasm(out, out_stride, type, w, row_bytes, cols, x, row_begin, row_end, scratch);
 #endif
   if (int_dot_has_offsets(type)) {
     matmul_rows<true>(out, out_stride, type, w, row_bytes, cols, x, row_begin, row_end, scratch);

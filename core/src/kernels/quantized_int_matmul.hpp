@@ -23,11 +23,18 @@ namespace glassbox::kernels {
 // d[b * lanes + t] and xsum[b * lanes + t] (b < cols / 32, xsum the sub-block's sum of q); lanes is tokens
 // rounded up to the SIMD width, the padding lanes zero.
 // Where a byte kernel is built (AVX-512 VNNI: quantized_int_matmul_vnni.hpp; AVX2:
-// quantized_int_matmul_avx2.hpp), bytes instead of q: the values plus 128, four consecutive values of a
-// token together, in blocks of byte_block tokens (the last block may be narrower, width W): value k of token
-// t at bytes[(t / byte_block) * byte_block * cols + ((k / 4) * W + t % byte_block) * 4 + k % 4] (padding
-// tokens hold 128, a zero). One block of all lanes for the VNNI kernel; the AVX2 kernel reads 16 tokens at a
-// time, whose bytes are then consecutive.
+// quantized_int_matmul_avx2.hpp; WebAssembly: quantized_int_matmul_wasm.hpp), bytes instead of q: the values
+// plus 128, four consecutive values of a token together, in blocks of byte_block tokens (the last block may
+// be narrower, width W): value k of token t at bytes[(t / byte_block) * byte_block * cols + ((k / 4) * W +
+// t % byte_block) * 4 + k % 4] (padding tokens hold 128, a zero). One block of all lanes for the VNNI kernel;
+// the AVX2 kernel reads 16 tokens at a time, whose bytes are then consecutive. Where kPairedBytes (the
+// WebAssembly kernel, 8 tokens a block), each group of four tokens' 16 bytes of a quad hold values 0 and 1
+// of the four tokens, then values 2 and 3.
+#if defined(__wasm_simd128__)
+inline constexpr bool kPairedBytes = true;
+#else
+inline constexpr bool kPairedBytes = false;
+#endif
 struct ActivationColumns {
   const float* q;
   const float* d;
@@ -48,8 +55,9 @@ ActivationColumns fill_activation_columns(const QuantizedActivations* x, std::si
 // Rows decoded at once by int_matmul, and its per-thread scratch for them (per row: cols values in w, bytes
 // and high, cols / 32 in ws and wm, cols / 16 in groups and sums): the decoded integers (bytes, groups: see
 // quantized_int_rows.hpp), the float kernel's integers as floats times their group scale (w), the VNNI
-// kernel's sums of each 16 bytes (sums), the AVX2 kernel's high parts of Q8_0's bytes (high) and its
-// corrections per sub-block (in sums).
+// kernel's sums of each 16 bytes (sums), the AVX2 kernel's high parts of Q8_0's bytes (high), the
+// WebAssembly kernel's 16-bit weights (wide, cols per row), and those two kernels' corrections per sub-block
+// (in sums).
 inline constexpr std::size_t kIntMatmulRows = 4;
 struct IntMatmulScratch {
   float* w;
@@ -59,6 +67,7 @@ struct IntMatmulScratch {
   int16_t* groups;
   int32_t* sums;
   int8_t* high;
+  int16_t* wide;
 };
 
 // out[t * out_stride + r] = the integer dot of row r of w with token t's activations, for t < x.tokens and r in

@@ -53,16 +53,17 @@ DecodeScratch::DecodeScratch(int workers, std::size_t max_cols, std::size_t max_
       int_bytes_(int_w_.size()),
       int_groups_(int_w_.size() / 16),
       int_sums_(int_w_.size() / 16),
-      int_high_(int_w_.size()) {}
+      int_high_(int_w_.size()),
+      int_wide_(int_w_.size()) {}
 
 int64_t DecodeScratch::bytes(int workers, std::size_t max_cols, std::size_t max_tokens) {
   const auto cols = static_cast<int64_t>(max_cols), rows = static_cast<int64_t>(kernels::kIntMatmulRows);
   const int64_t blocks = cols / kernels::kActivationBlock, groups = cols / 16;
   // Per worker: the decoded float rows and the float product's scratch; the integer rows (floats, bytes
-  // twice, group scales and sums, scales). Then the float product's packed tokens.
+  // twice, 16-bit weights, group scales and sums, scales). Then the float product's packed tokens.
   const int64_t per_worker = 4 * static_cast<int64_t>(kernels::matmul_tile_rows()) * cols +
                              4 * static_cast<int64_t>(kernels::matmul_scratch_floats()) +
-                             rows * (6 * cols + 6 * groups + 8 * blocks);
+                             rows * (8 * cols + 6 * groups + 8 * blocks);
   // Per token: its quantized values, scales and sums; per column lane: the floats, bytes, scales and sums.
   const int64_t per_token = cols + 8 * blocks + 4 * groups, per_lane = 5 * cols + 8 * blocks;
   return workers * per_worker + 4 * static_cast<int64_t>(kernels::packed_tokens_floats(max_tokens, max_cols)) +
@@ -98,7 +99,8 @@ kernels::IntMatmulScratch DecodeScratch::int_rows(int worker) {
           int_bytes_.data() + at * rows * stride_,
           int_groups_.data() + at * rows * stride_ / 16,
           int_sums_.data() + at * rows * stride_ / 16,
-          int_high_.data() + at * rows * stride_};
+          int_high_.data() + at * rows * stride_,
+          int_wide_.data() + at * rows * stride_};
 }
 
 bool uses_int_dot(const Tensor& w) {

@@ -56,6 +56,7 @@ class DecodeScratch {
   std::vector<int16_t> int_groups_;
   std::vector<int32_t> int_sums_;
   std::vector<int8_t> int_high_;
+  std::vector<int16_t> int_wide_;
 };
 
 // Whether a product with w takes the integer kernels: its type has them and its rows are whole activation
