@@ -46,6 +46,10 @@ struct Q4_K {
 #if defined(__AVX2__)
     const __m128i eight = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(bytes));
     _mm256_storeu_ps(out, _mm256_mul_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(eight))));
+#elif defined(__wasm_simd128__)
+    const v128_t eight = wasm_u16x8_extend_low_u8x16(wasm_v128_load64_zero(bytes)), scale = wasm_f32x4_splat(d);
+    wasm_v128_store(out, wasm_f32x4_mul(scale, wasm_f32x4_convert_u32x4(wasm_u32x4_extend_low_u16x8(eight))));
+    wasm_v128_store(out + 4, wasm_f32x4_mul(scale, wasm_f32x4_convert_u32x4(wasm_u32x4_extend_high_u16x8(eight))));
 #else
     for (int j = 0; j < 8; ++j)
       out[j] = d * bytes[j];
@@ -103,6 +107,10 @@ struct Q6_K {
 #if defined(__AVX2__)
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(u.scale),
                         _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(block + 192))));
+#elif defined(__wasm_simd128__)
+    const v128_t scales = wasm_v128_load(block + 192);
+    wasm_v128_store(u.scale, wasm_i16x8_extend_low_i8x16(scales));
+    wasm_v128_store(u.scale + 8, wasm_i16x8_extend_high_i8x16(scales));
 #else
     const auto* scales = reinterpret_cast<const int8_t*>(block + 192);
     for (int i = 0; i < 16; ++i)
@@ -123,6 +131,17 @@ struct Q6_K {
     const __m256i offsets = _mm256_permute4x64_epi64(_mm256_hadd_epi32(first, second), 0xD8);
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(isum),
                         _mm256_sub_epi32(load(isum), _mm256_slli_epi32(offsets, 5)));
+#elif defined(__wasm_simd128__)
+    // Four sub-blocks at a time: their 8 products of sums and scales, neighbours added by a shuffle.
+    for (int half = 0; half < 2; ++half) {
+      const v128_t scales = wasm_v128_load(sc + 8 * half);
+      const v128_t a = wasm_i32x4_mul(wasm_v128_load(sums16 + 8 * half), wasm_i32x4_extend_low_i16x8(scales));
+      const v128_t b = wasm_i32x4_mul(wasm_v128_load(sums16 + 8 * half + 4), wasm_i32x4_extend_high_i16x8(scales));
+      const v128_t offsets =
+          wasm_i32x4_add(wasm_i32x4_shuffle(a, b, 0, 2, 4, 6), wasm_i32x4_shuffle(a, b, 1, 3, 5, 7));
+      int32_t* at = isum + 4 * half;
+      wasm_v128_store(at, wasm_i32x4_sub(wasm_v128_load(at), wasm_i32x4_shl(offsets, 5)));
+    }
 #else
     for (int j = 0; j < 8; ++j)
       isum[j] -= 32 * (sc[2 * j] * sums16[2 * j] + sc[2 * j + 1] * sums16[2 * j + 1]);

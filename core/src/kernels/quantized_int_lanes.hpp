@@ -6,7 +6,8 @@
 // lane. So each instruction set the project targets gets a few lines here:
 //   AVX-512 VNNI (with VL)  vpdpbusd: 32 u8 x s8 products summed in fours into 8 int32 lanes, one instruction
 //   AVX2                    vpmaddubsw then vpmaddwd against ones (the same sums in two steps)
-//   WebAssembly SIMD128     widen to 16 bits, then i32x4.dot_i16x8_s (SSE4.1 emulation has no byte products)
+//   WebAssembly SIMD128     i16x8.extmul of the bytes, two products added in 16 bits, then widened to 32
+//                           (SSE4.1 emulation has no byte products)
 //   anything else           a plain loop
 // All of them give the same integers: x86's unsigned-times-signed instructions take |w| and x * sign(w)
 // (ggml's trick), exact because activations never reach -128 (|w| <= 128, |x| <= 127, so a pmaddubsw pair is
@@ -138,17 +139,19 @@ GLASSBOX_INT_INLINE Bytes nibbles(const void* p) {
   return {wasm_v128_and(packed, wasm_i8x16_splat(0x0F)), wasm_u8x16_shr(packed, 4)};
 }
 
+// 16 weight bytes times 16 activations, as 8 16-bit sums of two products each: i16x8.extmul multiplies bytes
+// into 16 bits (exact), and two products fit 16 bits because x is never -128: |w * x| <= 128 * 127, and two
+// such are at most 32512.
+GLASSBOX_INT_INLINE v128_t pairs16(v128_t w, v128_t x) {
+  return wasm_i16x8_add(wasm_i16x8_extmul_low_i8x16(w, x), wasm_i16x8_extmul_high_i8x16(w, x));
+}
+
 // Every weight this file sees fits an int8 (unsigned ones are at most 127), so one signed path serves both.
+// The products of each 16 bytes summed in pairs (pairs16), then widened by adding neighbours into 32 bits.
 GLASSBOX_INT_INLINE Sums dot_signed(Bytes w, const int8_t* x) {
-  const v128_t x0 = wasm_v128_load(x), x1 = wasm_v128_load(x + 16);
-  const v128_t s0 = wasm_i32x4_dot_i16x8(wasm_i16x8_extend_low_i8x16(w.low), wasm_i16x8_extend_low_i8x16(x0));
-  const v128_t s1 =
-      wasm_i32x4_dot_i16x8(wasm_i16x8_extend_high_i8x16(w.low), wasm_i16x8_extend_high_i8x16(x0));
-  const v128_t s2 =
-      wasm_i32x4_dot_i16x8(wasm_i16x8_extend_low_i8x16(w.high), wasm_i16x8_extend_low_i8x16(x1));
-  const v128_t s3 =
-      wasm_i32x4_dot_i16x8(wasm_i16x8_extend_high_i8x16(w.high), wasm_i16x8_extend_high_i8x16(x1));
-  return wasm_i32x4_add(wasm_i32x4_add(s0, s1), wasm_i32x4_add(s2, s3));
+  const v128_t s0 = wasm_i32x4_extadd_pairwise_i16x8(pairs16(w.low, wasm_v128_load(x)));
+  const v128_t s1 = wasm_i32x4_extadd_pairwise_i16x8(pairs16(w.high, wasm_v128_load(x + 16)));
+  return wasm_i32x4_add(s0, s1);
 }
 GLASSBOX_INT_INLINE Sums dot_unsigned(Bytes w, const int8_t* x) {
   return dot_signed(w, x);
@@ -183,10 +186,7 @@ GLASSBOX_INT_INLINE Bytes either(Bytes a, Bytes b) {
 
 // 16 weight bytes times 16 activations, in four int32 lanes.
 GLASSBOX_INT_INLINE v128_t dot16(v128_t w, const int8_t* x) {
-  const v128_t xv = wasm_v128_load(x);
-  return wasm_i32x4_add(
-      wasm_i32x4_dot_i16x8(wasm_i16x8_extend_low_i8x16(w), wasm_i16x8_extend_low_i8x16(xv)),
-      wasm_i32x4_dot_i16x8(wasm_i16x8_extend_high_i8x16(w), wasm_i16x8_extend_high_i8x16(xv)));
+  return wasm_i32x4_extadd_pairwise_i16x8(pairs16(w, wasm_v128_load(x)));
 }
 
 // Each half's four int32 sums times its scale.
