@@ -83,8 +83,8 @@ TEST(KernelsBitExactMatmul, SignedZerosAndInfinitiesAreDotsToo) {
           if (std::isnan(want)) {
             ASSERT_TRUE(std::isnan(got)) << "n " << n << " row " << r << " token " << t;
           } else {
-            ASSERT_TRUE(same_bits(got, want)) << "n " << n << " row " << r << " token " << t << ": " << got
-                                              << " against dot's " << want;
+            ASSERT_TRUE(same_bits(got, want))
+                << "n " << n << " row " << r << " token " << t << ": " << got << " against dot's " << want;
           }
         }
     }

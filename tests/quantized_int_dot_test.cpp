@@ -55,13 +55,13 @@ std::vector<float> random_vector(std::size_t n, Inputs& in) {
 
 // int_matmul (the batched kernel) of `rows` rows of w against every token of x, with scratch as the sessions
 // size it: out[t * rows + r].
-std::vector<float> batched(DType type, const std::byte* w, std::size_t row_bytes, std::size_t n, std::size_t rows,
-                           const std::vector<QuantizedActivations>& x) {
+std::vector<float> batched(DType type, const std::byte* w, std::size_t row_bytes, std::size_t n,
+                           std::size_t rows, const std::vector<QuantizedActivations>& x) {
   const std::size_t tokens = x.size(), lanes = activation_lanes(tokens);
   std::vector<float> q(n * lanes), d(n / 32 * lanes), xsum(n / 32 * lanes);
   std::vector<uint8_t> column_bytes(n * lanes);
-  const ActivationColumns columns =
-      fill_activation_columns(x.data(), tokens, n, type, q.data(), d.data(), xsum.data(), column_bytes.data());
+  const ActivationColumns columns = fill_activation_columns(x.data(), tokens, n, type, q.data(), d.data(),
+                                                            xsum.data(), column_bytes.data());
   std::vector<float> w_rows(kIntMatmulRows * n), ws(kIntMatmulRows * n / 32), wm(kIntMatmulRows * n / 32);
   std::vector<int8_t> row_bytes_scratch(kIntMatmulRows * n), row_high(kIntMatmulRows * n);
   std::vector<int16_t> row_groups(kIntMatmulRows * n / 16);
@@ -69,8 +69,8 @@ std::vector<float> batched(DType type, const std::byte* w, std::size_t row_bytes
   std::vector<int16_t> row_wide(kIntMatmulRows * n);
   std::vector<float> out(rows * tokens, -1.0f);
   int_matmul(out.data(), rows, type, w, row_bytes, n, columns, 0, rows,
-             {w_rows.data(), ws.data(), wm.data(), row_bytes_scratch.data(), row_groups.data(), row_sums.data(),
-              row_high.data(), row_wide.data()});
+             {w_rows.data(), ws.data(), wm.data(), row_bytes_scratch.data(), row_groups.data(),
+              row_sums.data(), row_high.data(), row_wide.data()});
   return out;
 }
 
@@ -190,7 +190,8 @@ TEST(QuantizedIntDot, ExtremeBytesStayExactInTheBatchedKernels) {
   // +-127 in patterns that line up with and against the weights' signs, for 17 tokens (a whole group of
   // lanes and a partial one). Every token must get the plain-loop reference's bits.
   const std::size_t n = 2 * 256;
-  const uint8_t patterns[][2] = {{0x00, 0x00}, {0xFF, 0xFF}, {0x80, 0x80}, {0x7F, 0x7F}, {0x80, 0x7F}, {0x0F, 0xF0}};
+  const uint8_t patterns[][2] = {{0x00, 0x00}, {0xFF, 0xFF}, {0x80, 0x80},
+                                 {0x7F, 0x7F}, {0x80, 0x7F}, {0x0F, 0xF0}};
   const float signs[][4] = {{1, 1, 1, 1}, {-1, -1, -1, -1}, {-1, 1, -1, 1}, {1, 1, -1, -1}};
   for (DType type : kIntTypes) {
     const std::size_t row_bytes = n / element_type(type).block_values * element_type(type).block_bytes;
@@ -216,7 +217,8 @@ TEST(QuantizedIntDot, ExtremeBytesStayExactInTheBatchedKernels) {
       const std::vector<float> got = batched(type, row.data(), row_bytes, n, 1, views);
       for (std::size_t t = 0; t < views.size(); ++t)
         ASSERT_EQ(bits(got[t]), bits(int_dot_reference(type, row.data(), views[t], n)))
-            << element_type(type).name << " bytes " << int{pattern[0]} << "/" << int{pattern[1]} << " token " << t;
+            << element_type(type).name << " bytes " << int{pattern[0]} << "/" << int{pattern[1]} << " token "
+            << t;
     }
   }
 }

@@ -52,8 +52,9 @@ GLASSBOX_INLINE void partial_sums(const float* const* rows, const float* tokens,
     const float* x = tokens + j * k_steps * kTileTokens;
     for (std::size_t i = j; i < n; i += kPartials, x += kTileTokens) {
       Batch xv[kGroups];
-      unrolled<kGroups>([&](auto g)
-                            __attribute__((always_inline)) { xv[g] = Batch::load_unaligned(x + g * kWidth); });
+      unrolled<kGroups>([&](auto g) __attribute__((always_inline)) {
+        xv[g] = Batch::load_unaligned(x + g * kWidth);
+      });
       unrolled<kRows>([&](auto r) __attribute__((always_inline)) {
         const Batch wv(rows[r][i]);
         unrolled<kGroups>([&](auto g) __attribute__((always_inline)) { acc[r][g] = acc[r][g] + wv * xv[g]; });
@@ -123,7 +124,8 @@ void matmul_rows(float* out, std::size_t out_stride, const float* const* rows, s
     const std::size_t tokens = std::min(kTileTokens, x.tokens - q * kTileTokens);
     for (std::size_t r = 0; r < count; ++r)
       for (std::size_t c = 0; c < tokens; ++c)
-        out[(q * kTileTokens + c) * out_stride + r] = partials[(r * kGroups + c / kWidth) * kWidth + c % kWidth];
+        out[(q * kTileTokens + c) * out_stride + r] =
+            partials[(r * kGroups + c / kWidth) * kWidth + c % kWidth];
   }
 }
 

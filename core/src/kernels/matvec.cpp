@@ -18,12 +18,13 @@ namespace glassbox::kernels {
 namespace {
 
 constexpr std::size_t kAccumulatorRegisters = kWidth >= 16 ? 16 : 8;
-constexpr std::size_t kCachedRowsPerPass = std::max<std::size_t>(1, kAccumulatorRegisters / kAccumulatorsPerRow);
+constexpr std::size_t kCachedRowsPerPass =
+    std::max<std::size_t>(1, kAccumulatorRegisters / kAccumulatorsPerRow);
 constexpr std::size_t kStreamedRowsPerPass = kWidth == 8 ? 1 : kCachedRowsPerPass;
 
 template <std::size_t kRowsPerPass>
-void dot_rows_strided(float* out, const float* rows, std::size_t row_stride, std::size_t n_rows, const float* x,
-                      std::size_t n) {
+void dot_rows_strided(float* out, const float* rows, std::size_t row_stride, std::size_t n_rows,
+                      const float* x, std::size_t n) {
   std::size_t r = 0;
   for (; r + kRowsPerPass <= n_rows; r += kRowsPerPass) {
     const float* block[kRowsPerPass];

@@ -47,9 +47,11 @@ struct Q4_K {
     const __m128i eight = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(bytes));
     _mm256_storeu_ps(out, _mm256_mul_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(eight))));
 #elif defined(__wasm_simd128__)
-    const v128_t eight = wasm_u16x8_extend_low_u8x16(wasm_v128_load64_zero(bytes)), scale = wasm_f32x4_splat(d);
+    const v128_t eight = wasm_u16x8_extend_low_u8x16(wasm_v128_load64_zero(bytes)),
+                 scale = wasm_f32x4_splat(d);
     wasm_v128_store(out, wasm_f32x4_mul(scale, wasm_f32x4_convert_u32x4(wasm_u32x4_extend_low_u16x8(eight))));
-    wasm_v128_store(out + 4, wasm_f32x4_mul(scale, wasm_f32x4_convert_u32x4(wasm_u32x4_extend_high_u16x8(eight))));
+    wasm_v128_store(out + 4,
+                    wasm_f32x4_mul(scale, wasm_f32x4_convert_u32x4(wasm_u32x4_extend_high_u16x8(eight))));
 #else
     for (int j = 0; j < 8; ++j)
       out[j] = d * bytes[j];
@@ -136,7 +138,8 @@ struct Q6_K {
     for (int half = 0; half < 2; ++half) {
       const v128_t scales = wasm_v128_load(sc + 8 * half);
       const v128_t a = wasm_i32x4_mul(wasm_v128_load(sums16 + 8 * half), wasm_i32x4_extend_low_i16x8(scales));
-      const v128_t b = wasm_i32x4_mul(wasm_v128_load(sums16 + 8 * half + 4), wasm_i32x4_extend_high_i16x8(scales));
+      const v128_t b =
+          wasm_i32x4_mul(wasm_v128_load(sums16 + 8 * half + 4), wasm_i32x4_extend_high_i16x8(scales));
       const v128_t offsets =
           wasm_i32x4_add(wasm_i32x4_shuffle(a, b, 0, 2, 4, 6), wasm_i32x4_shuffle(a, b, 1, 3, 5, 7));
       int32_t* at = isum + 4 * half;

@@ -119,8 +119,9 @@ GLASSBOX_INT_INLINE void totals4(Sums a, Sums b, Sums c, Sums d, int32_t* out) {
 GLASSBOX_INT_INLINE void totals8(const Sums* s, int32_t* out) {
   const __m256i x = _mm256_hadd_epi32(_mm256_hadd_epi32(s[0], s[1]), _mm256_hadd_epi32(s[2], s[3]));
   const __m256i y = _mm256_hadd_epi32(_mm256_hadd_epi32(s[4], s[5]), _mm256_hadd_epi32(s[6], s[7]));
-  _mm256_storeu_si256(reinterpret_cast<__m256i*>(out),
-                      _mm256_add_epi32(_mm256_permute2x128_si256(x, y, 0x20), _mm256_permute2x128_si256(x, y, 0x31)));
+  _mm256_storeu_si256(
+      reinterpret_cast<__m256i*>(out),
+      _mm256_add_epi32(_mm256_permute2x128_si256(x, y, 0x20), _mm256_permute2x128_si256(x, y, 0x31)));
 }
 
 #elif defined(__wasm_simd128__)

@@ -4,8 +4,8 @@
 #include <cstring>
 
 #include "kernels/dot_rows.hpp"
-#include "kernels/quantized_int_matmul_avx2.hpp"
 #include "kernels/quantized_int_dot.hpp"
+#include "kernels/quantized_int_matmul_avx2.hpp"
 #include "kernels/quantized_int_matmul_vnni.hpp"
 #include "kernels/quantized_int_matmul_wasm.hpp"
 #include "kernels/quantized_int_rows.hpp"
@@ -119,16 +119,12 @@ template <bool kOffsets>
 void matmul_rows(float* out, std::size_t out_stride, DType type, const std::byte* w, std::size_t row_bytes,
                  std::size_t cols, const ActivationColumns& x, std::size_t row_begin, std::size_t row_end,
                  IntMatmulScratch s) {
-  std::size_t r = row_begin;
-  for (; r + kIntMatmulRows <= row_end; r += kIntMatmulRows) {
-    for (std::size_t i = 0; i < kIntMatmulRows; ++i)
-      decode_float_row(type, w + (r + i) * row_bytes, cols, s, i);
-    rows_times_columns<kIntMatmulRows, kOffsets>(out, out_stride, r, s, cols, x);
-  }
-  for (; r < row_end; ++r) {
-    decode_float_row(type, w + r * row_bytes, cols, s, 0);
-    rows_times_columns<1, kOffsets>(out, out_stride, r, s, cols, x);
-  }
+  for_row_tiles(
+      row_begin, row_end,
+      [&](std::size_t r, std::size_t i) { decode_float_row(type, w + r * row_bytes, cols, s, i); },
+      [&](auto rows, std::size_t r) {
+        rows_times_columns<decltype(rows)::value, kOffsets>(out, out_stride, r, s, cols, x);
+      });
 }
 
 // Tokens per block of the byte columns (the layout: ActivationColumns), 0 where no byte kernel takes `type`.

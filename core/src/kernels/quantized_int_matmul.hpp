@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "glassbox/tensor.hpp"
 #include "kernels/quantized_activations.hpp"
@@ -69,6 +70,23 @@ struct IntMatmulScratch {
   int8_t* high;
   int16_t* wide;
 };
+
+// How every form of int_matmul walks its rows: kIntMatmulRows at a time, each row of the tile decoded into
+// scratch slot i (decode(row, i)), then multiplied against every token (multiply(R, first_row), R the
+// tile's rows as a std::integral_constant), the last rows one at a time.
+template <class Decode, class Multiply>
+void for_row_tiles(std::size_t row_begin, std::size_t row_end, Decode decode, Multiply multiply) {
+  std::size_t r = row_begin;
+  for (; r + kIntMatmulRows <= row_end; r += kIntMatmulRows) {
+    for (std::size_t i = 0; i < kIntMatmulRows; ++i)
+      decode(r + i, i);
+    multiply(std::integral_constant<std::size_t, kIntMatmulRows>{}, r);
+  }
+  for (; r < row_end; ++r) {
+    decode(r, 0);
+    multiply(std::integral_constant<std::size_t, 1>{}, r);
+  }
+}
 
 // out[t * out_stride + r] = the integer dot of row r of w with token t's activations, for t < x.tokens and r in
 // [row_begin, row_end): exactly int_matvec's bits.

@@ -65,8 +65,8 @@ GLASSBOX_INT_INLINE int32_t four_bytes(const int8_t* p) {
 // block of the columns, `width` tokens wide.
 template <std::size_t R, std::size_t G, std::size_t kRun, bool kGroupScales>
 GLASSBOX_INT_INLINE void plane_sums(__m256i (&acc)[R][G], const int8_t* const (&w)[R],
-                                    const int16_t* const (&groups)[R], int16_t multiplier,
-                                    const uint8_t* xb, std::size_t width, std::size_t b) {
+                                    const int16_t* const (&groups)[R], int16_t multiplier, const uint8_t* xb,
+                                    std::size_t width, std::size_t b) {
   for (std::size_t first = 0; first < 8; first += kRun) {
     __m256i run[R][G];
     for (std::size_t r = 0; r < R; ++r)
@@ -75,7 +75,8 @@ GLASSBOX_INT_INLINE void plane_sums(__m256i (&acc)[R][G], const int8_t* const (&
     for (std::size_t quad = first; quad < first + kRun; ++quad) {
       __m256i xv[G];
       for (std::size_t g = 0; g < G; ++g)
-        xv[g] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(xb + (8 * b + quad) * width * 4 + g * 32));
+        xv[g] =
+            _mm256_loadu_si256(reinterpret_cast<const __m256i*>(xb + (8 * b + quad) * width * 4 + g * 32));
       for (std::size_t r = 0; r < R; ++r) {
         const __m256i wv = _mm256_set1_epi32(four_bytes(w[r] + 32 * b + 4 * quad));
         for (std::size_t g = 0; g < G; ++g) {
@@ -152,10 +153,12 @@ void rows_times_lanes(float* out, std::size_t out_stride, std::size_t first_row,
       const __m256 dx = _mm256_loadu_ps(x.d + b * x.lanes + lane + g * kTokens);
       for (std::size_t r = 0; r < R; ++r) {
         const __m256i exact = _mm256_sub_epi32(isum[r][g], _mm256_set1_epi32(rows[r].corrections[b]));
-        __m256 term = _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(rows[r].ws[b]), dx), _mm256_cvtepi32_ps(exact));
+        __m256 term =
+            _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(rows[r].ws[b]), dx), _mm256_cvtepi32_ps(exact));
         if constexpr (F::kOffsets)
-          term = _mm256_sub_ps(term, _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(rows[r].wm[b]), dx),
-                                                   _mm256_loadu_ps(x.xsum + b * x.lanes + lane + g * kTokens)));
+          term =
+              _mm256_sub_ps(term, _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(rows[r].wm[b]), dx),
+                                                _mm256_loadu_ps(x.xsum + b * x.lanes + lane + g * kTokens)));
         partial[r][g][b % 4] = _mm256_add_ps(partial[r][g][b % 4], term);
       }
     }
@@ -250,8 +253,8 @@ void decode_row(const std::byte* row, std::size_t cols, const RowOut& o) {
 template <DType kType>
 void decode_row(const std::byte* row, std::size_t cols, const IntMatmulScratch& s, std::size_t i) {
   decode_row<kType>(row, cols,
-                    {s.bytes + i * cols, s.high + i * cols, s.groups + i * (cols / 16), s.ws + i * (cols / 32),
-                     s.wm + i * (cols / 32), s.sums + i * (cols / 16)});
+                    {s.bytes + i * cols, s.high + i * cols, s.groups + i * (cols / 16),
+                     s.ws + i * (cols / 32), s.wm + i * (cols / 32), s.sums + i * (cols / 16)});
 }
 
 // All kIntMatmulRows decoded rows against 16 tokens at a time (one block of the byte columns); the last 8
@@ -274,16 +277,12 @@ template <DType kType>
 void matmul_rows(float* out, std::size_t out_stride, const std::byte* w, std::size_t row_bytes,
                  std::size_t cols, const ActivationColumns& x, std::size_t row_begin, std::size_t row_end,
                  const IntMatmulScratch& s) {
-  std::size_t r = row_begin;
-  for (; r + kIntMatmulRows <= row_end; r += kIntMatmulRows) {
-    for (std::size_t i = 0; i < kIntMatmulRows; ++i)
-      decode_row<kType>(w + (r + i) * row_bytes, cols, s, i);
-    rows_times_columns<kType, kIntMatmulRows>(out, out_stride, r, s, cols, x);
-  }
-  for (; r < row_end; ++r) {
-    decode_row<kType>(w + r * row_bytes, cols, s, 0);
-    rows_times_columns<kType, 1>(out, out_stride, r, s, cols, x);
-  }
+  for_row_tiles(
+      row_begin, row_end,
+      [&](std::size_t r, std::size_t i) { decode_row<kType>(w + r * row_bytes, cols, s, i); },
+      [&](auto rows, std::size_t r) {
+        rows_times_columns<kType, decltype(rows)::value>(out, out_stride, r, s, cols, x);
+      });
 }
 
 }  // namespace

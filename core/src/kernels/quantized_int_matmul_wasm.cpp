@@ -75,8 +75,8 @@ void rows_times_lanes(float* out, std::size_t out_stride, std::size_t first_row,
         const int16_t* w = rows[r].w + 32 * b + 4 * quad;
         const v128_t w01 = splat_pair(w), w23 = splat_pair(w + 2);
         for (std::size_t g = 0; g < G; ++g)
-          acc[r][g] = wasm_i32x4_add(
-              acc[r][g], wasm_i32x4_add(wasm_i32x4_dot_i16x8(first[g], w01), wasm_i32x4_dot_i16x8(second[g], w23)));
+          acc[r][g] = wasm_i32x4_add(acc[r][g], wasm_i32x4_add(wasm_i32x4_dot_i16x8(first[g], w01),
+                                                               wasm_i32x4_dot_i16x8(second[g], w23)));
       }
     }
     for (std::size_t g = 0; g < G; ++g) {
@@ -85,7 +85,8 @@ void rows_times_lanes(float* out, std::size_t out_stride, std::size_t first_row,
         const v128_t exact = wasm_i32x4_sub(acc[r][g], wasm_i32x4_splat(rows[r].corrections[b]));
         Batch term = (Batch(rows[r].ws[b]) * dx) * Batch(wasm_f32x4_convert_i32x4(exact));
         if constexpr (kOffsets)
-          term = term - (Batch(rows[r].wm[b]) * dx) * Batch::load_unaligned(x.xsum + b * x.lanes + lane + g * kTokens);
+          term = term - (Batch(rows[r].wm[b]) * dx) *
+                            Batch::load_unaligned(x.xsum + b * x.lanes + lane + g * kTokens);
         partial[r][g][b % 4] = partial[r][g][b % 4] + term;
       }
     }
@@ -103,7 +104,8 @@ void rows_times_lanes(float* out, std::size_t out_stride, std::size_t first_row,
 }
 
 // Row i of the scratch: the decoder's integers as 16 bits, Q6_K's times their scale, and the corrections.
-void decode_row(DType type, const std::byte* row, std::size_t cols, const IntMatmulScratch& s, std::size_t i) {
+void decode_row(DType type, const std::byte* row, std::size_t cols, const IntMatmulScratch& s,
+                std::size_t i) {
   int8_t* bytes = s.bytes + i * cols;
   const int16_t* groups = s.groups + i * (cols / 16);
   decode_integer_row(type, row, cols, bytes, s.groups + i * (cols / 16), s.ws + i * (cols / 32),
@@ -137,16 +139,12 @@ template <bool kOffsets>
 void matmul_rows(float* out, std::size_t out_stride, DType type, const std::byte* w, std::size_t row_bytes,
                  std::size_t cols, const ActivationColumns& x, std::size_t row_begin, std::size_t row_end,
                  const IntMatmulScratch& s) {
-  std::size_t r = row_begin;
-  for (; r + kIntMatmulRows <= row_end; r += kIntMatmulRows) {
-    for (std::size_t i = 0; i < kIntMatmulRows; ++i)
-      decode_row(type, w + (r + i) * row_bytes, cols, s, i);
-    rows_times_columns<kIntMatmulRows, kOffsets>(out, out_stride, r, s, cols, x);
-  }
-  for (; r < row_end; ++r) {
-    decode_row(type, w + r * row_bytes, cols, s, 0);
-    rows_times_columns<1, kOffsets>(out, out_stride, r, s, cols, x);
-  }
+  for_row_tiles(
+      row_begin, row_end,
+      [&](std::size_t r, std::size_t i) { decode_row(type, w + r * row_bytes, cols, s, i); },
+      [&](auto rows, std::size_t r) {
+        rows_times_columns<decltype(rows)::value, kOffsets>(out, out_stride, r, s, cols, x);
+      });
 }
 
 }  // namespace

@@ -23,10 +23,10 @@ GLASSBOX_INT_INLINE float f16_at(const std::byte* p) {
 // The f16 scales at the start of four blocks `stride` bytes apart, as floats.
 GLASSBOX_INT_INLINE void f16_at4(const std::byte* p, std::size_t stride, float* out) {
 #if defined(__F16C__)
-  const __m128i halves = _mm_setr_epi16(static_cast<short>(lanes::load_u16(p)),
-                                        static_cast<short>(lanes::load_u16(p + stride)),
-                                        static_cast<short>(lanes::load_u16(p + 2 * stride)),
-                                        static_cast<short>(lanes::load_u16(p + 3 * stride)), 0, 0, 0, 0);
+  const __m128i halves =
+      _mm_setr_epi16(static_cast<short>(lanes::load_u16(p)), static_cast<short>(lanes::load_u16(p + stride)),
+                     static_cast<short>(lanes::load_u16(p + 2 * stride)),
+                     static_cast<short>(lanes::load_u16(p + 3 * stride)), 0, 0, 0, 0);
   _mm_storeu_ps(out, _mm_cvtph_ps(halves));  // exact, as f16_at
 #else
   for (int k = 0; k < 4; ++k)

@@ -66,7 +66,8 @@ int64_t DecodeScratch::bytes(int workers, std::size_t max_cols, std::size_t max_
                              rows * (8 * cols + 6 * groups + 8 * blocks);
   // Per token: its quantized values, scales and sums; per column lane: the floats, bytes, scales and sums.
   const int64_t per_token = cols + 8 * blocks + 4 * groups, per_lane = 5 * cols + 8 * blocks;
-  return workers * per_worker + 4 * static_cast<int64_t>(kernels::packed_tokens_floats(max_tokens, max_cols)) +
+  return workers * per_worker +
+         4 * static_cast<int64_t>(kernels::packed_tokens_floats(max_tokens, max_cols)) +
          static_cast<int64_t>(max_tokens) * per_token +
          static_cast<int64_t>(kernels::activation_lanes(max_tokens)) * per_lane;
 }

@@ -58,7 +58,8 @@ void float_batch(float* out, const Tensor& w, const float* x, std::size_t tokens
             tile_rows[i] = decoded + i * cols;
           }
         }
-        kernels::matmul_rows(out + t0 * rows + r, rows, tile_rows, count, packed, scratch.matmul_scratch(worker));
+        kernels::matmul_rows(out + t0 * rows + r, rows, tile_rows, count, packed,
+                             scratch.matmul_scratch(worker));
       }
     };
     // A batch is enough work per thread wake-up for any matrix with a few rows per thread.
