@@ -107,9 +107,8 @@ void rows_times_lanes(float* out, std::size_t out_stride, std::size_t first_row,
 void decode_row(DType type, const std::byte* row, std::size_t cols, const IntMatmulScratch& s,
                 std::size_t i) {
   int8_t* bytes = s.bytes + i * cols;
-  const int16_t* groups = s.groups + i * (cols / 16);
-  decode_integer_row(type, row, cols, bytes, s.groups + i * (cols / 16), s.ws + i * (cols / 32),
-                     s.wm + i * (cols / 32));
+  int16_t* groups = s.groups + i * (cols / 16);
+  decode_integer_row(type, row, cols, bytes, groups, s.ws + i * (cols / 32), s.wm + i * (cols / 32));
   int16_t* w = s.wide + i * cols;
   int32_t* corrections = s.sums + i * (cols / 16);
   const bool scaled = int_dot_has_group_scales(type);
