@@ -109,5 +109,19 @@ TEST(KernelsBitExactMatmul, SplittingRowsChangesNothing) {
   EXPECT_EQ(std::memcmp(whole.data(), pieces.data(), whole.size() * sizeof(float)), 0);
 }
 
+// Rows copied for matmul_rows lie an odd number of cache lines apart (matmul.hpp), barely further than n.
+TEST(KernelsMatmul, CopiedRowsSpreadOverL1) {
+  for (std::size_t n : {1u, 16u, 17u, 768u, 2048u, 2064u, 5632u}) {
+    const std::size_t stride = kernels::matmul_row_stride(n);
+    EXPECT_GE(stride, n);
+    EXPECT_EQ(stride % 16, 0u) << n;      // whole 64-byte lines
+    EXPECT_EQ(stride / 16 % 2, 1u) << n;  // an odd number of them
+    EXPECT_LT(stride, n + 32) << n;       // less than two lines more
+  }
+  EXPECT_TRUE(kernels::matmul_copies_rows(2048));
+  EXPECT_FALSE(kernels::matmul_copies_rows(2064));  // in place, an odd number of lines apart already
+  EXPECT_FALSE(kernels::matmul_copies_rows(768));   // short enough for half of L1
+}
+
 }  // namespace
 }  // namespace glassbox::kernels

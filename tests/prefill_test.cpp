@@ -395,31 +395,39 @@ TEST(SessionPrefillErrors, ChangeNothing) {
 }
 
 // linear_batch against linear() token by token, over every weight type, thread counts and batch sizes that
-// leave remainders (rows not divisible by the threads, tokens not by the tile).
+// leave remainders (rows not divisible by the threads, tokens not by the tile), with short rows (256 values,
+// read in place) and long ones (2048 values: float rows copied apart first, kernels::matmul_copies_rows).
 TEST(ForwardLinearBatch, EachTokenGetsLinearsBits) {
+  ModelConfig shape = llama(256, 2048);
+  shape.n_layers = 1;
   for (DType type :
        {DType::F32, DType::F16, DType::BF16, DType::Q8_0, DType::Q4_0, DType::Q4_K, DType::Q6_K, DType::Q4_1,
         DType::Q5_0, DType::Q5_1, DType::Q2_K, DType::Q3_K, DType::Q5_K, DType::IQ4_NL, DType::IQ4_XS}) {
-    const auto model = RandomModel(llama(256, 256), type, 11).model();
-    const Tensor& w = model->weights.layers[0].wk;  // [128][256]
-    ASSERT_EQ(w.type, type);
-    std::mt19937 rng(2);
-    std::normal_distribution<float> normal(0.0f, 1.0f);
-    for (int threads : {1, 3}) {
-      ThreadPool pool(threads);
-      DecodeScratch scratch(pool.size(), 256, 32);         // a chunk of 32 quantized tokens
-      for (std::size_t tokens : {2u, 3u, 5u, 13u, 40u}) {  // 40: past the chunk
-        std::vector<float> x(tokens * 256), bias(128), batched(tokens * 128), single(128);
-        for (float& v : x)
-          v = normal(rng);
-        for (float& v : bias)
-          v = normal(rng);
-        const Tensor b{DType::F32, reinterpret_cast<const std::byte*>(bias.data()), 1, 128};
-        linear_batch(batched.data(), w, b, x.data(), tokens, pool, scratch);
-        for (std::size_t t = 0; t < tokens; ++t) {
-          linear(single.data(), w, b, x.data() + t * 256, pool, scratch);
-          ASSERT_TRUE(same_bits(single, std::span<const float>(batched).subspan(t * 128, 128)))
-              << to_string(type) << ", " << threads << " threads, token " << t << " of " << tokens;
+    const auto model = RandomModel(shape, type, 11).model();
+    const LayerWeights& layer = model->weights.layers[0];
+    for (const Tensor* w : {&layer.wk, &layer.ffn_down}) {  // [128][256], [256][2048]
+      ASSERT_EQ(w->type, type);
+      const auto rows = static_cast<std::size_t>(w->rows), cols = static_cast<std::size_t>(w->cols);
+      std::mt19937 rng(2);
+      std::normal_distribution<float> normal(0.0f, 1.0f);
+      for (int threads : {1, 3}) {
+        ThreadPool pool(threads);
+        DecodeScratch scratch(pool.size(), 2048, 32);        // a chunk of 32 quantized tokens
+        for (std::size_t tokens : {2u, 3u, 5u, 13u, 40u}) {  // 40: past the chunk
+          std::vector<float> x(tokens * cols), bias(rows), batched(tokens * rows), single(rows);
+          for (float& v : x)
+            v = normal(rng);
+          for (float& v : bias)
+            v = normal(rng);
+          const Tensor b{DType::F32, reinterpret_cast<const std::byte*>(bias.data()), 1,
+                         static_cast<int64_t>(rows)};
+          linear_batch(batched.data(), *w, b, x.data(), tokens, pool, scratch);
+          for (std::size_t t = 0; t < tokens; ++t) {
+            linear(single.data(), *w, b, x.data() + t * cols, pool, scratch);
+            ASSERT_TRUE(same_bits(single, std::span<const float>(batched).subspan(t * rows, rows)))
+                << to_string(type) << ", " << cols << " columns, " << threads << " threads, token " << t
+                << " of " << tokens;
+          }
         }
       }
     }

@@ -107,6 +107,16 @@ PackedTokens pack_tokens(const float* x, std::size_t n_tokens, std::size_t n, fl
   return {packed, n_tokens, n};
 }
 
+std::size_t matmul_row_stride(std::size_t n) {
+  constexpr std::size_t kLineFloats = 64 / sizeof(float);
+  const std::size_t lines = (n + kLineFloats - 1) / kLineFloats;
+  return (lines % 2 == 1 ? lines : lines + 1) * kLineFloats;
+}
+
+bool matmul_copies_rows(std::size_t n) {
+  return n >= 1024 && n % (2 * 64 / sizeof(float)) == 0;
+}
+
 std::size_t matmul_scratch_floats() {
   return kPartials * kRows * kTileTokens;
 }

@@ -25,6 +25,16 @@ struct PackedTokens {
 std::size_t packed_tokens_floats(std::size_t n_tokens, std::size_t n);
 PackedTokens pack_tokens(const float* x, std::size_t n_tokens, std::size_t n, float* packed);
 
+// Where matmul_rows finds its rows best. It reads them one partial sum at a time, every 32nd value, so it
+// touches every other 64-byte cache line of each row, and the tile's rows come back 32 times: they must stay
+// in L1. Rows an even number of lines apart (in place, n * 4 bytes) put those lines in only half of L1's
+// sets, and once the rows are long they no longer fit there (768 rows of n = 2048, the 110M shape's down
+// projection, with 32 to 256 tokens: 13-14 GMAC/s in place, 17-21 copied, on a Zen 3). Rows copied to matmul_row_stride(n)
+// floats apart, an odd number of lines, spread over all the sets. Copying pays off only for long rows
+// (n >= 1024); shorter ones fit in half of L1 anyway.
+std::size_t matmul_row_stride(std::size_t n);
+bool matmul_copies_rows(std::size_t n);
+
 // The floats of scratch matmul_rows needs (per thread): the partial sums of one tile.
 std::size_t matmul_scratch_floats();
 

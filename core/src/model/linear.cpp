@@ -34,9 +34,10 @@ void decoded_matvec(float* out, const Tensor& w, const float* x, std::size_t beg
 
 DecodeScratch::DecodeScratch(int workers, std::size_t max_cols, std::size_t max_tokens)
     : stride_(max_cols),
+      row_stride_(kernels::matmul_row_stride(max_cols)),
       tile_rows_(kernels::matmul_tile_rows()),
       matmul_scratch_stride_(kernels::matmul_scratch_floats()),
-      rows_(workers * tile_rows_ * max_cols),
+      rows_(workers * tile_rows_ * row_stride_),
       packed_tokens_(kernels::packed_tokens_floats(max_tokens, max_cols)),
       matmul_scratch_(workers * matmul_scratch_stride_),
       q_(max_tokens * max_cols),
@@ -61,9 +62,10 @@ int64_t DecodeScratch::bytes(int workers, std::size_t max_cols, std::size_t max_
   const int64_t blocks = cols / kernels::kActivationBlock, groups = cols / 16;
   // Per worker: the decoded float rows and the float product's scratch; the integer rows (floats, bytes
   // twice, 16-bit weights, group scales and sums, scales). Then the float product's packed tokens.
-  const int64_t per_worker = 4 * static_cast<int64_t>(kernels::matmul_tile_rows()) * cols +
-                             4 * static_cast<int64_t>(kernels::matmul_scratch_floats()) +
-                             rows * (8 * cols + 6 * groups + 8 * blocks);
+  const int64_t per_worker =
+      4 * static_cast<int64_t>(kernels::matmul_tile_rows() * kernels::matmul_row_stride(max_cols)) +
+      4 * static_cast<int64_t>(kernels::matmul_scratch_floats()) +
+      rows * (8 * cols + 6 * groups + 8 * blocks);
   // Per token: its quantized values, scales and sums; per column lane: the floats, bytes, scales and sums.
   const int64_t per_token = cols + 8 * blocks + 4 * groups, per_lane = 5 * cols + 8 * blocks;
   return workers * per_worker +

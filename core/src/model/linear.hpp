@@ -23,9 +23,11 @@ class DecodeScratch {
   DecodeScratch(int workers, std::size_t max_cols, std::size_t max_tokens);
   // The bytes such a scratch holds, for the session's memory estimate (run_state_bytes).
   static int64_t bytes(int workers, std::size_t max_cols, std::size_t max_tokens);
-  // The worker's decoded rows: kernels::matmul_tile_rows() of max_cols floats (a matrix-vector product uses
-  // the first).
-  float* row(int worker) { return rows_.data() + static_cast<std::size_t>(worker) * tile_rows_ * stride_; }
+  // The worker's decoded (or copied) rows: kernels::matmul_tile_rows() of them, kernels::matmul_row_stride(cols)
+  // floats apart for rows of cols <= max_cols values (a matrix-vector product uses the first).
+  float* row(int worker) {
+    return rows_.data() + static_cast<std::size_t>(worker) * tile_rows_ * row_stride_;
+  }
   // The float batched product's tokens, packed (kernels::pack_tokens, on the thread that then shares them),
   // and each worker's scratch for it (kernels::matmul_rows).
   kernels::PackedTokens pack_tokens(const float* x, std::size_t tokens, std::size_t cols);
@@ -43,7 +45,7 @@ class DecodeScratch {
   kernels::IntMatmulScratch int_rows(int worker);
 
  private:
-  std::size_t stride_, tile_rows_, matmul_scratch_stride_;
+  std::size_t stride_, row_stride_, tile_rows_, matmul_scratch_stride_;
   std::vector<float> rows_, packed_tokens_, matmul_scratch_;
   std::vector<int8_t> q_;
   std::vector<float> d_;

@@ -1,4 +1,5 @@
-// Weight-type dispatch for a batch: float32 weights go straight to the blocked matmul; the types with integer
+// Weight-type dispatch for a batch: float32 weights go straight to the blocked matmul (long rows copied first,
+// so that they spread over L1: kernels::matmul_copies_rows); the types with integer
 // kernels quantize each token's vector as linear() does (so every token gets linear()'s bits) and multiply
 // them a chunk of tokens at a time, each weight row read once per chunk; other 16-bit and quantized
 // weights are decoded one row at a time into the worker's scratch row, which then meets every token's vector
@@ -45,18 +46,27 @@ void float_batch(float* out, const Tensor& w, const float* x, std::size_t tokens
   for (std::size_t t0 = 0; t0 < tokens; t0 += scratch.max_tokens()) {
     const std::size_t n = std::min(tokens - t0, scratch.max_tokens());
     const kernels::PackedTokens packed = scratch.pack_tokens(x + t0 * cols, n, cols);
+    // Float rows are read in place unless they are long and fall into half of L1's sets (matmul.hpp);
+    // decoded rows are written where the kernel reads them best.
+    const bool in_place = w.type == DType::F32 && !kernels::matmul_copies_rows(cols);
+    const std::size_t stride = kernels::matmul_row_stride(cols);
     auto run = [&](std::size_t begin, std::size_t end, int worker) {
-      float* decoded = scratch.row(worker);
+      float* scratch_rows = scratch.row(worker);
       for (std::size_t r = begin; r < end; r += tile) {
         const std::size_t count = std::min(tile, end - r);
         const float* tile_rows[kernels::kMaxMatmulTileRows];
         for (std::size_t i = 0; i < count; ++i) {
-          if (w.type == DType::F32) {
+          if (in_place) {
             tile_rows[i] = w.f32() + (r + i) * cols;
-          } else {
-            kernels::dequantize_row(w.type, w.data + (r + i) * row_bytes, decoded + i * cols, cols);
-            tile_rows[i] = decoded + i * cols;
+            continue;
           }
+          float* to = scratch_rows + i * stride;
+          if (w.type == DType::F32) {
+            std::copy_n(w.f32() + (r + i) * cols, cols, to);
+          } else {
+            kernels::dequantize_row(w.type, w.data + (r + i) * row_bytes, to, cols);
+          }
+          tile_rows[i] = to;
         }
         kernels::matmul_rows(out + t0 * rows + r, rows, tile_rows, count, packed,
                              scratch.matmul_scratch(worker));
