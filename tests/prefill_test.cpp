@@ -434,5 +434,53 @@ TEST(ForwardLinearBatch, EachTokenGetsLinearsBits) {
   }
 }
 
+// Projections of one input taken together (Q, K and V; gate and up) against linear() matrix by matrix and
+// token by token: each gets its own bits, also where the types differ (the columns laid out again for each
+// integer type, the float ones packed beside them), for one token (one split of all rows) and for batches.
+TEST(ForwardLinearBatch, ProjectionsTogetherGetTheirOwnBits) {
+  const ModelConfig shape = llama(256, 256);
+  const auto q8 = RandomModel(shape, DType::Q8_0, 3).model(),
+             q4k = RandomModel(shape, DType::Q4_K, 4).model();
+  const auto f32 = RandomModel(shape, DType::F32, 5).model(), f16 = RandomModel(shape, DType::F16, 6).model();
+  std::mt19937 rng(7);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::vector<float> bias(256);
+  for (float& v : bias)
+    v = normal(rng);
+  const Tensor b{DType::F32, reinterpret_cast<const std::byte*>(bias.data()), 1, 256};
+  const Tensor none;
+  // [256][256], [128][256] each: Q8_0, Q4_K (its columns carry sums too), F32, Q8_0 again, F16.
+  const std::vector<std::pair<const Tensor*, const Tensor*>> matrices = {{&q8->weights.layers[0].wq, &b},
+                                                                         {&q4k->weights.layers[0].wk, &none},
+                                                                         {&f32->weights.layers[0].wv, &b},
+                                                                         {&q8->weights.layers[1].wk, &none},
+                                                                         {&f16->weights.layers[0].wq, &none}};
+  for (int threads : {1, 3}) {
+    ThreadPool pool(threads);
+    DecodeScratch scratch(pool.size(), 256, 32);
+    for (std::size_t tokens : {1u, 5u, 40u}) {
+      std::vector<float> x(tokens * 256);
+      for (float& v : x)
+        v = normal(rng);
+      std::vector<std::vector<float>> outputs;
+      std::vector<Projection> projections;
+      for (const auto& [w, bias_of] : matrices) {
+        outputs.emplace_back(tokens * static_cast<std::size_t>(w->rows));
+        projections.push_back({outputs.back().data(), *w, *bias_of});
+      }
+      linear_batch(projections, x.data(), tokens, pool, scratch);
+      for (std::size_t m = 0; m < matrices.size(); ++m) {
+        const auto rows = static_cast<std::size_t>(matrices[m].first->rows);
+        std::vector<float> single(rows);
+        for (std::size_t t = 0; t < tokens; ++t) {
+          linear(single.data(), *matrices[m].first, *matrices[m].second, x.data() + t * 256, pool, scratch);
+          ASSERT_TRUE(same_bits(single, std::span<const float>(outputs[m]).subspan(t * rows, rows)))
+              << "matrix " << m << ", " << threads << " threads, token " << t << " of " << tokens;
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace glassbox

@@ -91,9 +91,19 @@ std::size_t packed_tokens_floats(std::size_t n_tokens, std::size_t n) {
   return tiles(n_tokens) * kPartials * steps(n) * kTileTokens;
 }
 
+std::size_t token_tiles(std::size_t n_tokens) {
+  return tiles(n_tokens);
+}
+
 PackedTokens pack_tokens(const float* x, std::size_t n_tokens, std::size_t n, float* packed) {
+  pack_token_tiles(x, n_tokens, n, packed, 0, tiles(n_tokens));
+  return {packed, n_tokens, n};
+}
+
+void pack_token_tiles(const float* x, std::size_t n_tokens, std::size_t n, float* packed,
+                      std::size_t tile_begin, std::size_t tile_end) {
   const std::size_t k_steps = steps(n);
-  for (std::size_t q = 0; q < tiles(n_tokens); ++q) {
+  for (std::size_t q = tile_begin; q < tile_end; ++q) {
     float* tile = packed + q * kPartials * k_steps * kTileTokens;
     if ((q + 1) * kTileTokens > n_tokens || n % kPartials != 0)
       for (std::size_t i = 0; i < kPartials * k_steps * kTileTokens; ++i)
@@ -104,7 +114,6 @@ PackedTokens pack_tokens(const float* x, std::size_t n_tokens, std::size_t n, fl
         tile[((i % kPartials) * k_steps + i / kPartials) * kTileTokens + c] = token[i];
     }
   }
-  return {packed, n_tokens, n};
 }
 
 std::size_t matmul_row_stride(std::size_t n) {

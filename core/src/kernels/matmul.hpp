@@ -24,6 +24,11 @@ struct PackedTokens {
 };
 std::size_t packed_tokens_floats(std::size_t n_tokens, std::size_t n);
 PackedTokens pack_tokens(const float* x, std::size_t n_tokens, std::size_t n, float* packed);
+// The same, a part at a time: the tokens lie in token_tiles(n_tokens) tiles, each packed on its own, so
+// threads can share the packing (tiles [tile_begin, tile_end) here).
+std::size_t token_tiles(std::size_t n_tokens);
+void pack_token_tiles(const float* x, std::size_t n_tokens, std::size_t n, float* packed,
+                      std::size_t tile_begin, std::size_t tile_end);
 
 // Where matmul_rows finds its rows best. It reads them one partial sum at a time, every 32nd value, so it
 // touches every other 64-byte cache line of each row, and the tile's rows come back 32 times: they must stay

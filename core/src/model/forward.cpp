@@ -149,9 +149,9 @@ void forward(const Model& model, RunState& s, std::span<const int> tokens, int f
     // The chunk's keys and values go straight to their rows of the cache (consecutive positions).
     float* k = s.keys(l, first_position, kv_dim);
     float* v = s.values(l, first_position, kv_dim);
-    linear_batch(s.q.data(), layer.wq, layer.bq, attn_in, n, pool, s.decode);
-    linear_batch(k, layer.wk, layer.bk, attn_in, n, pool, s.decode);
-    linear_batch(v, layer.wv, layer.bv, attn_in, n, pool, s.decode);
+    const Projection qkv[] = {
+        {s.q.data(), layer.wq, layer.bq}, {k, layer.wk, layer.bk}, {v, layer.wv, layer.bv}};
+    linear_batch(qkv, attn_in, n, pool, s.decode);
     for (std::size_t t = 0; t < n; ++t) {
       const int position = first_position + static_cast<int>(t);
       place_heads(c, s, s.q.data() + t * q_dim, c.n_heads, layer.q_norm, l, position);
@@ -172,8 +172,9 @@ void forward(const Model& model, RunState& s, std::span<const int> tokens, int f
     float* hb = s.hb.data();  // what the down projection reads
     float* hb2 = s.hb2.data();
     if (c.gated_ffn) {
-      linear_batch(hb, layer.ffn_gate, layer.ffn_gate_bias, ffn_in, n, pool, s.decode);
-      linear_batch(hb2, layer.ffn_up, layer.ffn_up_bias, ffn_in, n, pool, s.decode);
+      const Projection gate_up[] = {{hb, layer.ffn_gate, layer.ffn_gate_bias},
+                                    {hb2, layer.ffn_up, layer.ffn_up_bias}};
+      linear_batch(gate_up, ffn_in, n, pool, s.decode);
       if (c.activation == Activation::SiLU) {
         kernels::swiglu(hb, hb2, n * hidden);  // silu(gate) * up, fused
       } else {

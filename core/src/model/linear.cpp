@@ -6,6 +6,7 @@
 // a type without a fused kernel (none today: every decodable type has one).
 #include "model/linear.hpp"
 
+#include <algorithm>
 #include <vector>
 
 #include "kernels/kernels.hpp"
@@ -83,10 +84,6 @@ kernels::QuantizedActivations DecodeScratch::quantize(std::size_t slot, const fl
   return slots_[slot] = {q, d, sums16, sums32};
 }
 
-kernels::PackedTokens DecodeScratch::pack_tokens(const float* x, std::size_t tokens, std::size_t cols) {
-  return kernels::pack_tokens(x, tokens, cols, packed_tokens_.data());
-}
-
 kernels::ActivationColumns DecodeScratch::columns(std::size_t tokens, std::size_t cols, DType type) {
   return kernels::fill_activation_columns(slots_.data(), tokens, cols, type, column_q_.data(),
                                           column_d_.data(), column_xsum_.data(), column_bytes_.data());
@@ -112,29 +109,53 @@ bool uses_int_dot(const Tensor& w) {
 
 void linear(float* out, const Tensor& w, const Tensor& bias, const float* x, ThreadPool& pool,
             DecodeScratch& scratch) {
-  const auto rows = static_cast<std::size_t>(w.rows), cols = static_cast<std::size_t>(w.cols);
-  const bool int_dot = uses_int_dot(w);
+  const Projection projection{out, w, bias};
+  linear(std::span(&projection, 1), x, pool, scratch);
+}
+
+void linear(std::span<const Projection> projections, const float* x, ThreadPool& pool,
+            DecodeScratch& scratch) {
+  const auto cols = static_cast<std::size_t>(projections.front().w.cols);
+  std::size_t total_rows = 0;
+  bool int_dot = false;
+  for (const Projection& p : projections) {
+    total_rows += static_cast<std::size_t>(p.w.rows);
+    int_dot = int_dot || uses_int_dot(p.w);
+  }
   kernels::QuantizedActivations xq{};
   if (int_dot) xq = scratch.quantize(0, x, cols);  // once, before the workers share it
-  auto run = [&](std::size_t begin, std::size_t end, int worker) {
-    if (int_dot) {
-      const auto row_bytes = static_cast<std::size_t>(tensor_bytes(w.type, 1, w.cols));
-      kernels::int_matvec(out, w.type, w.data, row_bytes, cols, xq, begin, end);
+
+  // Rows [begin, end) of one matrix.
+  auto rows_of = [&](const Projection& p, std::size_t begin, std::size_t end, int worker) {
+    const Tensor& w = p.w;
+    const auto row_bytes = static_cast<std::size_t>(tensor_bytes(w.type, 1, w.cols));
+    if (uses_int_dot(w)) {
+      kernels::int_matvec(p.out, w.type, w.data, row_bytes, cols, xq, begin, end);
     } else if (w.type == DType::F32) {
-      kernels::matvec(out, w.f32(), x, cols, begin, end);
+      kernels::matvec(p.out, w.f32(), x, cols, begin, end);
     } else if (kernels::has_fused_dot(w.type)) {
-      const auto row_bytes = static_cast<std::size_t>(tensor_bytes(w.type, 1, w.cols));
-      kernels::fused_matvec(out, w.type, w.data, row_bytes, cols, x, begin, end);
+      kernels::fused_matvec(p.out, w.type, w.data, row_bytes, cols, x, begin, end);
     } else {
-      decoded_matvec(out, w, x, begin, end, scratch.row(worker));
+      decoded_matvec(p.out, w, x, begin, end, scratch.row(worker));
     }
   };
-  if (pool.size() == 1 || rows < kMinRowsPerChunk * 2) {
-    run(0, rows, 0);
+  // Rows [begin, end) of the matrices one after another.
+  auto run = [&](std::size_t begin, std::size_t end, int worker) {
+    std::size_t first = 0;
+    for (const Projection& p : projections) {
+      const auto rows = static_cast<std::size_t>(p.w.rows);
+      const std::size_t from = std::max(begin, first), to = std::min(end, first + rows);
+      if (from < to) rows_of(p, from - first, to - first, worker);
+      first += rows;
+    }
+  };
+  if (pool.size() == 1 || total_rows < kMinRowsPerChunk * 2) {
+    run(0, total_rows, 0);
   } else {
-    pool.parallel_for(rows, run);
+    pool.parallel_for(total_rows, run);
   }
-  if (bias.present()) kernels::add_in_place(out, bias.f32(), rows);
+  for (const Projection& p : projections)
+    if (p.bias.present()) kernels::add_in_place(p.out, p.bias.f32(), static_cast<std::size_t>(p.w.rows));
 }
 
 void embedding_row(float* out, const Tensor& w, int64_t row) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <span>
 #include <vector>
 
 #include "glassbox/tensor.hpp"
@@ -28,9 +29,9 @@ class DecodeScratch {
   float* row(int worker) {
     return rows_.data() + static_cast<std::size_t>(worker) * tile_rows_ * row_stride_;
   }
-  // The float batched product's tokens, packed (kernels::pack_tokens, on the thread that then shares them),
-  // and each worker's scratch for it (kernels::matmul_rows).
-  kernels::PackedTokens pack_tokens(const float* x, std::size_t tokens, std::size_t cols);
+  // Room for the float batched product's tokens, packed (kernels::pack_token_tiles: up to max_tokens() of
+  // max_cols values), and each worker's scratch for it (kernels::matmul_rows).
+  float* packed_tokens() { return packed_tokens_.data(); }
   float* matmul_scratch(int worker) {
     return matmul_scratch_.data() + static_cast<std::size_t>(worker) * matmul_scratch_stride_;
   }
@@ -38,7 +39,7 @@ class DecodeScratch {
   std::size_t max_tokens() const { return slots_.size(); }
 
   // Quantizes x (cols values, a multiple of 32, at most max_cols) into token slot `slot` (< max_tokens()).
-  // Called on the thread that then shares the result with the workers, which only read it.
+  // Threads may quantize distinct slots at once; the products read them only after all are done.
   kernels::QuantizedActivations quantize(std::size_t slot, const float* x, std::size_t cols);
   // The first `tokens` slots as columns (kernels::fill_activation_columns), on the same thread.
   kernels::ActivationColumns columns(std::size_t tokens, std::size_t cols, DType type);
@@ -65,8 +66,21 @@ class DecodeScratch {
 // blocks (every such type's blocks are).
 bool uses_int_dot(const Tensor& w);
 
+// One matrix product of the forward pass: out = w x (+ bias, where present). Several of them that read the
+// same x (the query, key and value projections; the gate and the up projection) go in together.
+struct Projection {
+  float* out;
+  const Tensor& w;
+  const Tensor& bias;
+};
+
 // out[rows] = w[rows][cols] * x[cols] (+ bias), rows split across the pool's threads.
 void linear(float* out, const Tensor& w, const Tensor& bias, const float* x, ThreadPool& pool,
+            DecodeScratch& scratch);
+// The same for each projection, all of the same x (every w has x's cols): x is quantized once for all those
+// the integer kernels take, and the rows of all of them are split across the threads in one go (one wake-up
+// instead of one per matrix). Each output has the bits linear() gives it alone.
+void linear(std::span<const Projection> projections, const float* x, ThreadPool& pool,
             DecodeScratch& scratch);
 
 // out[cols] = row `row` of w, decoded to float.
