@@ -30,12 +30,28 @@
 namespace glassbox {
 namespace {
 
+// fn(t) for each token t of a chunk of n: the work between the matrix products that goes token by token
+// (norms, RoPE, activations), split across the threads where the chunk is long enough to pay for waking
+// them. Serial, it was what the second thread of a 256-token prompt waited on most.
+constexpr std::size_t kMinTokensToSplit = 8;
+template <class F>
+void each_token(std::size_t n, ThreadPool& pool, const F& fn) {
+  auto run = [&](std::size_t begin, std::size_t end, int /*worker*/) {
+    for (std::size_t t = begin; t < end; ++t)
+      fn(t);
+  };
+  if (pool.size() > 1 && n >= kMinTokensToSplit) {
+    pool.parallel_for(n, run);
+  } else {
+    run(0, n, 0);
+  }
+}
+
 // norm() of each of the n rows of x (dim values each) into out.
 void normalize_rows(const ModelConfig& c, float* out, const float* x, std::size_t n, const Tensor& weight,
-                    const Tensor& bias) {
+                    const Tensor& bias, ThreadPool& pool) {
   const auto dim = static_cast<std::size_t>(c.dim);
-  for (std::size_t t = 0; t < n; ++t)
-    normalize(c, out + t * dim, x + t * dim, weight, bias);
+  each_token(n, pool, [&](std::size_t t) { normalize(c, out + t * dim, x + t * dim, weight, bias); });
 }
 
 void activate(Activation activation, float* x, std::size_t n) {
@@ -143,7 +159,7 @@ void forward(const Model& model, RunState& s, std::span<const int> tokens, int f
     // --- attention sub-block ---
     const float* attn_in = x;
     if (pre_norm) {
-      normalize_rows(c, s.xb.data(), x, n, layer.attn_norm, layer.attn_norm_bias);
+      normalize_rows(c, s.xb.data(), x, n, layer.attn_norm, layer.attn_norm_bias, pool);
       attn_in = s.xb.data();
     }
     // The chunk's keys and values go straight to their rows of the cache (consecutive positions).
@@ -152,21 +168,21 @@ void forward(const Model& model, RunState& s, std::span<const int> tokens, int f
     const Projection qkv[] = {
         {s.q.data(), layer.wq, layer.bq}, {k, layer.wk, layer.bk}, {v, layer.wv, layer.bv}};
     linear_batch(qkv, attn_in, n, pool, s.decode);
-    for (std::size_t t = 0; t < n; ++t) {
+    each_token(n, pool, [&](std::size_t t) {
       const int position = first_position + static_cast<int>(t);
       place_heads(c, s, s.q.data() + t * q_dim, c.n_heads, layer.q_norm, l, position);
       place_heads(c, s, k + t * kv_dim, c.n_kv_heads, layer.k_norm, l, position);
-    }
+    });
     attend(c, s, l, first_position, n, trace, pool);
     linear_batch(s.xb2.data(), layer.wo, layer.bo, s.attention.data(), n, pool, s.decode);
-    if (sandwich) normalize_rows(c, s.xb2.data(), s.xb2.data(), n, layer.attn_post_norm, none);
+    if (sandwich) normalize_rows(c, s.xb2.data(), s.xb2.data(), n, layer.attn_post_norm, none, pool);
     kernels::add_in_place(x, s.xb2.data(), n * dim);
-    if (post_norm) normalize_rows(c, x, x, n, layer.attn_norm, layer.attn_norm_bias);
+    if (post_norm) normalize_rows(c, x, x, n, layer.attn_norm, layer.attn_norm_bias, pool);
 
     // --- feed-forward sub-block ---
     const float* ffn_in = x;
     if (pre_norm) {
-      normalize_rows(c, s.xb.data(), x, n, layer.ffn_norm, layer.ffn_norm_bias);
+      normalize_rows(c, s.xb.data(), x, n, layer.ffn_norm, layer.ffn_norm_bias, pool);
       ffn_in = s.xb.data();
     }
     float* hb = s.hb.data();  // what the down projection reads
@@ -175,21 +191,24 @@ void forward(const Model& model, RunState& s, std::span<const int> tokens, int f
       const Projection gate_up[] = {{hb, layer.ffn_gate, layer.ffn_gate_bias},
                                     {hb2, layer.ffn_up, layer.ffn_up_bias}};
       linear_batch(gate_up, ffn_in, n, pool, s.decode);
-      if (c.activation == Activation::SiLU) {
-        kernels::swiglu(hb, hb2, n * hidden);  // silu(gate) * up, fused
-      } else {
-        activate(c.activation, hb, n * hidden);
-        for (std::size_t i = 0; i < n * hidden; ++i)
-          hb[i] *= hb2[i];
-      }
+      each_token(n, pool, [&](std::size_t t) {
+        float *gate = hb + t * hidden, *up = hb2 + t * hidden;
+        if (c.activation == Activation::SiLU) {
+          kernels::swiglu(gate, up, hidden);  // silu(gate) * up, fused
+        } else {
+          activate(c.activation, gate, hidden);
+          for (std::size_t i = 0; i < hidden; ++i)
+            gate[i] *= up[i];
+        }
+      });
     } else {
       linear_batch(hb, layer.ffn_up, layer.ffn_up_bias, ffn_in, n, pool, s.decode);
-      activate(c.activation, hb, n * hidden);
+      each_token(n, pool, [&](std::size_t t) { activate(c.activation, hb + t * hidden, hidden); });
     }
     linear_batch(s.xb2.data(), layer.ffn_down, layer.ffn_down_bias, hb, n, pool, s.decode);
-    if (sandwich) normalize_rows(c, s.xb2.data(), s.xb2.data(), n, layer.ffn_post_norm, none);
+    if (sandwich) normalize_rows(c, s.xb2.data(), s.xb2.data(), n, layer.ffn_post_norm, none, pool);
     kernels::add_in_place(x, s.xb2.data(), n * dim);
-    if (post_norm) normalize_rows(c, x, x, n, layer.ffn_norm, layer.ffn_norm_bias);
+    if (post_norm) normalize_rows(c, x, x, n, layer.ffn_norm, layer.ffn_norm_bias, pool);
   }
 
   record_residuals(residuals, first_position, c.n_layers, x, n, dim);
