@@ -91,17 +91,26 @@ std::size_t packed_tokens_floats(std::size_t n_tokens, std::size_t n) {
   return tiles(n_tokens) * kPartials * steps(n) * kTileTokens;
 }
 
+std::size_t matmul_tile_tokens() {
+  return kTileTokens;
+}
+
 std::size_t token_tiles(std::size_t n_tokens) {
   return tiles(n_tokens);
 }
 
 PackedTokens pack_tokens(const float* x, std::size_t n_tokens, std::size_t n, float* packed) {
-  pack_token_tiles(x, n_tokens, n, packed, 0, tiles(n_tokens));
+  pack_token_tiles(x, n, n_tokens, n, packed, 0, tiles(n_tokens));
   return {packed, n_tokens, n};
 }
 
-void pack_token_tiles(const float* x, std::size_t n_tokens, std::size_t n, float* packed,
-                      std::size_t tile_begin, std::size_t tile_end) {
+PackedTokens token_tile(const PackedTokens& x, std::size_t tile) {
+  const std::size_t first = tile * kTileTokens;
+  return {x.data + tile * kPartials * steps(x.n) * kTileTokens, std::min(kTileTokens, x.tokens - first), x.n};
+}
+
+void pack_token_tiles(const float* x, std::size_t x_stride, std::size_t n_tokens, std::size_t n,
+                      float* packed, std::size_t tile_begin, std::size_t tile_end) {
   const std::size_t k_steps = steps(n);
   for (std::size_t q = tile_begin; q < tile_end; ++q) {
     float* tile = packed + q * kPartials * k_steps * kTileTokens;
@@ -109,7 +118,7 @@ void pack_token_tiles(const float* x, std::size_t n_tokens, std::size_t n, float
       for (std::size_t i = 0; i < kPartials * k_steps * kTileTokens; ++i)
         tile[i] = 0.0f;
     for (std::size_t c = 0; c < kTileTokens && q * kTileTokens + c < n_tokens; ++c) {
-      const float* token = x + (q * kTileTokens + c) * n;
+      const float* token = x + (q * kTileTokens + c) * x_stride;
       for (std::size_t i = 0; i < n; ++i)
         tile[((i % kPartials) * k_steps + i / kPartials) * kTileTokens + c] = token[i];
     }

@@ -24,11 +24,15 @@ struct PackedTokens {
 };
 std::size_t packed_tokens_floats(std::size_t n_tokens, std::size_t n);
 PackedTokens pack_tokens(const float* x, std::size_t n_tokens, std::size_t n, float* packed);
-// The same, a part at a time: the tokens lie in token_tiles(n_tokens) tiles, each packed on its own, so
-// threads can share the packing (tiles [tile_begin, tile_end) here).
+// The same, a part at a time: the tokens lie in token_tiles(n_tokens) tiles of matmul_tile_tokens(), each
+// packed on its own, so threads can share the packing (tiles [tile_begin, tile_end) here). Token t's values
+// start at x + t * x_stride (x_stride >= n: one head's queries among all heads').
+std::size_t matmul_tile_tokens();
 std::size_t token_tiles(std::size_t n_tokens);
-void pack_token_tiles(const float* x, std::size_t n_tokens, std::size_t n, float* packed,
-                      std::size_t tile_begin, std::size_t tile_end);
+void pack_token_tiles(const float* x, std::size_t x_stride, std::size_t n_tokens, std::size_t n,
+                      float* packed, std::size_t tile_begin, std::size_t tile_end);
+// Tile `tile` of packed tokens on its own: x's tokens from tile * matmul_tile_tokens() on.
+PackedTokens token_tile(const PackedTokens& x, std::size_t tile);
 
 // Where matmul_rows finds its rows best. It reads them one partial sum at a time, every 32nd value, so it
 // touches every other 64-byte cache line of each row, and the tile's rows come back 32 times: they must stay

@@ -23,6 +23,7 @@
 
 #include "glassbox/positions.hpp"
 #include "kernels/kernels.hpp"
+#include "kernels/matmul.hpp"
 #include "model/layer_steps.hpp"
 #include "model/linear.hpp"
 #include "model/linear_batch.hpp"
@@ -89,26 +90,77 @@ void attend(const ModelConfig& c, RunState& s, int layer, int first_position, st
   const float* keys = s.keys(layer, 0, kv_dim);
   const float* values = s.values(layer, 0, kv_dim);
 
-  auto heads = [&](std::size_t head_begin, std::size_t head_end, int /*worker*/) {
+  const auto context = static_cast<std::size_t>(s.context_length);
+  // Query t of head h, its scores over keys 0..its position in scores: to probabilities, into the trace, and
+  // the weighted sum of the values.
+  auto finish = [&](std::size_t h, std::size_t t, float* scores) {
+    const std::size_t kv_offset = (h / heads_per_kv) * head_dim;
+    const int position = first_position + static_cast<int>(t);
+    const auto n_keys = static_cast<std::size_t>(position) + 1;
+    const auto first_key = static_cast<std::size_t>(c.first_visible_key(layer, position));
+    probabilities_from_scores(scores, first_key, n_keys, head_dim);
+    if (trace) std::copy(scores, scores + n_keys, trace->slot(position, layer, static_cast<int>(h)));
+    float* out = s.attention.data() + t * q_dim + h * head_dim;
+    attention_output(out, scores, values + kv_offset, kv_dim, first_key, n_keys, head_dim);
+    // An ablated head's output is scaled (0: switched off) before the output projection mixes the heads.
+    const float scale =
+        s.head_scales.empty() ? 1.0f : s.head_scales[static_cast<std::size_t>(layer * c.n_heads) + h];
+    if (scale != 1.0f)
+      for (std::size_t i = 0; i < head_dim; ++i)
+        out[i] *= scale;
+  };
+  // One query at a time: its scores over the keys it sees.
+  auto heads_by_query = [&](std::size_t head_begin, std::size_t head_end, int /*worker*/) {
     for (std::size_t h = head_begin; h < head_end; ++h) {
       const std::size_t kv_offset = (h / heads_per_kv) * head_dim;
-      // An ablated head's output is scaled (0: switched off) before the output projection mixes the heads.
-      const float scale =
-          s.head_scales.empty() ? 1.0f : s.head_scales[static_cast<std::size_t>(layer * c.n_heads) + h];
-      float* scores = s.scores.data() + h * s.context_length;
+      float* scores = s.scores.data() + h * context;
       for (std::size_t t = 0; t < n; ++t) {
         const int position = first_position + static_cast<int>(t);
-        const auto n_keys = static_cast<std::size_t>(position) + 1;
         const auto first_key = static_cast<std::size_t>(c.first_visible_key(layer, position));
-        attention_probabilities(scores, s.q.data() + t * q_dim + h * head_dim, keys + kv_offset, kv_dim,
-                                first_key, n_keys, head_dim);
-        if (trace) std::copy(scores, scores + n_keys, trace->slot(position, layer, static_cast<int>(h)));
-        float* out = s.attention.data() + t * q_dim + h * head_dim;
-        attention_output(out, scores, values + kv_offset, kv_dim, first_key, n_keys, head_dim);
-        if (scale != 1.0f)
-          for (std::size_t i = 0; i < head_dim; ++i)
-            out[i] *= scale;
+        kernels::dot_strided(scores + first_key, keys + kv_offset + first_key * kv_dim, kv_dim,
+                             static_cast<std::size_t>(position) + 1 - first_key,
+                             s.q.data() + t * q_dim + h * head_dim, head_dim);
+        finish(h, t, scores);
       }
+    }
+  };
+  // A prompt's queries a tile at a time: the scores of the tile's queries over the keys any of them sees, as
+  // one matrix product (kernels::matmul_rows, whose outputs have dot()'s bits, so the same as one at a time).
+  // The keys past a query's position, computed with the rest of the tile, are never read.
+  auto heads_by_tile = [&](std::size_t head_begin, std::size_t head_end, int worker) {
+    const std::size_t tile_tokens = kernels::matmul_tile_tokens(), tile_rows = kernels::matmul_tile_rows();
+    float* tile_scores = s.query_tile_scores_of(worker);
+    for (std::size_t h = head_begin; h < head_end; ++h) {
+      const std::size_t kv_offset = (h / heads_per_kv) * head_dim;
+      float* packed = s.packed_queries_of(worker);
+      kernels::pack_token_tiles(s.q.data() + h * head_dim, q_dim, n, head_dim, packed, 0,
+                                kernels::token_tiles(n));
+      const kernels::PackedTokens queries{packed, n, head_dim};
+      for (std::size_t tile = 0; tile < kernels::token_tiles(n); ++tile) {
+        const kernels::PackedTokens these = kernels::token_tile(queries, tile);
+        const std::size_t first = tile * tile_tokens;
+        const auto first_key =
+            static_cast<std::size_t>(c.first_visible_key(layer, first_position + static_cast<int>(first)));
+        const std::size_t n_keys = static_cast<std::size_t>(first_position) + first + these.tokens;
+        for (std::size_t key = first_key; key < n_keys; key += tile_rows) {
+          const std::size_t count = std::min(tile_rows, n_keys - key);
+          const float* rows[kernels::kMaxMatmulTileRows];
+          for (std::size_t i = 0; i < count; ++i)
+            rows[i] = keys + (key + i) * kv_dim + kv_offset;
+          kernels::matmul_rows(tile_scores + key, context, rows, count, these,
+                               s.decode.matmul_scratch(worker));
+        }
+        for (std::size_t i = 0; i < these.tokens; ++i)
+          finish(h, first + i, tile_scores + i * context);
+      }
+    }
+  };
+  const bool by_tile = n > 1 && !s.query_tile_scores.empty();
+  auto heads = [&](std::size_t head_begin, std::size_t head_end, int worker) {
+    if (by_tile) {
+      heads_by_tile(head_begin, head_end, worker);
+    } else {
+      heads_by_query(head_begin, head_end, worker);
     }
   };
   // Splitting heads across threads pays off only once there are enough keys to read.

@@ -59,17 +59,25 @@ inline void place_heads(const ModelConfig& c, const RunState& s, float* x, int h
 // One head's attention probabilities for a query over keys 0..n_keys-1 (rows key_stride floats apart), of
 // which it sees first_key..n_keys-1 (ModelConfig::first_visible_key): scores q·k / sqrt(head_dim), then
 // softmax over the visible keys; the masked ones get probability 0. `probabilities` has room for n_keys.
-inline void attention_probabilities(float* probabilities, const float* q, const float* keys,
-                                    std::size_t key_stride, std::size_t first_key, std::size_t n_keys,
-                                    std::size_t head_dim) {
+// The second half of it, for scores q·k already in probabilities[first_key, n_keys) (a prompt's attention
+// computes them for a tile of queries at once: forward.cpp).
+inline void probabilities_from_scores(float* probabilities, std::size_t first_key, std::size_t n_keys,
+                                      std::size_t head_dim) {
   const float scale = std::sqrt(static_cast<float>(head_dim));
   std::fill(probabilities, probabilities + first_key, 0.0f);
   float* visible = probabilities + first_key;
   const std::size_t n_visible = n_keys - first_key;
-  kernels::dot_strided(visible, keys + first_key * key_stride, key_stride, n_visible, q, head_dim);
   for (std::size_t t = 0; t < n_visible; ++t)
     visible[t] /= scale;
   kernels::softmax(visible, n_visible);
+}
+
+inline void attention_probabilities(float* probabilities, const float* q, const float* keys,
+                                    std::size_t key_stride, std::size_t first_key, std::size_t n_keys,
+                                    std::size_t head_dim) {
+  kernels::dot_strided(probabilities + first_key, keys + first_key * key_stride, key_stride,
+                       n_keys - first_key, q, head_dim);
+  probabilities_from_scores(probabilities, first_key, n_keys, head_dim);
 }
 
 // The attention output of one head: the probabilities' weighted sum of the visible value rows.

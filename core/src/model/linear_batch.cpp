@@ -97,7 +97,7 @@ void linear_batch(std::span<const Projection> projections, const float* x, std::
     const kernels::PackedTokens packed{scratch.packed_tokens(), n, cols};
     if (any_float)
       split_rows(kernels::token_tiles(n), pool, [&](std::size_t begin, std::size_t end, int) {
-        kernels::pack_token_tiles(chunk, n, cols, scratch.packed_tokens(), begin, end);
+        kernels::pack_token_tiles(chunk, cols, n, cols, scratch.packed_tokens(), begin, end);
       });
     // The columns' layout depends on the weight type: laid out again only where the type changes.
     std::optional<DType> laid_out;

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "glassbox/positions.hpp"
+#include "kernels/matmul.hpp"
 
 namespace glassbox {
 
@@ -17,6 +18,7 @@ std::size_t widest_row(const ModelConfig& c) {
 RunState::RunState(const ModelConfig& c, int context, int workers, int batch_size)
     : context_length(context),
       batch(batch_size),
+      workers(static_cast<std::size_t>(workers)),
       decode(workers, widest_row(c), static_cast<std::size_t>(batch_size)) {
   const auto ctx = static_cast<std::size_t>(context), rows = static_cast<std::size_t>(batch_size);
   x.resize(rows * c.dim);
@@ -25,6 +27,10 @@ RunState::RunState(const ModelConfig& c, int context, int workers, int batch_siz
   q.resize(rows * c.q_dim());
   attention.resize(rows * c.q_dim());
   scores.resize(static_cast<std::size_t>(c.n_heads) * ctx);
+  if (batch_size > 1) {
+    packed_queries.resize(this->workers * kernels::packed_tokens_floats(rows, c.head_dim));
+    query_tile_scores.resize(this->workers * kernels::matmul_tile_tokens() * ctx);
+  }
   hb.resize(rows * c.hidden_dim);
   hb2.resize(rows * c.hidden_dim);
   logits.resize(c.vocab_size);
@@ -68,6 +74,11 @@ int64_t run_state_bytes(const ModelConfig& c, int context, int workers, int batc
   int64_t floats = batch * (3 * int64_t{c.dim} + 2 * int64_t{c.q_dim()} + 2 * int64_t{c.hidden_dim}) +
                    c.n_heads * ctx + c.vocab_size + 2 * int64_t{c.n_layers} * ctx * c.kv_dim();
   if (c.position == PositionKind::RoPE) floats += (any_sliding_layer(c) ? 2 : 1) * ctx * c.rotary_dim();
+  if (batch > 1) {
+    const auto rows = static_cast<std::size_t>(batch), head_dim = static_cast<std::size_t>(c.head_dim);
+    floats += workers * static_cast<int64_t>(kernels::packed_tokens_floats(rows, head_dim) +
+                                             kernels::matmul_tile_tokens() * static_cast<std::size_t>(ctx));
+  }
   return floats * static_cast<int64_t>(sizeof(float)) +
          DecodeScratch::bytes(workers, widest_row(c), static_cast<std::size_t>(batch));
 }

@@ -16,6 +16,7 @@ struct RunState {
 
   int context_length;
   int batch;                       // the most tokens one forward pass takes
+  std::size_t workers;             // threads that may work on it at once
   std::vector<float> x;            // the residual stream [batch][dim]
   std::vector<float> xb;           // normalized input of a sub-block [batch][dim]
   std::vector<float> xb2;          // output of a sub-block [batch][dim]
@@ -31,6 +32,15 @@ struct RunState {
   std::vector<float> rope_sin;
   std::size_t rope_half = 0;  // rotary_dim / 2
   DecodeScratch decode;       // [workers][widest matrix row]
+  // A prompt's attention, per worker (empty where batch is 1): one head's queries of the chunk, packed
+  // (kernels::pack_token_tiles), and the scores of a tile of them [matmul_tile_tokens()][context_length].
+  std::vector<float> packed_queries, query_tile_scores;
+  float* packed_queries_of(int worker) {
+    return packed_queries.data() + static_cast<std::size_t>(worker) * (packed_queries.size() / workers);
+  }
+  float* query_tile_scores_of(int worker) {
+    return query_tile_scores.data() + static_cast<std::size_t>(worker) * (query_tile_scores.size() / workers);
+  }
   // Head ablation: [n_layers][n_heads] factors on each head's output before the output projection; empty
   // when every head runs as trained (Session::set_head_scales).
   std::vector<float> head_scales;
