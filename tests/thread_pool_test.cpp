@@ -1,7 +1,8 @@
 // The thread pool the forward pass splits its loops with: every index covered exactly once, distinct worker
 // indices, many back-to-back loops (the forward pass hands out several per layer per token), loops shorter
-// than the pool, and starting and stopping pools that are idle, asleep or never used. scripts/test.sh runs
-// these under ThreadSanitizer too, which checks the pool's atomics publish each job and its results.
+// than the pool or below its split_from, and starting and stopping pools that are idle, asleep or never
+// used. scripts/test.sh runs these under ThreadSanitizer too, which checks the pool's atomics publish each
+// job and its results.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -69,6 +70,35 @@ TEST(ThreadPool, FewerItemsThanThreads) {
     EXPECT_EQ(std::adjacent_find(workers.begin(), workers.end()), workers.end());
     EXPECT_LE(workers.size(), n);
     expect_covers_once(pool, n);
+  }
+}
+
+// Below split_from items the loop is one chunk on the caller's thread; from it on, the threads share it.
+TEST(ThreadPool, SmallLoopsStayOnTheCallersThread) {
+  ThreadPool pool(2);
+  if (pool.size() < 2) GTEST_SKIP() << "this build starts no threads";
+  for (std::size_t n : {2u, 7u, 8u, 40u}) {
+    std::vector<std::thread::id> threads;
+    std::mutex m;
+    pool.parallel_for(
+        n,
+        [&](std::size_t begin, std::size_t end, int worker) {
+          if (n < 8) {
+            EXPECT_EQ(begin, 0u);
+            EXPECT_EQ(end, n);
+            EXPECT_EQ(worker, 0);
+          }
+          std::lock_guard lock(m);
+          threads.push_back(std::this_thread::get_id());
+        },
+        8);
+    if (n < 8) {
+      ASSERT_EQ(threads.size(), 1u) << n << " items";
+      EXPECT_EQ(threads[0], std::this_thread::get_id());
+    } else {
+      ASSERT_EQ(threads.size(), 2u) << n << " items";
+      EXPECT_NE(threads[0], threads[1]);
+    }
   }
 }
 

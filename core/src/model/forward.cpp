@@ -41,11 +41,7 @@ void each_token(std::size_t n, ThreadPool& pool, const F& fn) {
     for (std::size_t t = begin; t < end; ++t)
       fn(t);
   };
-  if (pool.size() > 1 && n >= kMinTokensToSplit) {
-    pool.parallel_for(n, run);
-  } else {
-    run(0, n, 0);
-  }
+  pool.parallel_for(n, run, kMinTokensToSplit);
 }
 
 // norm() of each of the n rows of x (dim values each) into out.
@@ -163,13 +159,11 @@ void attend(const ModelConfig& c, RunState& s, int layer, int first_position, st
       heads_by_query(head_begin, head_end, worker);
     }
   };
-  // Splitting heads across threads pays off only once there are enough keys to read.
+  // Splitting heads across threads pays off only once there are enough keys to read: below 64, the
+  // threshold is past the head count, so they stay on this thread.
   const std::size_t keys_read = n * static_cast<std::size_t>(first_position) + n * (n + 1) / 2;
-  if (pool.size() > 1 && keys_read >= 64) {
-    pool.parallel_for(static_cast<std::size_t>(c.n_heads), heads);
-  } else {
-    heads(0, static_cast<std::size_t>(c.n_heads), 0);
-  }
+  const auto n_heads = static_cast<std::size_t>(c.n_heads);
+  pool.parallel_for(n_heads, heads, keys_read >= 64 ? 2 : n_heads + 1);
 }
 
 }  // namespace

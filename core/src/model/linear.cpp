@@ -149,11 +149,7 @@ void linear(std::span<const Projection> projections, const float* x, ThreadPool&
       first += rows;
     }
   };
-  if (pool.size() == 1 || total_rows < kMinRowsPerChunk * 2) {
-    run(0, total_rows, 0);
-  } else {
-    pool.parallel_for(total_rows, run);
-  }
+  pool.parallel_for(total_rows, run, kMinRowsPerChunk * 2);
   for (const Projection& p : projections)
     if (p.bias.present()) kernels::add_in_place(p.out, p.bias.f32(), static_cast<std::size_t>(p.w.rows));
 }

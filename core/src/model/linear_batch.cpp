@@ -21,22 +21,12 @@
 namespace glassbox {
 namespace {
 
-// fn(begin, end, worker) over [0, n), split across the pool's threads where there are enough rows for each.
-template <class F>
-void split_rows(std::size_t n, ThreadPool& pool, const F& fn) {
-  if (pool.size() == 1 || n < static_cast<std::size_t>(pool.size())) {
-    fn(0, n, 0);
-  } else {
-    pool.parallel_for(n, fn);
-  }
-}
-
 // out[t][rows] for the chunk's tokens, from their columns (laid out for w's type).
 void int_rows(float* out, const Tensor& w, const kernels::ActivationColumns& columns, ThreadPool& pool,
               DecodeScratch& scratch) {
   const auto rows = static_cast<std::size_t>(w.rows), cols = static_cast<std::size_t>(w.cols);
   const auto row_bytes = static_cast<std::size_t>(tensor_bytes(w.type, 1, w.cols));
-  split_rows(rows, pool, [&](std::size_t begin, std::size_t end, int worker) {
+  pool.parallel_for(rows, [&](std::size_t begin, std::size_t end, int worker) {
     kernels::int_matmul(out, rows, w.type, w.data, row_bytes, cols, columns, begin, end,
                         scratch.int_rows(worker));
   });
@@ -52,7 +42,7 @@ void float_rows(float* out, const Tensor& w, const kernels::PackedTokens& packed
   // decoded rows are written where the kernel reads them best.
   const bool in_place = w.type == DType::F32 && !kernels::matmul_copies_rows(cols);
   const std::size_t stride = kernels::matmul_row_stride(cols);
-  split_rows(rows, pool, [&](std::size_t begin, std::size_t end, int worker) {
+  pool.parallel_for(rows, [&](std::size_t begin, std::size_t end, int worker) {
     float* scratch_rows = scratch.row(worker);
     for (std::size_t r = begin; r < end; r += tile) {
       const std::size_t count = std::min(tile, end - r);
@@ -90,13 +80,13 @@ void linear_batch(std::span<const Projection> projections, const float* x, std::
     const float* chunk = x + t0 * cols;
     // The chunk's input, prepared once for every projection: each token quantized, the tokens packed.
     if (any_int)
-      split_rows(n, pool, [&](std::size_t begin, std::size_t end, int) {
+      pool.parallel_for(n, [&](std::size_t begin, std::size_t end, int) {
         for (std::size_t t = begin; t < end; ++t)
           scratch.quantize(t, chunk + t * cols, cols);
       });
     const kernels::PackedTokens packed{scratch.packed_tokens(), n, cols};
     if (any_float)
-      split_rows(kernels::token_tiles(n), pool, [&](std::size_t begin, std::size_t end, int) {
+      pool.parallel_for(kernels::token_tiles(n), [&](std::size_t begin, std::size_t end, int) {
         kernels::pack_token_tiles(chunk, cols, n, cols, scratch.packed_tokens(), begin, end);
       });
     // The columns' layout depends on the weight type: laid out again only where the type changes.

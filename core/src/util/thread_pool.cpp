@@ -105,9 +105,9 @@ ThreadPool::~ThreadPool() {
   }
 }
 
-void ThreadPool::parallel_for(std::size_t n, ChunkFn fn) {
+void ThreadPool::parallel_for(std::size_t n, ChunkFn fn, std::size_t split_from) {
   const int parts = static_cast<int>(std::min<std::size_t>(n, static_cast<std::size_t>(size())));
-  if (parts < 2) {
+  if (parts < 2 || n < split_from) {
     if (n > 0) fn(0, n, 0);
     return;
   }

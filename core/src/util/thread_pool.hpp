@@ -55,7 +55,9 @@ class ThreadPool {
 
   // Calls fn(begin, end, worker) on disjoint chunks covering [0, n), worker in [0, size()) and distinct per
   // chunk (one chunk per worker), and returns when all chunks are done. Not reentrant: one caller at a time.
-  void parallel_for(std::size_t n, ChunkFn fn);
+  // Below split_from items the whole loop runs on the caller's thread as fn(0, n, 0): the callers' one
+  // rule for work too small to pay for waking the others (each states its own threshold and why).
+  void parallel_for(std::size_t n, ChunkFn fn, std::size_t split_from = 2);
 
   // Threads this build can run: the machine's cores natively; in the threaded WASM build the browser's cores
   // capped by the pthread pool the module was linked with; 1 in the single-threaded WASM build.
