@@ -102,6 +102,33 @@ TEST(ThreadPool, SmallLoopsStayOnTheCallersThread) {
   }
 }
 
+// Pieces handed to whichever thread is free: every index once, no piece longer than asked (where there are
+// threads to share them), and a worker
+// index never in two pieces at once (each piece marks its worker busy, and no other may find it so).
+TEST(ThreadPool, PiecesCoverEveryIndexOnce) {
+  for (int threads : {1, 2, 3}) {
+    ThreadPool pool(threads);
+    for (std::size_t n : {0u, 1u, 5u, 48u, 1001u})
+      for (std::size_t piece : {1u, 6u, 64u}) {
+        std::vector<int> visits(n, 0);
+        std::vector<std::atomic<int>> busy(static_cast<std::size_t>(pool.size()));
+        std::atomic<int> overlaps{0};
+        pool.parallel_pieces(n, piece, [&](std::size_t begin, std::size_t end, int worker) {
+          ASSERT_LT(begin, end);
+          ASSERT_LE(end, n);
+          if (pool.size() > 1) EXPECT_LE(end - begin, piece);  // one thread: the whole loop at once
+          if (busy[static_cast<std::size_t>(worker)].exchange(1) != 0) ++overlaps;
+          for (std::size_t i = begin; i < end; ++i)
+            ++visits[i];
+          busy[static_cast<std::size_t>(worker)].store(0);
+        });
+        for (std::size_t i = 0; i < n; ++i)
+          ASSERT_EQ(visits[i], 1) << "index " << i << " of " << n << ", pieces of " << piece;
+        EXPECT_EQ(overlaps.load(), 0);
+      }
+  }
+}
+
 TEST(ThreadPool, ManyBackToBackLoops) {
   // Far more loops than a generation of many tokens issues; each one's results must be visible to the next.
   ThreadPool pool(3);

@@ -26,7 +26,8 @@ void int_rows(float* out, const Tensor& w, const kernels::ActivationColumns& col
               DecodeScratch& scratch) {
   const auto rows = static_cast<std::size_t>(w.rows), cols = static_cast<std::size_t>(w.cols);
   const auto row_bytes = static_cast<std::size_t>(tensor_bytes(w.type, 1, w.cols));
-  pool.parallel_for(rows, [&](std::size_t begin, std::size_t end, int worker) {
+  const std::size_t piece = rows_per_piece(rows, kernels::kIntMatmulRows, pool);
+  pool.parallel_pieces(rows, piece, [&](std::size_t begin, std::size_t end, int worker) {
     kernels::int_matmul(out, rows, w.type, w.data, row_bytes, cols, columns, begin, end,
                         scratch.int_rows(worker));
   });
@@ -42,7 +43,7 @@ void float_rows(float* out, const Tensor& w, const kernels::PackedTokens& packed
   // decoded rows are written where the kernel reads them best.
   const bool in_place = w.type == DType::F32 && !kernels::matmul_copies_rows(cols);
   const std::size_t stride = kernels::matmul_row_stride(cols);
-  pool.parallel_for(rows, [&](std::size_t begin, std::size_t end, int worker) {
+  pool.parallel_pieces(rows, rows_per_piece(rows, tile, pool), [&](std::size_t begin, std::size_t end, int worker) {
     float* scratch_rows = scratch.row(worker);
     for (std::size_t r = begin; r < end; r += tile) {
       const std::size_t count = std::min(tile, end - r);

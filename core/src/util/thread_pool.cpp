@@ -136,6 +136,23 @@ void ThreadPool::parallel_for(std::size_t n, ChunkFn fn, std::size_t split_from)
   }
 }
 
+void ThreadPool::parallel_pieces(std::size_t n, std::size_t piece, ChunkFn fn, std::size_t split_from) {
+  piece = std::max<std::size_t>(piece, 1);
+  if (size() == 1 || n < split_from || n <= piece) {
+    if (n > 0) fn(0, n, 0);
+    return;
+  }
+  std::atomic<std::size_t> next{0};
+  // One chunk per thread, each taking pieces until none are left.
+  parallel_for(static_cast<std::size_t>(size()), [&](std::size_t, std::size_t, int worker) {
+    for (;;) {
+      const std::size_t begin = next.fetch_add(piece, std::memory_order_relaxed);
+      if (begin >= n) return;
+      fn(begin, std::min(n, begin + piece), worker);
+    }
+  });
+}
+
 uint32_t ThreadPool::wait_for_generation(uint32_t seen) {
   const auto deadline = std::chrono::steady_clock::now() + kSpinFor;
   for (unsigned spins = 0;; ++spins) {

@@ -59,6 +59,13 @@ class ThreadPool {
   // rule for work too small to pay for waking the others (each states its own threshold and why).
   void parallel_for(std::size_t n, ChunkFn fn, std::size_t split_from = 2);
 
+  // The same loop in pieces of `piece` items (the last one shorter), each handed to whichever thread is
+  // free next: for loops whose equal chunks would not take equal time (a core slowed by other work, as on a
+  // shared 2-core machine). A worker index may get many pieces, one after another, never two at once. Which
+  // thread takes a piece varies from run to run, so each item's result must not depend on it. On one thread,
+  // or below split_from items, the whole loop is one piece.
+  void parallel_pieces(std::size_t n, std::size_t piece, ChunkFn fn, std::size_t split_from = 2);
+
   // Threads this build can run: the machine's cores natively; in the threaded WASM build the browser's cores
   // capped by the pthread pool the module was linked with; 1 in the single-threaded WASM build.
   static int max_threads();
