@@ -2,7 +2,7 @@
 // Speed of glassbox next to llama.cpp, in one run on this machine, written to docs/benchmarks.md:
 //   native:  `glassbox bench` against llama.cpp's own `llama-bench`, built from the llama.cpp source that
 //            node-llama-cpp ships (scripts/build-llama-peers.sh), at 1 and 2 threads, a 32- and a 256-token
-//            prompt, then 224 generated tokens
+//            prompt, then 224 generated tokens; the two taken in turn, so ratios are of the same moments
 //   browser: glassbox's WebAssembly engine against wllama (llama.cpp compiled to WebAssembly), both in
 //            headless Chromium on the same page, at the same thread counts (past 1: glassbox's pthreads build
 //            and wllama's multi-thread build, on a page served with COOP/COEP)
@@ -77,19 +77,47 @@ function modelFile(name, peers) {
   return file;
 }
 
-function glassboxNative(file, threads, promptTokens, trace = 'off') {
-  const out = execFileSync(cli, ['bench', '--model', file, '--prompt-tokens', String(promptTokens), '--gen-tokens', String(gen),
-    '--repeat', String(repeat), '--threads', String(threads), '--trace', trace, '--json'], { encoding: 'utf8' });
+function glassboxNative(file, threads, promptTokens, trace = 'off', { repeats = repeat, genTokens = gen } = {}) {
+  const out = execFileSync(cli, ['bench', '--model', file, '--prompt-tokens', String(promptTokens), '--gen-tokens', String(genTokens),
+    '--repeat', String(repeats), '--threads', String(threads), '--trace', trace, '--json'], { encoding: 'utf8' });
   return JSON.parse(out);
 }
 
-/** llama-bench's tokens/s for pp32, pp256 and tg224 at `threads`. */
+/** One llama-bench run (after its own warm-up) of pp32, pp256 and tg224 at `threads`: tokens/s. */
 function llamaNative(peers, file, threads) {
-  const out = execFileSync(peers.bench, ['-m', file, '-p', '32,256', '-n', String(gen), '-t', String(threads), '-r', String(repeat), '-o', 'json'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  const out = execFileSync(peers.bench, ['-m', file, '-p', '32,256', '-n', String(gen), '-t', String(threads), '-r', '1', '-o', 'json'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
   const rows = JSON.parse(out);
-  const row = (p, n) => rows.find((r) => r.n_prompt === p && r.n_gen === n);
-  const rate = (p, n) => row(p, n)?.avg_ts ?? null;
-  return { prompt32: rate(32, 0), prompt256: rate(256, 0), gen: rate(0, gen), gen_stddev: row(0, gen)?.stddev_ts ?? null, build: rows[0]?.build_commit };
+  const rate = (p, n) => rows.find((r) => r.n_prompt === p && r.n_gen === n)?.avg_ts ?? null;
+  return { prompt32: rate(32, 0), prompt256: rate(256, 0), gen: rate(0, gen), build: rows[0]?.build_commit };
+}
+
+const CELLS = ['prompt32', 'prompt256', 'gen'];
+
+/** Both engines natively at `threads`, taken in turn `repeat` times (one glassbox pass at 32 and at 256 prompt
+ * tokens, then one llama-bench run), so that this machine's drift, which can move a cell by a fifth within a
+ * minute, lands on both sides: per cell, each side's median and range, and the median of the turns' ratios. */
+function nativeInTurn(peers, file, threads) {
+  const turns = [];
+  for (let r = 0; r < repeat; r++) {
+    const short = glassboxNative(file, threads, 32, 'off', { repeats: 1 });
+    const long = glassboxNative(file, threads, 256, 'off', { repeats: 1, genTokens: 0 });
+    const glassbox = { prompt32: short.prompt_tokens_per_s, prompt256: long.prompt_tokens_per_s, gen: short.gen_tokens_per_s };
+    turns.push({ glassbox, llama: llamaNative(peers, file, threads), short });
+  }
+  const side = (name) => Object.fromEntries(CELLS.flatMap((c) => {
+    const values = turns.map((t) => t[name][c]).filter((v) => v != null);
+    return values.length ? [[c, median(values)], [`${c}_range`, [Math.min(...values), Math.max(...values)]]] : [[c, null]];
+  }));
+  const ratios = Object.fromEntries(CELLS.map((c) => {
+    const pairs = turns.filter((t) => t.glassbox[c] && t.llama[c]).map((t) => t.glassbox[c] / t.llama[c]);
+    return [c, pairs.length ? median(pairs) : null];
+  }));
+  const last = turns[turns.length - 1].short;
+  return {
+    glassbox: { ...side('glassbox'), peak_resident_bytes: last.peak_resident_bytes, kv_cache_bytes: last.kv_cache_bytes },
+    llama: { ...side('llama'), build: turns[0].llama.build },
+    ratios,
+  };
 }
 
 /** llama2.c's run.c (a binary given with --llama2c) generating greedily from an empty prompt on the shape's
@@ -161,22 +189,15 @@ for (const name of models) {
   const bytes = fs.statSync(file).size;
   const row = { model: name, file_bytes: bytes, native: {}, browser: null, trace: null };
   for (const t of threadCounts) {
-    const short = glassboxNative(file, t, 32);
-    const long = glassboxNative(file, t, 256);
-    const llama = llamaNative(peers, file, t);
+    const { glassbox, llama, ratios } = nativeInTurn(peers, file, t);
     // Bytes a generated token reads: every weight once (the file, minus a little metadata) and, on average over
     // the 224 generated tokens after a 32-token prompt, 144 positions of keys and values.
-    const perToken = bytes + short.kv_cache_bytes * (144 / (32 + gen));
+    const perToken = bytes + glassbox.kv_cache_bytes * (144 / (32 + gen));
     row.native[t] = {
-      glassbox: { prompt32: short.prompt_tokens_per_s, prompt256: long.prompt_tokens_per_s, gen: short.gen_tokens_per_s,
-        prompt32_range: [short.prompt_tokens_per_s_min, short.prompt_tokens_per_s_max],
-        prompt256_range: [long.prompt_tokens_per_s_min, long.prompt_tokens_per_s_max],
-        gen_range: [short.gen_tokens_per_s_min, short.gen_tokens_per_s_max], peak_resident_bytes: short.peak_resident_bytes,
-        kv_cache_bytes: short.kv_cache_bytes },
-      llama,
-      roofline: { glassbox: (short.gen_tokens_per_s * perToken) / bw[t], llama: llama.gen ? (llama.gen * perToken) / bw[t] : null },
+      glassbox, llama, ratios,
+      roofline: { glassbox: (glassbox.gen * perToken) / bw[t], llama: llama.gen ? (llama.gen * perToken) / bw[t] : null },
     };
-    console.error(`${name} t${t}: glassbox ${short.prompt_tokens_per_s}/${long.prompt_tokens_per_s}/${short.gen_tokens_per_s}, llama.cpp ${llama.prompt32?.toFixed(0)}/${llama.prompt256?.toFixed(0)}/${llama.gen?.toFixed(0)}`);
+    console.error(`${name} t${t}: glassbox ${CELLS.map((c) => glassbox[c]?.toFixed(0)).join('/')}, llama.cpp ${CELLS.map((c) => llama[c]?.toFixed(0)).join('/')}`);
   }
   if (args.llama2c && name.endsWith('-f32')) {
     row.llama2c = {};
@@ -222,15 +243,16 @@ const lines = [
   '',
   '## Native, tokens/s (glassbox / llama.cpp, and the ratio)',
   '',
+  `The two are measured in turn, ${repeat} times (a glassbox pass, then a llama-bench run): each side's median, and the median of the turns' ratios.`,
+  '',
   '| model | threads | prompt 32 | prompt 256 | generation | gen. roofline, glassbox / llama.cpp |',
   '|---|---|---|---|---|---|',
 ];
 for (const r of results)
   for (const t of threadCounts) {
     const n = r.native[t];
-    lines.push(`| ${r.model} | ${t} | ${f0(n.glassbox.prompt32)} / ${f0(n.llama.prompt32)} (${ratio(n.glassbox.prompt32, n.llama.prompt32)}) | ` +
-      `${f0(n.glassbox.prompt256)} / ${f0(n.llama.prompt256)} (${ratio(n.glassbox.prompt256, n.llama.prompt256)}) | ` +
-      `${f0(n.glassbox.gen)} / ${f0(n.llama.gen)} (${ratio(n.glassbox.gen, n.llama.gen)}) | ${(n.roofline.glassbox * 100).toFixed(0)}% / ${n.roofline.llama ? (n.roofline.llama * 100).toFixed(0) : '–'}% |`);
+    const cell = (c) => `${f0(n.glassbox[c])} / ${f0(n.llama[c])} (${n.ratios[c] == null ? '–' : `${n.ratios[c].toFixed(2)}x`})`;
+    lines.push(`| ${r.model} | ${t} | ${CELLS.map(cell).join(' | ')} | ${(n.roofline.glassbox * 100).toFixed(0)}% / ${n.roofline.llama ? (n.roofline.llama * 100).toFixed(0) : '–'}% |`);
   }
 lines.push('', '## In Chromium, tokens/s (glassbox WebAssembly / wllama, and the ratio)', '',
   'Past 1 thread: glassbox\'s pthreads build and wllama\'s multi-thread build, on a cross-origin isolated page.', '',
@@ -241,13 +263,13 @@ for (const r of results)
     if (!b || b.error) lines.push(`| ${r.model} | ${t} | ${b?.error ?? 'skipped'} | | |`);
     else lines.push(`| ${r.model} | ${t} | ${f0(b.glassbox.prompt)} / ${f0(b.wllama.prompt)} (${ratio(b.glassbox.prompt, b.wllama.prompt)}) | ${f0(b.glassbox.gen)} / ${f0(b.wllama.gen)} (${ratio(b.glassbox.gen, b.wllama.gen)}) | ${ratio(b.glassbox.gen, r.native[t]?.glassbox.gen)} |`);
   }
-lines.push('', '## Spread (native): glassbox\'s repeats, min–max tokens/s; llama-bench\'s standard deviation', '',
-  '| model | threads | glassbox prompt 32 | glassbox prompt 256 | glassbox generation | llama.cpp generation ± |', '|---|---|---|---|---|---|');
+lines.push('', '## Spread (native): min–max tokens/s over the turns, glassbox / llama.cpp', '',
+  '| model | threads | prompt 32 | prompt 256 | generation |', '|---|---|---|---|---|');
 const range = (r) => (r ? `${f0(r[0])}–${f0(r[1])}` : '–');
 for (const r of results)
   for (const t of threadCounts) {
     const n = r.native[t];
-    lines.push(`| ${r.model} | ${t} | ${range(n.glassbox.prompt32_range)} | ${range(n.glassbox.prompt256_range)} | ${range(n.glassbox.gen_range)} | ${n.llama.gen_stddev == null ? '–' : `±${n.llama.gen_stddev.toFixed(0)}`} |`);
+    lines.push(`| ${r.model} | ${t} | ${CELLS.map((c) => `${range(n.glassbox[`${c}_range`])} / ${range(n.llama[`${c}_range`])}`).join(' | ')} |`);
   }
 const withLlama2c = results.filter((r) => r.llama2c);
 if (withLlama2c.length) {
