@@ -43,7 +43,8 @@ void float_rows(float* out, const Tensor& w, const kernels::PackedTokens& packed
   // decoded rows are written where the kernel reads them best.
   const bool in_place = w.type == DType::F32 && !kernels::matmul_copies_rows(cols);
   const std::size_t stride = kernels::matmul_row_stride(cols);
-  pool.parallel_pieces(rows, rows_per_piece(rows, tile, pool), [&](std::size_t begin, std::size_t end, int worker) {
+  const std::size_t piece = rows_per_piece(rows, tile, pool);
+  pool.parallel_pieces(rows, piece, [&](std::size_t begin, std::size_t end, int worker) {
     float* scratch_rows = scratch.row(worker);
     for (std::size_t r = begin; r < end; r += tile) {
       const std::size_t count = std::min(tile, end - r);
