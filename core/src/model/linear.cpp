@@ -103,13 +103,6 @@ kernels::IntMatmulScratch DecodeScratch::int_rows(int worker) {
           int_wide_.data() + at * rows * stride_};
 }
 
-std::size_t rows_per_piece(std::size_t rows, std::size_t multiple, const ThreadPool& pool) {
-  constexpr std::size_t kPiecesPerThread = 8;
-  const std::size_t pieces = kPiecesPerThread * static_cast<std::size_t>(pool.size());
-  const std::size_t tiles = (rows + multiple - 1) / multiple;
-  return std::max<std::size_t>(1, (tiles + pieces - 1) / pieces) * multiple;
-}
-
 bool uses_int_dot(const Tensor& w) {
   return kernels::has_int_dot(w.type) && w.cols % static_cast<int64_t>(kernels::kActivationBlock) == 0;
 }

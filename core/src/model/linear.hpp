@@ -66,11 +66,6 @@ class DecodeScratch {
 // blocks (every such type's blocks are).
 bool uses_int_dot(const Tensor& w);
 
-// How many of a product's `rows` make one piece for ThreadPool::parallel_pieces: about eight pieces per
-// thread, so a thread slowed by other work on its core hands its share to the others, each a whole number of
-// `multiple` rows (the kernel's tile).
-std::size_t rows_per_piece(std::size_t rows, std::size_t multiple, const ThreadPool& pool);
-
 // One matrix product of the forward pass: out = w x (+ bias, where present). Several of them that read the
 // same x (the query, key and value projections; the gate and the up projection) go in together.
 struct Projection {
