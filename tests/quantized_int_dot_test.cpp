@@ -129,6 +129,28 @@ TEST(QuantizedIntDot, Q6_KMatchesTheReference) {
   check_type(DType::Q6_K, 27);
 }
 
+TEST(QuantizedIntDot, Q8_0RowsAskedForAheadKeepTheirBits) {
+  // Decoding asks for Q8_0 rows a few KB ahead of the one it reads (quantized_int_dot.cpp's rows_dot): with
+  // 40 rows of 33 blocks (1,122 bytes each, so 3 rows ahead), rows 5 to 36 are read after being asked for,
+  // the last three without, and no row outside the range is written.
+  Inputs in(29);
+  const std::size_t blocks = 33, n = blocks * 32, rows = 40, first = 5, end = 37;
+  const std::size_t row_bytes = blocks * element_type(DType::Q8_0).block_bytes;
+  const auto w = random_rows(DType::Q8_0, rows, n, 1, in);
+  const std::byte* w0 = w.data() + 1;
+  const Activations a(random_vector(n, in), 3);
+  std::vector<float> out(rows, 42.0f);
+  int_matvec(out.data(), DType::Q8_0, w0, row_bytes, n, a.view(), first, end);
+  for (std::size_t r = 0; r < rows; ++r) {
+    if (r < first || r >= end) {
+      EXPECT_EQ(out[r], 42.0f) << "row " << r << " is outside the range";
+      continue;
+    }
+    const float want = int_dot_reference(DType::Q8_0, w0 + r * row_bytes, a.view(), n);
+    ASSERT_EQ(bits(out[r]), bits(want)) << "row " << r << ": kernel " << out[r] << ", reference " << want;
+  }
+}
+
 TEST(QuantizedIntDot, ExtremeWeightBytesStayExact) {
   // Q8_0 weights of -128 and 127 against activations of +-127 (the largest products the x86 byte
   // instructions see; a saturating step would show here), in every position of a 4-block pass.
