@@ -116,7 +116,9 @@ TEST(ThreadPool, PiecesCoverEveryIndexOnce) {
         pool.parallel_pieces(n, piece, [&](std::size_t begin, std::size_t end, int worker) {
           ASSERT_LT(begin, end);
           ASSERT_LE(end, n);
-          if (pool.size() > 1) EXPECT_LE(end - begin, piece);  // one thread: the whole loop at once
+          if (pool.size() > 1) {  // one thread: the whole loop at once
+            EXPECT_LE(end - begin, piece);
+          }
           if (busy[static_cast<std::size_t>(worker)].exchange(1) != 0) ++overlaps;
           for (std::size_t i = begin; i < end; ++i)
             ++visits[i];

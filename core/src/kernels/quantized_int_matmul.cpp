@@ -128,7 +128,8 @@ void matmul_rows(float* out, std::size_t out_stride, DType type, const std::byte
 }
 
 // Tokens per block of the byte columns (the layout: ActivationColumns), 0 where no byte kernel takes `type`.
-std::size_t byte_block(DType type, std::size_t lanes) {
+// Only the VNNI kernel's block depends on `lanes` (it takes them all as one).
+std::size_t byte_block(DType type, [[maybe_unused]] std::size_t lanes) {
 #if GLASSBOX_HAS_VNNI_MATMUL
   if (vnni_matmul_handles(type)) return lanes;
 #endif
