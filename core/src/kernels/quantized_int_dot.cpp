@@ -108,7 +108,8 @@ void super_block_rows_dot(float* out, const std::byte* w, std::size_t row_bytes,
 constexpr std::size_t kPrefetchBytes = 3072;
 
 inline void prefetch_row(const std::byte* row, std::size_t row_bytes) {
-  for (std::size_t offset = 0; offset < row_bytes; offset += 64) __builtin_prefetch(row + offset);
+  for (std::size_t offset = 0; offset < row_bytes; offset += 64)
+    __builtin_prefetch(row + offset);
 }
 
 template <class Format>
