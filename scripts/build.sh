@@ -1,19 +1,40 @@
 #!/usr/bin/env bash
-# Builds everything, configuring each build folder the first time:
-#   build/       the native engine, the `glassbox` CLI and the GoogleTest suite (Release)
+# Builds what changed, configuring each build folder the first time:
+#   build/       the native engine and the `glassbox` CLI (Release)
 #   build-wasm/  the same core compiled to WebAssembly SIMD: the page's engine modules (single-threaded, and
-#                threaded with pthreads: glassbox-engine-threads) and the test suite
+#                threaded with pthreads: glassbox-engine-threads)
 #   dist/        the static web page (npm run build)
-# scripts/build.sh native   builds only build/ (no Emscripten or npm needed).
+# and, with --tests, the GoogleTest suite in build/ and in build-wasm/ (scripts/test.sh asks for them; set-up
+# does not, so a new user waits only for what the page and the CLI need).
+#   scripts/build.sh [--tests] [native]   native: only build/ (no Emscripten or npm needed)
+# Native objects go through ccache when it is installed (CCACHE_BASEDIR makes the cache shared by clones).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 
-if [ ! -f build/CMakeCache.txt ]; then
-  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
+tests=0
+native_only=0
+for arg in "$@"; do
+  case "$arg" in
+    --tests) tests=1 ;;
+    native) native_only=1 ;;
+    *) echo "build.sh: unknown argument '$arg' (expected --tests or native)" >&2; exit 2 ;;
+  esac
+done
+
+launcher=()
+if command -v ccache >/dev/null 2>&1; then
+  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+  export CCACHE_BASEDIR="$root" CCACHE_NOHASHDIR=1
 fi
-cmake --build build --parallel
-[ "${1:-}" = native ] && exit 0
+
+if [ ! -f build/CMakeCache.txt ]; then
+  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release "${launcher[@]}"
+fi
+native_targets=(glassbox)
+[ "$tests" = 1 ] && native_targets+=(glassbox_tests)
+cmake --build build --parallel --target "${native_targets[@]}"
+[ "$native_only" = 1 ] && exit 0
 
 # Emscripten's optimizer imports Debian's acorn, which lives outside Node's default module path.
 export NODE_PATH="${NODE_PATH:-/usr/share/nodejs}"
@@ -21,6 +42,16 @@ if [ ! -f build-wasm/CMakeCache.txt ]; then
   # The WASM test suite reads the reference fixtures the native tests write into build/ (tests/CMakeLists.txt).
   emcmake cmake -S . -B build-wasm -G Ninja -DCMAKE_BUILD_TYPE=Release -DGLASSBOX_NATIVE_BUILD_DIR="$root/build"
 fi
-cmake --build build-wasm --parallel
+wasm_targets=(glassbox_engine glassbox_engine_threads)
+[ "$tests" = 1 ] && wasm_targets+=(glassbox_tests)
+cmake --build build-wasm --parallel --target "${wasm_targets[@]}"
 
-npm run build
+# The page: rebuilt only when its sources, the engine modules or the build's configuration changed.
+stamp=dist/.built
+if [ ! -f "$stamp" ] || [ -n "$(find web wasm build-wasm/glassbox-engine*.wasm build-wasm/glassbox-engine*.mjs \
+      models package.json package-lock.json vite.config.mjs tsconfig.json -newer "$stamp" -type f -print -quit 2>/dev/null)" ]; then
+  npm run build
+  touch "$stamp"
+else
+  echo "build.sh: dist/ is up to date"
+fi

@@ -9,7 +9,7 @@
 #           binding for the cross-checks (tests/peers/package-lock.json)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-packages=(cmake ninja-build g++ libtsan2 libasan8 libubsan1 clang-14 libclang-rt-14-dev libxsimd-dev libgtest-dev libgmock-dev rapidjson-dev libcli11-dev emscripten wabt chromium python3-numpy
+packages=(cmake ninja-build g++ libtsan2 libasan8 libubsan1 clang-14 libclang-rt-14-dev libxsimd-dev libgtest-dev libgmock-dev rapidjson-dev libcli11-dev emscripten wabt chromium firefox-esr webkit2gtk-driver xvfb ccache python3-numpy
           ca-certificates curl)
 
 missing=()
