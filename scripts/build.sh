@@ -7,7 +7,8 @@
 # and, with --tests, the GoogleTest suite in build/ and in build-wasm/ (scripts/test.sh asks for them; set-up
 # does not, so a new user waits only for what the page and the CLI need).
 #   scripts/build.sh [--tests] [native]   native: only build/ (no Emscripten or npm needed)
-# Native objects go through ccache when it is installed (CCACHE_BASEDIR makes the cache shared by clones).
+# Objects go through ccache when it is installed, native ones as CMake's compiler launcher and WebAssembly
+# ones as Emscripten's compiler wrapper (EM_COMPILER_WRAPPER); CCACHE_BASEDIR lets clones share the cache.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -25,7 +26,7 @@ done
 launcher=()
 if command -v ccache >/dev/null 2>&1; then
   launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
-  export CCACHE_BASEDIR="$root" CCACHE_NOHASHDIR=1
+  export CCACHE_BASEDIR="$root" CCACHE_NOHASHDIR=1 EM_COMPILER_WRAPPER=ccache
 fi
 
 if [ ! -f build/CMakeCache.txt ]; then

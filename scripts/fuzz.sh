@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer harnesses (fuzz/) with clang-14, ASan and UBSan in build-fuzz/, and runs each for a
-# bounded time. Fails on any crash, leak, timeout, out-of-memory or sanitizer report (libFuzzer saves the
-# input under build-fuzz/artifacts/; fuzz/README.md says how to turn it into a regression test).
+# Builds the libFuzzer harnesses (fuzz/) with clang-14, ASan and UBSan in build-asan/ (the build that also runs
+# the test suite under the same sanitizers: scripts/build-sanitized.sh), and runs each for a bounded time.
+# Fails on any crash, leak, timeout, out-of-memory or sanitizer report (libFuzzer saves the input under build-asan/artifacts/; fuzz/README.md says how to turn it into a regression test).
 #   scripts/fuzz.sh [seconds per harness, default 30] [harness ...]   (harnesses: fuzz/CMakeLists.txt)
 # The corpora are seeded at run time from the real files (models/, ../shared, the generated fixtures in
 # build/ when present), hand-made seeds (fuzz/corpus/), every saved regression (fuzz/regressions/) and a
-# few malformed inputs (empty, truncated, random). What a run discovers stays in build-fuzz/corpus/*/found
+# few malformed inputs (empty, truncated, random). What a run discovers stays in build-asan/corpus/*/found
 # for the next run.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -15,15 +15,10 @@ shift || true
 all=(llama2c gguf safetensors hf_folder tokenizer_json tokenize open_model)
 harnesses=("$@")
 [ ${#harnesses[@]} -gt 0 ] || harnesses=("${all[@]}")
-build=build-fuzz
+build=build-asan
 shared="$root/../shared"
 
-if [ ! -f "$build/CMakeCache.txt" ]; then
-  CC=clang-14 CXX=clang++-14 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" -DGLASSBOX_FUZZ=ON -DGLASSBOX_BUILD_TESTS=OFF \
-    -DGLASSBOX_NATIVE_ARCH=OFF
-fi
-cmake --build "$build" --parallel "${GLASSBOX_FUZZ_JOBS:-2}" --target fuzzers
+"$root/scripts/build-sanitized.sh" asan fuzzers
 
 # Copies the files that exist (up to 4 MB each) into a seed folder.
 seed_files() {

@@ -1,24 +1,50 @@
 #!/usr/bin/env bash
-# Builds what changed and runs every test:
-#   1. native GoogleTest suite (kernels, loaders, tokenizers, forward pass, CLI) plus the independent NumPy
-#      reference, which writes the fixtures the C++ tests compare with; then the conformance figures those
-#      tests printed (read from CTest's log, not by running anything again)
-#   2. the multi-threaded tests (sessions, forward pass, generator, thread pool, ablation, inspection) under
-#      ThreadSanitizer
-#   2b. the whole native suite under AddressSanitizer and UndefinedBehaviorSanitizer, then every parser
-#      fuzzed for 30 s each (scripts/fuzz.sh: libFuzzer, clang-14)
-#   3. the same GoogleTest suite compiled to WebAssembly SIMD, under Node, and the SIMD128 instruction check
-#   4. the page's engine module (Embind + wasm/engine.js) under Node, and native-versus-WASM determinism
-#   5. cross-checks against llama.cpp (node-llama-cpp's prebuilt CPU build)
-#   6. the page in headless Chromium
-# Any failure stops the script with a non-zero status.
-# Tests that need a model file skip when it is absent, unless GLASSBOX_REQUIRE_MODELS=1 (as in CI).
+# The test command. Builds what changed, then runs:
+#   scripts/test.sh          everything a change needs, in minutes: the native GoogleTest suite with the
+#                            independent NumPy reference (then the conformance figures its tests printed), the
+#                            same suite compiled to WebAssembly SIMD under Node (and the kernels' checksum both
+#                            ways), the page's engine module under Node with native-versus-WASM determinism,
+#                            the cross-checks against llama.cpp, and the page in Chromium, Firefox and WebKit
+#   scripts/test.sh --deep   all of that, and the multi-threaded tests under ThreadSanitizer, the whole suite
+#                            under AddressSanitizer + UndefinedBehaviorSanitizer, and every parser fuzzed for
+#                            30 s (one clang build serves both: scripts/build-sanitized.sh). .ci/run runs this.
+# Each step prints its time, and a table of them ends the run. Any failure stops the script with a non-zero
+# status. Tests that need a model file skip when it is absent, unless GLASSBOX_REQUIRE_MODELS=1 (as in CI).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
-"$root/scripts/build.sh"
+deep=0
+for arg in "$@"; do
+  case "$arg" in
+    --deep) deep=1 ;;
+    *) echo "test.sh: unknown argument '$arg' (expected --deep)" >&2; exit 2 ;;
+  esac
+done
+# Emscripten's optimizer and the WASM tests import Debian's acorn, outside Node's default module path.
+export NODE_PATH="${NODE_PATH:-/usr/share/nodejs}"
 
-step() { printf '\n==== %s (at %d s) ====\n' "$*" "$SECONDS"; }
+times=()
+step_name=""
+step_start=$SECONDS
+end_step() {
+  [ -n "$step_name" ] && times+=("$(printf '%5d s  %s' $((SECONDS - step_start)) "$step_name")")
+  step_name=""
+}
+step() {
+  end_step
+  step_name="$*"
+  step_start=$SECONDS
+  printf '\n==== %s (at %d s) ====\n' "$*" "$SECONDS"
+}
+summary() {
+  local status=$?
+  end_step
+  printf '\n==== step times ====\n'
+  printf '%s\n' "${times[@]}"
+  printf '%5d s  in all (%s)\n' "$SECONDS" "$([ "$status" = 0 ] && echo passed || echo "FAILED, exit $status")"
+}
+trap summary EXIT
+
 # Prints what the tests printed (CTest keeps every test's output in Testing/Temporary/LastTest.log) on lines
 # matching a pattern, without CTest's and GoogleTest's own lines, which name the tests. Finding none is not an
 # error (the tests that print them skip without their model files); an unreadable log is.
@@ -30,47 +56,16 @@ figures() {
   [ "$status" -le 1 ]
 }
 
+step "build (native, WebAssembly, the page; with the test suites)"
+scripts/build.sh --tests
+
 step "native tests"
 ctest --test-dir build --output-on-failure --parallel 2
 step "conformance figures (tokenizer vectors, NumPy reference, golden tokens, Q8_0 conversion, Unicode)"
 figures build 'vectors|largest difference|tokens agree|Q8_0|^convert |Unicode'
 
-step "ThreadSanitizer: sessions, forward pass, generator, thread pool, ablation and inspection"
-# A separate build with -fsanitize=thread, at -O1 and without -march=native (so it also checks the kernels'
-# bits at SSE2 width, the integer products' float kernel among them); only the test binary. Any report fails
-# the run (exit code 66).
-if [ ! -f build-tsan/CMakeCache.txt ]; then
-  cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" \
-    -DGLASSBOX_SANITIZE=thread -DGLASSBOX_NATIVE_ARCH=OFF
-fi
-cmake --build build-tsan --parallel --target glassbox_tests
-TSAN_OPTIONS="halt_on_error=1 exitcode=66" build-tsan/tests/glassbox_tests --gtest_brief=1 \
-  --gtest_filter='Session*:Forward*:Generator*:ThreadPool*:KernelsBitExact*:QuantizedIntDot*:HeadAblation*:*AttentionDetail*:MeasureHeads*:Inspection*'
-
-step "AddressSanitizer and UndefinedBehaviorSanitizer: the whole native suite"
-# A separate build with -fsanitize=address,undefined, at -O1 and without -march=native; CTest runs every test
-# as in build/ (the CLI tests run the sanitized CLI; the reference fixtures are generated again in
-# build-asan/). Any report fails its test: undefined behaviour stops the program (-fno-sanitize-recover),
-# and so do a bad access and a leak. Where the CPU has AVX2, FMA and F16C the build targets exactly them, so
-# the AVX2 kernels (the byte products of prompts among them) are checked bit for bit on any such machine,
-# AVX-512 ones included, whose native build takes other kernels; the ThreadSanitizer build above covers SSE2.
-if [ ! -f build-asan/CMakeCache.txt ]; then
-  isa_flags=""
-  if grep -qw avx2 /proc/cpuinfo && grep -qw fma /proc/cpuinfo && grep -qw f16c /proc/cpuinfo; then
-    isa_flags="-mavx2 -mfma -mf16c"
-  fi
-  cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" \
-    -DCMAKE_CXX_FLAGS="$isa_flags" -DGLASSBOX_SANITIZE=address,undefined -DGLASSBOX_NATIVE_ARCH=OFF
-fi
-cmake --build build-asan --parallel --target glassbox_tests
-ASAN_OPTIONS="detect_leaks=1" UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" \
-  ctest --test-dir build-asan --output-on-failure --parallel 2 -E '^reference\.self_check$'
-
-step "fuzzing every parser (libFuzzer with ASan and UBSan, 30 s per harness)"
-scripts/fuzz.sh 30
-
 step "WebAssembly tests (GoogleTest under Node, SIMD128 check)"
-ctest --test-dir build-wasm --output-on-failure
+ctest --test-dir build-wasm --output-on-failure --parallel 2
 step "the kernels' bits: the same checksum natively and in WebAssembly"
 figures build 'kernel checksum'
 figures build-wasm 'kernel checksum'
@@ -78,6 +73,27 @@ step "WebAssembly engine module and determinism"
 node --test tests/wasm/
 step "llama.cpp cross-checks"
 (cd tests/peers && node --test .)
-step "browser tests (headless Chromium)"
+step "browser tests (Chromium, Firefox ESR, WebKit)"
 node --test --test-concurrency=1 tests/browser/
-step "done"
+
+if [ "$deep" = 1 ]; then
+  step "sanitizer builds (ThreadSanitizer; clang ASan+UBSan for the suite and the fuzzers)"
+  scripts/build-sanitized.sh tsan
+  scripts/build-sanitized.sh asan
+
+  step "ThreadSanitizer: sessions, forward pass, generator, thread pool, ablation and inspection"
+  # Any report fails the run (exit code 66).
+  TSAN_OPTIONS="halt_on_error=1 exitcode=66" build-tsan/tests/glassbox_tests --gtest_brief=1 \
+    --gtest_filter='Session*:Forward*:Generator*:ThreadPool*:KernelsBitExact*:QuantizedIntDot*:HeadAblation*:*AttentionDetail*:MeasureHeads*:Inspection*'
+
+  step "AddressSanitizer and UndefinedBehaviorSanitizer: the whole native suite"
+  # CTest runs every test as in build/ (the CLI tests run the sanitized CLI; the reference fixtures are
+  # generated again in build-asan/). Any report fails its test: undefined behaviour stops the program
+  # (-fno-sanitize-recover), and so do a bad access and a leak.
+  ASAN_OPTIONS="detect_leaks=1" UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" \
+    ctest --test-dir build-asan --output-on-failure --parallel 2 -E '^reference\.self_check$'
+
+  step "fuzzing every parser (libFuzzer with ASan and UBSan, 30 s per harness)"
+  scripts/fuzz.sh 30
+fi
+end_step
