@@ -48,9 +48,13 @@ wasm_targets=(glassbox_engine glassbox_engine_threads)
 cmake --build build-wasm --parallel --target "${wasm_targets[@]}"
 
 # The page: rebuilt only when its sources, the engine modules or the build's configuration changed.
+page_inputs=(web wasm models package.json package-lock.json vite.config.mjs tsconfig.json
+             build-wasm/glassbox-engine.mjs build-wasm/glassbox-engine.wasm build-wasm/glassbox-engine-threads.mjs
+             build-wasm/glassbox-engine-threads.wasm build-wasm/glassbox-engine-threads.worker.js)
 stamp=dist/.built
-if [ ! -f "$stamp" ] || [ -n "$(find web wasm build-wasm/glassbox-engine*.wasm build-wasm/glassbox-engine*.mjs \
-      models package.json package-lock.json vite.config.mjs tsconfig.json -newer "$stamp" -type f -print -quit 2>/dev/null)" ]; then
+changed=""
+[ -f "$stamp" ] && changed="$(find -L "${page_inputs[@]}" -newer "$stamp" -type f -print -quit 2>/dev/null || true)"
+if [ ! -f "$stamp" ] || [ -n "$changed" ]; then
   npm run build
   touch "$stamp"
 else
