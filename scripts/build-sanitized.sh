@@ -20,7 +20,9 @@ if command -v ccache >/dev/null 2>&1; then
   export CCACHE_BASEDIR="$root" CCACHE_NOHASHDIR=1
 fi
 common=(-G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g"
-        -DGLASSBOX_NATIVE_ARCH=OFF "${launcher[@]}")
+        -DGLASSBOX_NATIVE_ARCH=OFF "${launcher[@]}"
+        # The NumPy fixtures are read from the native build (scripts/test.sh runs its tests first).
+        "-DGLASSBOX_NATIVE_BUILD_DIR=$root/build")
 case "$kind" in
   asan)
     dir=build-asan

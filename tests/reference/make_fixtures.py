@@ -5,9 +5,12 @@
 
 Deterministic: fixed seeds, so two runs give byte-identical files. See
 README.md for the list of fixtures and what each one covers; OUTDIR/MANIFEST.json
-lists them too.
+lists them too. Because of that, a folder made from the same inputs (this
+folder's Python files, the vocabulary files, NumPy's version: OUTDIR/INPUTS.sha256)
+is kept as it is; GLASSBOX_FIXTURES_REGENERATE=1 makes them again regardless.
 """
 
+import hashlib
 import json
 import os
 import sys
@@ -473,12 +476,37 @@ class Fixtures:
                   "Llama 2 SentencePiece tokenizer.json (LlamaConverter layout, merges derived from scores)")
 
 
+def inputs_digest():
+    """A digest of everything the fixtures are made from: the reference's own sources, the vocabulary files
+    it reads (by name, size and modification time) and NumPy's version."""
+    digest = hashlib.sha256(np.__version__.encode())
+    here = os.path.dirname(os.path.abspath(__file__))
+    for name in sorted(os.listdir(here)):
+        if name.endswith(".py"):
+            digest.update(name.encode())
+            with open(os.path.join(here, name), "rb") as f:
+                digest.update(f.read())
+    if os.path.isdir(VOCAB_DIR):
+        for name in sorted(os.listdir(VOCAB_DIR)):
+            info = os.stat(os.path.join(VOCAB_DIR, name))
+            digest.update(f"{name} {info.st_size} {info.st_mtime_ns}".encode())
+    return digest.hexdigest()
+
+
 def main(argv):
     if len(argv) != 2:
         print(__doc__)
         return 2
     outdir = argv[1]
     os.makedirs(outdir, exist_ok=True)
+    stamp = os.path.join(outdir, "INPUTS.sha256")
+    digest = inputs_digest()
+    if (os.environ.get("GLASSBOX_FIXTURES_REGENERATE") != "1" and os.path.exists(stamp)
+            and os.path.exists(os.path.join(outdir, "MANIFEST.json")) and open(stamp).read().strip() == digest):
+        print(f"fixtures in {outdir} are up to date (made from the same inputs, {digest[:12]})")
+        return 0
+    if os.path.exists(stamp):
+        os.remove(stamp)
     start = time.time()
     fixtures = Fixtures(outdir)
     for step in (fixtures.variants, fixtures.quantized, fixtures.real_format_tiny,
@@ -490,6 +518,8 @@ def main(argv):
     with open(os.path.join(outdir, "MANIFEST.json"), "w") as f:
         json.dump(fixtures.manifest, f, indent=2, ensure_ascii=False)
     print(f"{len(fixtures.manifest)} fixtures in {outdir} ({time.time() - start:.1f} s)")
+    with open(stamp, "w") as f:
+        f.write(digest + "\n")
     return 0
 
 
