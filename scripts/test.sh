@@ -45,6 +45,31 @@ summary() {
 }
 trap summary EXIT
 
+# Runs independent steps side by side (each a shell function that keeps about one core busy), each into a log
+# of its own, and prints the logs in turn once all have ended; fails if any failed.
+together() {
+  local title="$1" status i
+  shift
+  local names=("$@") pids=() failed=()
+  step "$title"
+  mkdir -p test-output/logs
+  for name in "${names[@]}"; do
+    "$name" >"test-output/logs/$name.log" 2>&1 &
+    pids+=($!)
+  done
+  for i in "${!names[@]}"; do
+    status=0
+    wait "${pids[$i]}" || status=$?
+    printf '\n---- %s (exit %d) ----\n' "${names[$i]}" "$status"
+    cat "test-output/logs/${names[$i]}.log"
+    [ "$status" = 0 ] || failed+=("${names[$i]}")
+  done
+  if [ ${#failed[@]} -gt 0 ]; then
+    echo "test.sh: failed: ${failed[*]}" >&2
+    return 1
+  fi
+}
+
 # Prints what the tests printed (CTest keeps every test's output in Testing/Temporary/LastTest.log) on lines
 # matching a pattern, without CTest's and GoogleTest's own lines, which name the tests. Finding none is not an
 # error (the tests that print them skip without their model files); an unreadable log is.
@@ -64,13 +89,14 @@ ctest --test-dir build --output-on-failure --parallel 2
 step "conformance figures (tokenizer vectors, NumPy reference, golden tokens, Q8_0 conversion, Unicode)"
 figures build 'vectors|largest difference|tokens agree|Q8_0|^convert |Unicode'
 
-step "WebAssembly tests (GoogleTest under Node, SIMD128 check)"
-ctest --test-dir build-wasm --output-on-failure --parallel 2
+# The WebAssembly suite is one Node process (one core); the engine module's tests run beside it.
+wasm_suite() { ctest --test-dir build-wasm --output-on-failure --parallel 2; }
+engine_module() { node --test tests/wasm/; }
+together "WebAssembly tests (GoogleTest under Node, SIMD128 check) | the engine module and determinism" \
+  wasm_suite engine_module
 step "the kernels' bits: the same checksum natively and in WebAssembly"
 figures build 'kernel checksum'
 figures build-wasm 'kernel checksum'
-step "WebAssembly engine module and determinism"
-node --test tests/wasm/
 step "llama.cpp cross-checks"
 (cd tests/peers && node --test .)
 step "browser tests (Chromium, Firefox ESR, WebKit)"
