@@ -4,7 +4,7 @@
 #include <cmath>
 #include <vector>
 
-#include "glassbox/inspect.hpp"
+#include "glassbox/head_stats.hpp"
 
 namespace glassbox {
 namespace {

@@ -14,7 +14,7 @@
 #include <array>
 #include <span>
 
-#include "glassbox/inspect.hpp"
+#include "glassbox/head_stats.hpp"
 
 namespace glassbox {
 

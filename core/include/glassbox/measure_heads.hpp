@@ -15,7 +15,7 @@ namespace glassbox {
 struct HeadReport {
   int layer = 0;
   int head = 0;
-  // Over the prompt's attention (glassbox/inspect.hpp, HeadStats):
+  // Over the prompt's attention (glassbox/head_stats.hpp, HeadStats):
   double entropy_bits = 0;
   double uniform_entropy_bits = 0;  // the entropy's ceiling on this prompt
   double sink = 0;

@@ -1,8 +1,8 @@
 // The names of GGUF as glassbox reads and writes it, in one place for the reader (gguf_reader.cpp,
-// gguf_model.cpp, gguf_tokenizer.cpp) and the writer (gguf_export.cpp): architectures and what each fixes,
-// metadata keys, tensor names, tokenizer models, pre-tokenizers and token types. Spellings are llama.cpp's
-// (gguf-py's constants.py), except for our own `glassbox` architecture, whose choice keys hold the spellings
-// of model/config_names.hpp.
+// gguf_model.cpp, tokenizer/loaders/gguf_tokenizer.cpp) and the writer (gguf_export.cpp): architectures and
+// what each fixes, metadata keys, tensor names, tokenizer models, pre-tokenizers and token types. Spellings
+// are llama.cpp's (gguf-py's constants.py), except for our own `glassbox` architecture, whose choice keys
+// hold the spellings of model/config_names.hpp.
 #pragma once
 
 #include <cstdint>

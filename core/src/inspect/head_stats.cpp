@@ -1,7 +1,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "glassbox/inspect.hpp"
+#include "glassbox/head_stats.hpp"
 
 namespace glassbox {
 

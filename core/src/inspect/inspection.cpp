@@ -8,11 +8,11 @@
 #include "glassbox/anatomy.hpp"
 #include "glassbox/error.hpp"
 #include "glassbox/generator.hpp"
-#include "glassbox/inspect.hpp"
 #include "glassbox/json_writer.hpp"
 #include "glassbox/measure_heads.hpp"
 #include "glassbox/sampling_pipeline.hpp"
 #include "glassbox/session.hpp"
+#include "glassbox/top_tokens.hpp"
 
 namespace glassbox {
 namespace {

@@ -1,7 +1,7 @@
 #include <algorithm>
 #include <numeric>
 
-#include "glassbox/inspect.hpp"
+#include "glassbox/top_tokens.hpp"
 #include "kernels/kernels.hpp"
 
 namespace glassbox {

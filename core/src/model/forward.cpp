@@ -23,7 +23,7 @@
 
 #include "glassbox/positions.hpp"
 #include "kernels/kernels.hpp"
-#include "kernels/matmul.hpp"
+#include "model/attention_schedule.hpp"
 #include "model/layer_steps.hpp"
 #include "model/linear.hpp"
 #include "model/linear_batch.hpp"
@@ -75,95 +75,35 @@ void record_residuals(ResidualTrace* residuals, int first_position, int layer, c
       std::copy(x + t * dim, x + (t + 1) * dim, row);
 }
 
-// Multi-head causal self-attention of the chunk's n queries: the query at first_position + t sees the cached
-// keys and values 0..first_position + t (the chunk's own keys are in the cache already). Query head h reads
-// kv head h / (n_heads / n_kv_heads): grouped-query attention (MHA and MQA are the two ends of it).
+// Multi-head causal self-attention of the chunk's n queries. For head h and the query at position
+// p = first_position + t, over the keys j it sees (ModelConfig::first_visible_key..p; the chunk's own keys are
+// in the cache already):
+//   probability_j = softmax_j(q·k_j / sqrt(head_dim)),    out_h = sum_j probability_j v_j
+// Query head h reads kv head h / (n_heads / n_kv_heads): grouped-query attention (MHA and MQA are the two
+// ends of it). score_queries computes the q·k (model/attention_schedule.hpp: threads, tiles of a prompt).
 void attend(const ModelConfig& c, RunState& s, int layer, int first_position, std::size_t n,
             AttentionTrace* trace, ThreadPool& pool) {
   const auto head_dim = static_cast<std::size_t>(c.head_dim), kv_dim = static_cast<std::size_t>(c.kv_dim());
   const auto q_dim = static_cast<std::size_t>(c.q_dim());
   const auto heads_per_kv = static_cast<std::size_t>(c.n_heads / c.n_kv_heads);
-  const float* keys = s.keys(layer, 0, kv_dim);
   const float* values = s.values(layer, 0, kv_dim);
 
-  const auto context = static_cast<std::size_t>(s.context_length);
-  // Query t of head h, its scores over keys 0..its position in scores: to probabilities, into the trace, and
-  // the weighted sum of the values.
-  auto finish = [&](std::size_t h, std::size_t t, float* scores) {
-    const std::size_t kv_offset = (h / heads_per_kv) * head_dim;
+  score_queries(c, s, layer, first_position, n, pool, [&](std::size_t h, std::size_t t, float* row) {
     const int position = first_position + static_cast<int>(t);
-    const auto n_keys = static_cast<std::size_t>(position) + 1;
     const auto first_key = static_cast<std::size_t>(c.first_visible_key(layer, position));
-    probabilities_from_scores(scores, first_key, n_keys, head_dim);
-    if (trace) std::copy(scores, scores + n_keys, trace->slot(position, layer, static_cast<int>(h)));
-    float* out = s.attention.data() + t * q_dim + h * head_dim;
-    attention_output(out, scores, values + kv_offset, kv_dim, first_key, n_keys, head_dim);
+    const auto n_keys = static_cast<std::size_t>(position) + 1;
+    probabilities_from_scores(row, first_key, n_keys, head_dim);  // the row's scores become probabilities
+    if (trace) std::copy(row, row + n_keys, trace->slot(position, layer, static_cast<int>(h)));
+    float* out = s.head_outputs.data() + t * q_dim + h * head_dim;
+    const std::size_t kv_offset = (h / heads_per_kv) * head_dim;
+    attention_output(out, row, values + kv_offset, kv_dim, first_key, n_keys, head_dim);
     // An ablated head's output is scaled (0: switched off) before the output projection mixes the heads.
     const float scale =
         s.head_scales.empty() ? 1.0f : s.head_scales[static_cast<std::size_t>(layer * c.n_heads) + h];
     if (scale != 1.0f)
       for (std::size_t i = 0; i < head_dim; ++i)
         out[i] *= scale;
-  };
-  // One query at a time: its scores over the keys it sees.
-  auto heads_by_query = [&](std::size_t head_begin, std::size_t head_end, int /*worker*/) {
-    for (std::size_t h = head_begin; h < head_end; ++h) {
-      const std::size_t kv_offset = (h / heads_per_kv) * head_dim;
-      float* scores = s.scores.data() + h * context;
-      for (std::size_t t = 0; t < n; ++t) {
-        const int position = first_position + static_cast<int>(t);
-        const auto first_key = static_cast<std::size_t>(c.first_visible_key(layer, position));
-        kernels::dot_strided(scores + first_key, keys + kv_offset + first_key * kv_dim, kv_dim,
-                             static_cast<std::size_t>(position) + 1 - first_key,
-                             s.q.data() + t * q_dim + h * head_dim, head_dim);
-        finish(h, t, scores);
-      }
-    }
-  };
-  // A prompt's queries a tile at a time: the scores of the tile's queries over the keys any of them sees, as
-  // one matrix product (kernels::matmul_rows, whose outputs have dot()'s bits, so the same as one at a time).
-  // The keys past a query's position, computed with the rest of the tile, are never read.
-  auto heads_by_tile = [&](std::size_t head_begin, std::size_t head_end, int worker) {
-    const std::size_t tile_tokens = kernels::matmul_tile_tokens(), tile_rows = kernels::matmul_tile_rows();
-    float* tile_scores = s.query_tile_scores_of(worker);
-    for (std::size_t h = head_begin; h < head_end; ++h) {
-      const std::size_t kv_offset = (h / heads_per_kv) * head_dim;
-      float* packed = s.packed_queries_of(worker);
-      kernels::pack_token_tiles(s.q.data() + h * head_dim, q_dim, n, head_dim, packed, 0,
-                                kernels::token_tiles(n));
-      const kernels::PackedTokens queries{packed, n, head_dim};
-      for (std::size_t tile = 0; tile < kernels::token_tiles(n); ++tile) {
-        const kernels::PackedTokens these = kernels::token_tile(queries, tile);
-        const std::size_t first = tile * tile_tokens;
-        const auto first_key =
-            static_cast<std::size_t>(c.first_visible_key(layer, first_position + static_cast<int>(first)));
-        const std::size_t n_keys = static_cast<std::size_t>(first_position) + first + these.tokens;
-        for (std::size_t key = first_key; key < n_keys; key += tile_rows) {
-          const std::size_t count = std::min(tile_rows, n_keys - key);
-          const float* rows[kernels::kMaxMatmulTileRows];
-          for (std::size_t i = 0; i < count; ++i)
-            rows[i] = keys + (key + i) * kv_dim + kv_offset;
-          kernels::matmul_rows(tile_scores + key, context, rows, count, these,
-                               s.decode.matmul_scratch(worker));
-        }
-        for (std::size_t i = 0; i < these.tokens; ++i)
-          finish(h, first + i, tile_scores + i * context);
-      }
-    }
-  };
-  const bool by_tile = n > 1 && !s.query_tile_scores.empty();
-  auto heads = [&](std::size_t head_begin, std::size_t head_end, int worker) {
-    if (by_tile) {
-      heads_by_tile(head_begin, head_end, worker);
-    } else {
-      heads_by_query(head_begin, head_end, worker);
-    }
-  };
-  // Splitting heads across threads pays off only once there are enough keys to read: below 64, the
-  // threshold is past the head count, so they stay on this thread.
-  const std::size_t keys_read = n * static_cast<std::size_t>(first_position) + n * (n + 1) / 2;
-  const auto n_heads = static_cast<std::size_t>(c.n_heads);
-  pool.parallel_for(n_heads, heads, keys_read >= 64 ? 2 : n_heads + 1);
+  });
 }
 
 }  // namespace
@@ -173,12 +113,17 @@ void forward(const Model& model, RunState& s, std::span<const int> tokens, int f
   const ModelConfig& c = model.config;
   const ModelWeights& w = model.weights;
   const std::size_t n = tokens.size();
-  const auto dim = static_cast<std::size_t>(c.dim), hidden = static_cast<std::size_t>(c.hidden_dim);
+  const auto dim = static_cast<std::size_t>(c.dim), hidden_dim = static_cast<std::size_t>(c.hidden_dim);
   const auto q_dim = static_cast<std::size_t>(c.q_dim()), kv_dim = static_cast<std::size_t>(c.kv_dim());
   const bool pre_norm = c.pre_norm(), post_norm = c.norm_placement == NormPlacement::PostNorm;
   const bool sandwich = c.norm_placement == NormPlacement::Sandwich;
-  float* x = s.x.data();
+  float* x = s.residual.data();              // [n][dim], the x of the equations above
+  float* normed = s.normed_input.data();     // norm(x), what a sub-block reads
+  float* block_out = s.block_output.data();  // what a sub-block adds to x
+  float* hidden = s.ffn_hidden.data();       // [n][hidden_dim], what the down projection reads
+  float* up = s.ffn_up.data();               // a gated feed-forward's up projection
 
+  // --- embedding ---
   for (std::size_t t = 0; t < n; ++t) {
     float* row = x + t * dim;
     const int position = first_position + static_cast<int>(t);
@@ -188,12 +133,13 @@ void forward(const Model& model, RunState& s, std::span<const int> tokens, int f
       for (std::size_t i = 0; i < dim; ++i)
         row[i] *= scale;
     }
+    float* position_code = normed;  // free until the first norm
     if (c.position == PositionKind::Learned) {
-      embedding_row(s.xb.data(), w.position_embedding, position);
-      kernels::add_in_place(row, s.xb.data(), dim);
+      embedding_row(position_code, w.position_embedding, position);
+      kernels::add_in_place(row, position_code, dim);
     } else if (c.position == PositionKind::Sinusoidal) {
-      sinusoidal_code(position, std::span<float>(s.xb.data(), dim));
-      kernels::add_in_place(row, s.xb.data(), dim);
+      sinusoidal_code(position, std::span<float>(position_code, dim));
+      kernels::add_in_place(row, position_code, dim);
     }
   }
 
@@ -205,65 +151,67 @@ void forward(const Model& model, RunState& s, std::span<const int> tokens, int f
     // --- attention sub-block ---
     const float* attn_in = x;
     if (pre_norm) {
-      normalize_rows(c, s.xb.data(), x, n, layer.attn_norm, layer.attn_norm_bias, pool);
-      attn_in = s.xb.data();
+      normalize_rows(c, normed, x, n, layer.attn_norm, layer.attn_norm_bias, pool);
+      attn_in = normed;
     }
-    // The chunk's keys and values go straight to their rows of the cache (consecutive positions).
+    // Projections: the chunk's keys and values go straight to their rows of the cache (consecutive positions).
     float* k = s.keys(l, first_position, kv_dim);
     float* v = s.values(l, first_position, kv_dim);
     const Projection qkv[] = {
         {s.q.data(), layer.wq, layer.bq}, {k, layer.wk, layer.bk}, {v, layer.wv, layer.bv}};
     linear_batch(qkv, attn_in, n, pool, s.decode);
+    // Positions: q and k normalized per head where the model says, and turned by RoPE.
     each_token(n, pool, [&](std::size_t t) {
       const int position = first_position + static_cast<int>(t);
       place_heads(c, s, s.q.data() + t * q_dim, c.n_heads, layer.q_norm, l, position);
       place_heads(c, s, k + t * kv_dim, c.n_kv_heads, layer.k_norm, l, position);
     });
     attend(c, s, l, first_position, n, trace, pool);
-    linear_batch(s.xb2.data(), layer.wo, layer.bo, s.attention.data(), n, pool, s.decode);
-    if (sandwich) normalize_rows(c, s.xb2.data(), s.xb2.data(), n, layer.attn_post_norm, none, pool);
-    kernels::add_in_place(x, s.xb2.data(), n * dim);
+    // Output projection mixes the heads, and the residual connection adds the result to x.
+    linear_batch(block_out, layer.wo, layer.bo, s.head_outputs.data(), n, pool, s.decode);
+    if (sandwich) normalize_rows(c, block_out, block_out, n, layer.attn_post_norm, none, pool);
+    kernels::add_in_place(x, block_out, n * dim);
     if (post_norm) normalize_rows(c, x, x, n, layer.attn_norm, layer.attn_norm_bias, pool);
 
     // --- feed-forward sub-block ---
     const float* ffn_in = x;
     if (pre_norm) {
-      normalize_rows(c, s.xb.data(), x, n, layer.ffn_norm, layer.ffn_norm_bias, pool);
-      ffn_in = s.xb.data();
+      normalize_rows(c, normed, x, n, layer.ffn_norm, layer.ffn_norm_bias, pool);
+      ffn_in = normed;
     }
-    float* hb = s.hb.data();  // what the down projection reads
-    float* hb2 = s.hb2.data();
-    if (c.gated_ffn) {
-      const Projection gate_up[] = {{hb, layer.ffn_gate, layer.ffn_gate_bias},
-                                    {hb2, layer.ffn_up, layer.ffn_up_bias}};
+    if (c.gated_ffn) {  // hidden = act(gate(x)) * up(x)
+      const Projection gate_up[] = {{hidden, layer.ffn_gate, layer.ffn_gate_bias},
+                                    {up, layer.ffn_up, layer.ffn_up_bias}};
       linear_batch(gate_up, ffn_in, n, pool, s.decode);
       each_token(n, pool, [&](std::size_t t) {
-        float *gate = hb + t * hidden, *up = hb2 + t * hidden;
+        float *gate_row = hidden + t * hidden_dim, *up_row = up + t * hidden_dim;
         if (c.activation == Activation::SiLU) {
-          kernels::swiglu(gate, up, hidden);  // silu(gate) * up, fused
+          kernels::swiglu(gate_row, up_row, hidden_dim);  // silu(gate) * up, fused
         } else {
-          activate(c.activation, gate, hidden);
-          for (std::size_t i = 0; i < hidden; ++i)
-            gate[i] *= up[i];
+          activate(c.activation, gate_row, hidden_dim);
+          for (std::size_t i = 0; i < hidden_dim; ++i)
+            gate_row[i] *= up_row[i];
         }
       });
-    } else {
-      linear_batch(hb, layer.ffn_up, layer.ffn_up_bias, ffn_in, n, pool, s.decode);
-      each_token(n, pool, [&](std::size_t t) { activate(c.activation, hb + t * hidden, hidden); });
+    } else {  // hidden = act(up(x))
+      linear_batch(hidden, layer.ffn_up, layer.ffn_up_bias, ffn_in, n, pool, s.decode);
+      each_token(n, pool,
+                 [&](std::size_t t) { activate(c.activation, hidden + t * hidden_dim, hidden_dim); });
     }
-    linear_batch(s.xb2.data(), layer.ffn_down, layer.ffn_down_bias, hb, n, pool, s.decode);
-    if (sandwich) normalize_rows(c, s.xb2.data(), s.xb2.data(), n, layer.ffn_post_norm, none, pool);
-    kernels::add_in_place(x, s.xb2.data(), n * dim);
+    linear_batch(block_out, layer.ffn_down, layer.ffn_down_bias, hidden, n, pool, s.decode);
+    if (sandwich) normalize_rows(c, block_out, block_out, n, layer.ffn_post_norm, none, pool);
+    kernels::add_in_place(x, block_out, n * dim);
     if (post_norm) normalize_rows(c, x, x, n, layer.ffn_norm, layer.ffn_norm_bias, pool);
   }
 
   record_residuals(residuals, first_position, c.n_layers, x, n, dim);
 
+  // --- output ---
   // Only the last token's next-token logits are wanted: the classifier, often the largest matrix, runs once.
   const float* last = x + (n - 1) * dim;
   if (w.final_norm.present()) {
-    normalize(c, s.xb.data(), last, w.final_norm, w.final_norm_bias);
-    last = s.xb.data();
+    normalize(c, normed, last, w.final_norm, w.final_norm_bias);
+    last = normed;
   }
   linear(s.logits.data(), w.output, none, last, pool, s.decode);
   softcap_logits(c, s.logits.data(), s.logits.size());

@@ -60,7 +60,7 @@ inline void place_heads(const ModelConfig& c, const RunState& s, float* x, int h
 // which it sees first_key..n_keys-1 (ModelConfig::first_visible_key): scores q·k / sqrt(head_dim), then
 // softmax over the visible keys; the masked ones get probability 0. `probabilities` has room for n_keys.
 // The second half of it, for scores q·k already in probabilities[first_key, n_keys) (a prompt's attention
-// computes them for a tile of queries at once: forward.cpp).
+// computes them for a tile of queries at once: model/attention_schedule.cpp).
 inline void probabilities_from_scores(float* probabilities, std::size_t first_key, std::size_t n_keys,
                                       std::size_t head_dim) {
   const float scale = std::sqrt(static_cast<float>(head_dim));

@@ -21,18 +21,18 @@ RunState::RunState(const ModelConfig& c, int context, int workers, int batch_siz
       workers(static_cast<std::size_t>(workers)),
       decode(workers, widest_row(c), static_cast<std::size_t>(batch_size)) {
   const auto ctx = static_cast<std::size_t>(context), rows = static_cast<std::size_t>(batch_size);
-  x.resize(rows * c.dim);
-  xb.resize(rows * c.dim);
-  xb2.resize(rows * c.dim);
+  residual.resize(rows * c.dim);
+  normed_input.resize(rows * c.dim);
+  block_output.resize(rows * c.dim);
   q.resize(rows * c.q_dim());
-  attention.resize(rows * c.q_dim());
+  head_outputs.resize(rows * c.q_dim());
   scores.resize(static_cast<std::size_t>(c.n_heads) * ctx);
   if (batch_size > 1) {
     packed_queries.resize(this->workers * kernels::packed_tokens_floats(rows, c.head_dim));
     query_tile_scores.resize(this->workers * kernels::matmul_tile_tokens() * ctx);
   }
-  hb.resize(rows * c.hidden_dim);
-  hb2.resize(rows * c.hidden_dim);
+  ffn_hidden.resize(rows * c.hidden_dim);
+  ffn_up.resize(rows * c.hidden_dim);
   logits.resize(c.vocab_size);
   key_cache.resize(static_cast<std::size_t>(c.n_layers) * ctx * c.kv_dim());
   value_cache.resize(key_cache.size());

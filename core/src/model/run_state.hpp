@@ -15,16 +15,20 @@ struct RunState {
   RunState(const ModelConfig& config, int context_length, int workers, int batch = 1);
 
   int context_length;
-  int batch;                       // the most tokens one forward pass takes
-  std::size_t workers;             // threads that may work on it at once
-  std::vector<float> x;            // the residual stream [batch][dim]
-  std::vector<float> xb;           // normalized input of a sub-block [batch][dim]
-  std::vector<float> xb2;          // output of a sub-block [batch][dim]
-  std::vector<float> q;            // queries of all heads [batch][q_dim]
-  std::vector<float> attention;    // attention output of all heads, before wo [batch][q_dim]
-  std::vector<float> scores;       // attention scores then probabilities [n_heads][context_length]
-  std::vector<float> hb;           // feed-forward hidden [batch][hidden_dim]
-  std::vector<float> hb2;          // feed-forward up projection [batch][hidden_dim]
+  int batch;            // the most tokens one forward pass takes
+  std::size_t workers;  // threads that may work on it at once
+  // Activations of the chunk, one row per token (names as in forward.cpp's equations):
+  std::vector<float> residual;      // the residual stream x [batch][dim]
+  std::vector<float> normed_input;  // norm(x), what a sub-block reads [batch][dim]; also a token's position
+                                    // code while embedding, and the final norm of the last token
+  std::vector<float> block_output;  // what a sub-block adds to x (wo of the heads, the down projection)
+  std::vector<float> q;             // queries of all heads [batch][q_dim]
+  std::vector<float> head_outputs;  // every head's attention output side by side, before wo [batch][q_dim]
+  std::vector<float> scores;  // a query's attention scores, then probabilities [n_heads][context_length]
+  // The feed-forward's hidden layer, what the down projection reads [batch][hidden_dim]: in a gated one the
+  // gate projection, then act(gate) * up.
+  std::vector<float> ffn_hidden;
+  std::vector<float> ffn_up;       // a gated feed-forward's up projection [batch][hidden_dim]
   std::vector<float> logits;       // of the pass's last token [vocab_size]
   std::vector<float> key_cache;    // [n_layers][context_length][kv_dim]
   std::vector<float> value_cache;  // [n_layers][context_length][kv_dim]

@@ -4,10 +4,10 @@
 #include <cmath>
 
 #include "glassbox/error.hpp"
-#include "model/attention_rows.hpp"
 #include "model/forward.hpp"
 #include "model/linear.hpp"
 #include "model/run_state.hpp"
+#include "trace/attention_rows.hpp"
 #include "util/thread_pool.hpp"
 
 namespace glassbox {

@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "formats/json_fields.hpp"
-#include "formats/packed_strings.hpp"
 #include "glassbox/error.hpp"
 #include "glassbox/tokenizer.hpp"
+#include "tokenizer/loaders/packed_strings.hpp"
 #include "tokenizer/sentencepiece_space.hpp"
 
 namespace glassbox::tokenizer_json {

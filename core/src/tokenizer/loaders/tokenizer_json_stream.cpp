@@ -5,7 +5,7 @@
 #include <limits>
 #include <optional>
 
-#include "formats/tokenizer_json.hpp"
+#include "tokenizer/loaders/tokenizer_json.hpp"
 
 namespace glassbox::tokenizer_json {
 namespace {

@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "formats/tokenizer_json.hpp"
+#include "tokenizer/loaders/tokenizer_json.hpp"
 
 namespace glassbox::tokenizer_json {
 namespace {

@@ -1,4 +1,4 @@
-#include "model/attention_rows.hpp"
+#include "trace/attention_rows.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,20 +1,10 @@
-// Pure functions that turn what the model computed into things a person can read: the most likely next
-// tokens, and statistics of attention patterns.
+// Statistics of a head's attention pattern (how spread out, how much on the first token, the previous one,
+// the most recent ones), accumulated one recomputed row at a time.
 #pragma once
 
 #include <span>
-#include <vector>
 
 namespace glassbox {
-
-struct TokenProbability {
-  int id;
-  float logit;
-  float probability;  // softmax over the whole vocabulary at temperature 1
-};
-
-// The k most likely tokens, most likely first (ties: lower id first).
-std::vector<TokenProbability> top_tokens(std::span<const float> logits, int k);
 
 // Pattern statistics of one head, averaged over the query rows given to add(), one row at a time (so a head
 // of any length is summarized in constant memory from recomputed rows). A row is a query's probabilities

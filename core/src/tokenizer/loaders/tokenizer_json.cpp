@@ -11,8 +11,8 @@
 // tokenizer_json_pipeline.cpp.
 #include <algorithm>
 
-#include "formats/tokenizer_json.hpp"
 #include "glassbox/formats.hpp"
+#include "tokenizer/loaders/tokenizer_json.hpp"
 #include "tokenizer/sentencepiece_space.hpp"
 
 namespace glassbox {
