@@ -128,7 +128,7 @@ TEST(Generator, StopsAtTheBudgetAndWhenAsked) {
   ASSERT_TRUE(generator.next().ok());
   generator.stop();
   EXPECT_EQ(generator.stop_reason(), StopReason::Stopped);
-  EXPECT_FALSE(generator.next().ok());
+  test::expect_error(generator.next(), ErrorCode::InvalidState);
 }
 
 TEST(Generator, EndsOnEosOrBosAndLeavesItOutOfTheText) {
