@@ -107,7 +107,7 @@ TEST(EndOfGeneration, EndsAtEosEndOfTurnEndOfMessageAndEndSpellings) {
   EXPECT_FALSE(make(v).ends_text(31));
   // An end-of-turn id past the vocabulary is refused when the tokenizer is made.
   v.eot_id = 99;
-  EXPECT_FALSE(Tokenizer::create(v, "test").ok());
+  test::expect_error(Tokenizer::create(v, "test"), ErrorCode::Malformed);
 }
 
 TEST(EndOfGeneration, GeneratorStopsAtTheEndOfATurn) {

@@ -70,9 +70,7 @@ TEST(Generator, RefusesAnEmptyPromptAndOneLongerThanTheContext) {
   EXPECT_EQ(empty.error().code, ErrorCode::PromptEmpty);
 
   auto too_long = generator.start(std::vector<int>{1, 3, 4, 5, 6});
-  ASSERT_FALSE(too_long.ok());
-  EXPECT_EQ(too_long.error().code, ErrorCode::PromptTooLong);
-  EXPECT_NE(too_long.error().message.find("5 tokens, more than the context of 4"), std::string::npos);
+  test::expect_error(too_long, ErrorCode::PromptTooLong, "5 tokens, more than the context of 4");
 
   auto bad_id = generator.start(std::vector<int>{1, 32});
   ASSERT_FALSE(bad_id.ok());
@@ -130,7 +128,7 @@ TEST(Generator, StopsAtTheBudgetAndWhenAsked) {
   ASSERT_TRUE(generator.next().ok());
   generator.stop();
   EXPECT_EQ(generator.stop_reason(), StopReason::Stopped);
-  EXPECT_FALSE(generator.next().ok());
+  test::expect_error(generator.next(), ErrorCode::InvalidState);
 }
 
 TEST(Generator, EndsOnEosOrBosAndLeavesItOutOfTheText) {

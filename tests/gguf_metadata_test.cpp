@@ -263,8 +263,10 @@ TEST_P(GgufMetadata, ReadsEveryValueTypeExactly) {
   EXPECT_EQ(*file->real("t.uint64", 0), 18446744073709551615.0);
   EXPECT_EQ(*file->string("t.string"), kText);
   EXPECT_TRUE(*file->boolean("t.bool_true", false));
-  expect_error(file->integer("t.uint64"), {"t.gguf: metadata t.uint64", "18446744073709551615", "int64"});
-  expect_error(file->integer("a.int32"), {"metadata a.int32 must be an integer, found array"});
+  expect_error(file->integer("t.uint64"), ErrorCode::Malformed, "t.gguf: metadata t.uint64",
+               "18446744073709551615", "int64");
+  expect_error(file->integer("a.int32"), ErrorCode::Malformed,
+               "metadata a.int32 must be an integer, found array");
 }
 
 INSTANTIATE_TEST_SUITE_P(Versions, GgufMetadata, testing::Values(2u, 3u),
@@ -275,18 +277,20 @@ INSTANTIATE_TEST_SUITE_P(Versions, GgufMetadata, testing::Values(2u, 3u),
 TEST(GgufMetadataErrors, RejectsABoolArrayElementOtherThan0Or1) {
   HandGguf g;
   g.key("a.bool", GgufType::Array), g.array(GgufType::Bool, 3), g.u8(1), g.u8(0), g.u8(2);
-  expect_error(test::parse(g.finish(3)), {"metadata a.bool[2]: a bool must be 0 or 1, found 2"});
+  expect_error(test::parse(g.finish(3)), ErrorCode::Malformed,
+               "metadata a.bool[2]: a bool must be 0 or 1, found 2");
 }
 
 TEST(GgufMetadataErrors, RejectsFixedSizeArraysLongerThanTheFile) {
   // 3 uint64 elements need 24 bytes; 16 follow.
   HandGguf g;
   g.key("a.wide", GgufType::Array), g.array(GgufType::Uint64, 3), g.u64(1), g.u64(2);
-  expect_error(test::parse(g.finish(3)),
-               {"metadata a.wide: array of 3 elements cannot fit in the 16 bytes left"});
+  expect_error(test::parse(g.finish(3)), ErrorCode::Malformed,
+               "metadata a.wide: array of 3 elements cannot fit in the 16 bytes left");
   HandGguf s;  // strings take at least their 8-byte length each
   s.key("a.strings", GgufType::Array), s.array(GgufType::String, 3), s.str(""), s.str("");
-  expect_error(test::parse(s.finish(3)), {"metadata a.strings: array of 3 elements cannot fit"});
+  expect_error(test::parse(s.finish(3)), ErrorCode::Malformed,
+               "metadata a.strings: array of 3 elements cannot fit");
 }
 
 // Peak resident memory of this process so far, in bytes (0 where the platform does not say).
@@ -345,7 +349,7 @@ TEST(GgufScale, ManyKeysAndTensorsParseAndDuplicatesAreFound) {
   EXPECT_EQ(file->find("key.100000"), nullptr);
   // Duplicates are still found, at the end of a long list too.
   keys.key("key.12345", GgufType::Uint32), keys.u32(1);
-  expect_error(test::parse(keys.finish(3)), {"metadata key key.12345 appears twice"});
+  expect_error(test::parse(keys.finish(3)), ErrorCode::Malformed, "metadata key key.12345 appears twice");
 
   // n float32 tensors of 8 values (32 bytes, so every offset is aligned), then their data.
   const auto tensors = [&](int count, bool duplicate_last) {
@@ -364,7 +368,7 @@ TEST(GgufScale, ManyKeysAndTensorsParseAndDuplicatesAreFound) {
   ASSERT_EQ(file->tensors.size(), static_cast<std::size_t>(n));
   ASSERT_NE(file->tensor("t.99999"), nullptr);
   EXPECT_EQ(file->tensor("t.99999")->offset, uint64_t{99999} * 32);
-  expect_error(test::parse(tensors(n, true)), {"tensor t.7 appears twice"});
+  expect_error(test::parse(tensors(n, true)), ErrorCode::Malformed, "tensor t.7 appears twice");
 }
 
 // Entries added past the index (the fields are public) are still found.
@@ -392,14 +396,15 @@ TEST(GgufUint64, AValueAboveInt64MaxIsAcceptedUntilSomethingNeedsIt) {
   // Where a consumer needs it as a number, the error names the key and the exact value.
   tiny.metadata["llama.block_count"] =
       test::gguf_integer(GgufType::Uint64, std::numeric_limits<int64_t>::min());
-  expect_error(test::model_of(tiny.bytes()), {"metadata llama.block_count", "9223372036854775808"});
+  expect_error(test::model_of(tiny.bytes()), ErrorCode::Malformed, "metadata llama.block_count",
+               "9223372036854775808");
   test::TinyLlama with_tokenizer;
   with_tokenizer.with_tokenizer = true;
   with_tokenizer.metadata["tokenizer.ggml.bos_token_id"] = test::gguf_integer(GgufType::Uint64, -2);
   auto tokenizer_file = test::parse(with_tokenizer.bytes());
   ASSERT_TRUE(tokenizer_file.ok());
-  expect_error(tokenizer_from_gguf(*tokenizer_file),
-               {"metadata tokenizer.ggml.bos_token_id", "18446744073709551614"});
+  expect_error(tokenizer_from_gguf(*tokenizer_file), ErrorCode::Malformed,
+               "metadata tokenizer.ggml.bos_token_id", "18446744073709551614");
 }
 
 TEST(GgufUint64, AnAlignmentOfAnyIntegerTypeIsRead) {
@@ -409,10 +414,10 @@ TEST(GgufUint64, AnAlignmentOfAnyIntegerTypeIsRead) {
   ASSERT_TRUE(file.ok()) << file.error().message;
   EXPECT_EQ(file->alignment, 32u);
   tiny.metadata["general.alignment"] = test::gguf_integer(GgufType::Uint64, 64);
-  expect_error(test::parse(tiny.bytes()), {"is not a multiple of the alignment 64"});
+  expect_error(test::parse(tiny.bytes()), ErrorCode::Malformed, "is not a multiple of the alignment 64");
   tiny.metadata["general.alignment"] = test::gguf_integer(GgufType::Uint64, -1);
-  expect_error(test::parse(tiny.bytes()),
-               {"general.alignment must be a positive power of two, found 18446744073709551615"});
+  expect_error(test::parse(tiny.bytes()), ErrorCode::Malformed,
+               "general.alignment must be a positive power of two, found 18446744073709551615");
 }
 
 }  // namespace

@@ -57,12 +57,13 @@ TEST(GgufModelConfig, HyperParametersOutOfRangeAreRejectedByKeyAndValue) {
   for (const Case& c : cases) {
     TinyLlama tiny;
     tiny.metadata[c.key] = c.value;
-    expect_error(model_of(tiny.bytes()),
-                 {std::string("t.gguf: metadata ") + c.key + " must be in 1..", c.found});
+    expect_error(model_of(tiny.bytes()), ErrorCode::Malformed,
+                 std::string("t.gguf: metadata ") + c.key + " must be in 1..", c.found);
   }
   TinyLlama tiny;
   tiny.metadata["llama.block_count"] = gguf_string("1");
-  expect_error(model_of(tiny.bytes()), {"metadata llama.block_count must be an integer, found string"});
+  expect_error(model_of(tiny.bytes()), ErrorCode::Malformed,
+               "metadata llama.block_count must be an integer, found string");
 }
 
 TEST(GgufModelConfig, RopeDimensionIsAnEvenNumberUpToTheHeadSize) {
@@ -97,7 +98,8 @@ TEST(GgufModelConfig, RopeDimensionIsAnEvenNumberUpToTheHeadSize) {
   for (const Case& c : cases) {
     TinyLlama tiny;
     tiny.metadata["llama.rope.dimension_count"] = c.value;
-    expect_error(model_of(tiny.bytes()), {"t.gguf: metadata llama.rope.dimension_count ", c.expected});
+    expect_error(model_of(tiny.bytes()), ErrorCode::Malformed, "t.gguf: metadata llama.rope.dimension_count ",
+                 c.expected);
   }
 }
 
@@ -105,11 +107,12 @@ TEST(GgufModelConfig, TensorsOfLayersPastBlockCountAreRejected) {
   TinyLlama tiny;
   tiny.layers = 1;
   tiny.tensor_layers = 2;  // blk.1.* present, but block_count says 1
-  expect_error(model_of(tiny.bytes()), {"t.gguf: tensor blk.1.", "llama.block_count is 1"});
+  expect_error(model_of(tiny.bytes()), ErrorCode::Malformed, "t.gguf: tensor blk.1.",
+               "llama.block_count is 1");
   TinyLlama far;
   far.extra_tensors = {"blk.99999999999999999999.attn_norm.weight"};
-  expect_error(model_of(far.bytes()),
-               {"tensor blk.99999999999999999999.attn_norm.weight", "block_count is 1"});
+  expect_error(model_of(far.bytes()), ErrorCode::Malformed,
+               "tensor blk.99999999999999999999.attn_norm.weight", "block_count is 1");
   // The same two layers with block_count 2 load, so the check is about the count, not the tensors.
   TinyLlama two;
   two.layers = 2;
@@ -165,24 +168,23 @@ TEST(GgufModelConfig, RopeScalingBecomesFrequencyFactors) {
     ASSERT_TRUE(model.ok());
     EXPECT_NEAR(model->config.rope_magnitude, 1 + 0.1 * std::log(4.0), 1e-6);
   }
-  expect_error(with("llama.rope.scaling.type", gguf_string("longrope")),
-               {"metadata llama.rope.scaling.type is \"longrope\"", "not this kind yet"});
-  expect_error(with("llama.rope.scaling.factor", gguf_real(GgufType::Float32, -2)),
-               {"metadata llama.rope.scaling.factor must be a positive RoPE scaling factor, found -2"});
-  expect_error(with("llama.rope.scaling.type", gguf_integer(GgufType::Uint32, 1)),
-               {"metadata llama.rope.scaling.type must be a string"});
+  expect_error(with("llama.rope.scaling.type", gguf_string("longrope")), ErrorCode::UnsupportedArchitecture,
+               "metadata llama.rope.scaling.type is \"longrope\"");
+  expect_error(with("llama.rope.scaling.factor", gguf_real(GgufType::Float32, -2)), ErrorCode::Malformed,
+               "metadata llama.rope.scaling.factor must be a positive RoPE scaling factor, found -2");
+  expect_error(with("llama.rope.scaling.type", gguf_integer(GgufType::Uint32, 1)), ErrorCode::Malformed,
+               "metadata llama.rope.scaling.type must be a string");
   for (const std::vector<float>& bad : {std::vector<float>{1, 2, 3}, std::vector<float>{1, 0}}) {
     TinyLlama tiny;
     tiny.extra_vectors["rope_freqs.weight"] = bad;
-    expect_error(model_of(tiny.bytes()),
-                 {"t.gguf: ", bad.size() == 3
-                                  ? "tensor rope_freqs.weight must be F32 with one value per rotated pair (2)"
-                                  : "RoPE frequency factor 1 must be a positive number, found 0"});
+    expect_error(model_of(tiny.bytes()), ErrorCode::Malformed, "t.gguf: ",
+                 bad.size() == 3 ? "tensor rope_freqs.weight must be F32 with one value per rotated pair (2)"
+                                 : "RoPE frequency factor 1 must be a positive number, found 0");
   }
   TinyLlama longrope;
   longrope.extra_tensors = {"rope_factors_long.weight"};
-  expect_error(model_of(longrope.bytes()),
-               {"t.gguf: tensor rope_factors_long.weight", "LongRoPE", "does not support"});
+  expect_error(model_of(longrope.bytes()), ErrorCode::UnsupportedArchitecture,
+               "t.gguf: tensor rope_factors_long.weight", "LongRoPE");
 }
 
 }  // namespace
@@ -248,12 +250,13 @@ TEST(GgufModelConfig, SlidingWindowLayersAsLlamaCppReadsThem) {
 
   expect_error(read({{"glassbox.attention.sliding_window", window(4)},
                      {"glassbox.attention.sliding_window_pattern", flags({true, false})}}),
-               {"t.gguf: metadata glassbox.attention.sliding_window_pattern must be an array of one bool per "
-                "layer (3)"});
+               ErrorCode::Malformed,
+               "t.gguf: metadata glassbox.attention.sliding_window_pattern must be an array of one bool per "
+               "layer (3)");
   expect_error(read({{"glassbox.attention.sliding_window", gguf_integer(GgufType::Int32, -1)}}),
-               {"metadata glassbox.attention.sliding_window must be in 0.."});
+               ErrorCode::Malformed, "metadata glassbox.attention.sliding_window must be in 0..");
   expect_error(read({{"glassbox.final_logit_softcapping", gguf_real(GgufType::Float32, -1)}}),
-               {"final logit soft-cap must be 0 (none) or positive, found -1"});
+               ErrorCode::Malformed, "final logit soft-cap must be 0 (none) or positive, found -1");
 }
 
 }  // namespace

@@ -93,40 +93,45 @@ TEST(GgufTokenizer, RefusesATokenTypeOutsideOneToSix) {
   for (const int32_t bad : {0, 7, -1}) {
     VocabFile v;
     v.types = std::vector<int32_t>{1, 1, bad, 3};
-    expect_error(v.read(), {"vocab.gguf",
-                            "tokenizer.ggml.token_type[2] must be in 1..6, found " + std::to_string(bad)});
+    expect_error(v.read(), ErrorCode::Malformed, "vocab.gguf",
+                 "tokenizer.ggml.token_type[2] must be in 1..6, found " + std::to_string(bad));
   }
 }
 
 TEST(GgufTokenizer, RefusesScoresOrTypesOfAnotherLengthThanTheTokens) {
   VocabFile spm = VocabFile::sentencepiece();
   spm.scores = std::vector<float>{0.0f, 0.0f, 0.0f};
-  expect_error(spm.read(), {"vocab.gguf", "tokenizer.ggml.scores has 3 entries for 4 tokens"});
+  expect_error(spm.read(), ErrorCode::Malformed, "vocab.gguf",
+               "tokenizer.ggml.scores has 3 entries for 4 tokens");
   spm = VocabFile::sentencepiece();
   spm.scores = std::vector<float>{0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
-  expect_error(spm.read(), {"tokenizer.ggml.scores has 5 entries for 4 tokens"});
+  expect_error(spm.read(), ErrorCode::Malformed, "tokenizer.ggml.scores has 5 entries for 4 tokens");
   VocabFile bpe;
   bpe.types = std::vector<int32_t>{1, 1, 1};
-  expect_error(bpe.read(), {"vocab.gguf", "tokenizer.ggml.token_type has 3 entries for 4 tokens"});
+  expect_error(bpe.read(), ErrorCode::Malformed, "vocab.gguf",
+               "tokenizer.ggml.token_type has 3 entries for 4 tokens");
 }
 
 TEST(GgufTokenizer, RefusesAnUnsupportedModelOrPreTokenizer) {
   VocabFile bert;
   bert.model = "bert";
-  expect_error(bert.read(), {"vocab.gguf", "tokenizer.ggml.model \"bert\" is not supported"});
+  expect_error(bert.read(), ErrorCode::UnsupportedArchitecture, "vocab.gguf",
+               "tokenizer.ggml.model \"bert\"");
   VocabFile falcon;
   falcon.pre = "falcon";
-  expect_error(falcon.read(), {"vocab.gguf", "tokenizer.ggml.pre \"falcon\" is not supported"});
+  expect_error(falcon.read(), ErrorCode::UnsupportedArchitecture, "vocab.gguf",
+               "tokenizer.ggml.pre \"falcon\"");
 }
 
 TEST(GgufTokenizer, RefusesSpecialTokenIdsPastTheVocabulary) {
   VocabFile bos;
   bos.bos = 4;  // four tokens: ids 0..3
-  expect_error(bos.read(),
-               {"vocab.gguf", "tokenizer.ggml.bos_token_id is 4, past the vocabulary of 4 tokens"});
+  expect_error(bos.read(), ErrorCode::Malformed, "vocab.gguf",
+               "tokenizer.ggml.bos_token_id is 4, past the vocabulary of 4 tokens");
   VocabFile eos = VocabFile::sentencepiece();
   eos.eos = 1000;
-  expect_error(eos.read(), {"tokenizer.ggml.eos_token_id is 1000, past the vocabulary of 4 tokens"});
+  expect_error(eos.read(), ErrorCode::Malformed,
+               "tokenizer.ggml.eos_token_id is 1000, past the vocabulary of 4 tokens");
   VocabFile last;  // the last id is fine, and uint32 -1 means "none"
   last.bos = 3;
   last.eos = 0xFFFFFFFFu;

@@ -60,16 +60,17 @@ TEST(JsonReader, DeepNestingIsAnErrorNotAStackOverflow) {
 
   // The same through each reader that takes JSON from a file.
   auto tokenizer = read_tokenizer_json(*bytes_of(R"({"model": {"x": )" + deep, "tokenizer.json"));
-  test::expect_error(tokenizer, {"tokenizer.json: invalid JSON at byte", "nesting deeper than 256 levels"});
+  test::expect_error(tokenizer, ErrorCode::Malformed, "tokenizer.json: invalid JSON at byte",
+                     "nesting deeper than 256 levels");
   tokenizer = read_tokenizer_json(*bytes_of(R"({"model": {"merges": )" + deep, "tokenizer.json"));
-  test::expect_error(tokenizer, {"tokenizer.json: model.merges[0] must be a string"});
+  test::expect_error(tokenizer, ErrorCode::Malformed, "tokenizer.json: model.merges[0] must be a string");
   std::string header = "{\"a\": " + deep;
   test::ByteWriter w;
   const uint64_t length = header.size();
   w.raw(&length, 8);
   w.text(header);
-  test::expect_error(read_safetensors(w.finish("model.safetensors")),
-                     {"model.safetensors header: invalid JSON", "nesting deeper than 256 levels"});
+  test::expect_error(read_safetensors(w.finish("model.safetensors")), ErrorCode::Malformed,
+                     "model.safetensors header: invalid JSON", "nesting deeper than 256 levels");
 }
 
 TEST(JsonReader, DecodesEscapesAndKeepsNulCharacters) {

@@ -49,27 +49,27 @@ TEST(Llama2cCheckpoint, NegativeVocabSizeMeansASeparateClassifier) {
 TEST(Llama2cCheckpoint, RejectsATruncatedHeader) {
   auto bytes = test::make_llama2c_checkpoint({});
   bytes.resize(20);
-  expect_error(read_checkpoint(bytes), {"bad.bin", "header needs 28 bytes", "has 20"});
+  expect_error(read_checkpoint(bytes), ErrorCode::NotAModel, "bad.bin", "header needs 28 bytes", "has 20");
 }
 
 TEST(Llama2cCheckpoint, RejectsAnEmptyFile) {
-  expect_error(read_checkpoint({}), {"bad.bin", "header needs 28 bytes", "has 0"});
+  expect_error(read_checkpoint({}), ErrorCode::NotAModel, "bad.bin", "header needs 28 bytes", "has 0");
 }
 
 TEST(Llama2cCheckpoint, RejectsTruncatedWeights) {
   auto bytes = test::make_llama2c_checkpoint({});
   const std::size_t full = bytes.size();
   bytes.resize(full - 4);
-  expect_error(read_checkpoint(bytes), {"bad.bin", "need " + std::to_string(full) + " bytes",
-                                        "the file has " + std::to_string(full - 4)});
+  expect_error(read_checkpoint(bytes), ErrorCode::Truncated, "bad.bin",
+               "need " + std::to_string(full) + " bytes", "the file has " + std::to_string(full - 4));
 }
 
 TEST(Llama2cCheckpoint, RejectsTrailingBytes) {
   auto bytes = test::make_llama2c_checkpoint({});
   const std::size_t full = bytes.size();
   bytes.resize(full + 8);
-  expect_error(read_checkpoint(bytes),
-               {"need " + std::to_string(full) + " bytes", "the file has " + std::to_string(full + 8)});
+  expect_error(read_checkpoint(bytes), ErrorCode::Malformed, "need " + std::to_string(full) + " bytes",
+               "the file has " + std::to_string(full + 8));
 }
 
 TEST(Llama2cCheckpoint, RejectsSizesThatDisagreeWithTheFileLength) {
@@ -77,8 +77,8 @@ TEST(Llama2cCheckpoint, RejectsSizesThatDisagreeWithTheFileLength) {
   auto bytes = test::make_llama2c_checkpoint({});
   const int32_t layers = 3;
   std::memcpy(bytes.data() + 8, &layers, 4);
-  expect_error(read_checkpoint(bytes), {"bad.bin", "file size disagrees with the header", "n_layers 3",
-                                        "the file has " + std::to_string(bytes.size())});
+  expect_error(read_checkpoint(bytes), ErrorCode::Truncated, "bad.bin", "file size disagrees with the header",
+               "n_layers 3", "the file has " + std::to_string(bytes.size()));
 }
 
 TEST(Llama2cCheckpoint, RejectsASeparateClassifierThatIsMissing) {
@@ -87,16 +87,16 @@ TEST(Llama2cCheckpoint, RejectsASeparateClassifierThatIsMissing) {
   const int32_t untied = -32;
   std::memcpy(bytes.data() + 20, &untied, 4);
   const std::size_t classifier = 32 * 16 * sizeof(float);
-  expect_error(read_checkpoint(bytes),
-               {"bad.bin", "vocab_size -32", "need " + std::to_string(bytes.size() + classifier),
-                "the file has " + std::to_string(bytes.size())});
+  expect_error(read_checkpoint(bytes), ErrorCode::Truncated, "bad.bin", "vocab_size -32",
+               "need " + std::to_string(bytes.size() + classifier),
+               "the file has " + std::to_string(bytes.size()));
 }
 
 TEST(Llama2cCheckpoint, RejectsAVocabularySizeWithoutAPositiveCounterpart) {
   auto bytes = test::make_llama2c_checkpoint({});
   const int32_t smallest = INT32_MIN;
   std::memcpy(bytes.data() + 20, &smallest, 4);
-  expect_error(read_checkpoint(bytes), {"bad.bin", "vocab_size", "found -2147483648"});
+  expect_error(read_checkpoint(bytes), ErrorCode::Malformed, "bad.bin", "vocab_size", "found -2147483648");
 }
 
 TEST(Llama2cCheckpoint, RejectsAZeroDimension) {
@@ -104,50 +104,55 @@ TEST(Llama2cCheckpoint, RejectsAZeroDimension) {
   auto bytes = test::make_llama2c_checkpoint(h);
   const int32_t zero = 0;
   std::memcpy(bytes.data() + 4, &zero, 4);  // hidden_dim
-  expect_error(read_checkpoint(bytes), {"bad.bin", "hidden_dim must be in 1..", "found 0"});
+  expect_error(read_checkpoint(bytes), ErrorCode::Malformed, "bad.bin", "hidden_dim must be in 1..",
+               "found 0");
 }
 
 TEST(Llama2cCheckpoint, RejectsAZeroVocabulary) {
   auto bytes = test::make_llama2c_checkpoint({});
   const int32_t zero = 0;
   std::memcpy(bytes.data() + 20, &zero, 4);
-  expect_error(read_checkpoint(bytes), {"bad.bin", "vocab_size must be in 1..", "found 0"});
+  expect_error(read_checkpoint(bytes), ErrorCode::Malformed, "bad.bin", "vocab_size must be in 1..",
+               "found 0");
 }
 
 TEST(Llama2cCheckpoint, RejectsZeroHeads) {
   auto bytes = test::make_llama2c_checkpoint({});
   const int32_t zero = 0;
   std::memcpy(bytes.data() + 12, &zero, 4);  // n_heads
-  expect_error(read_checkpoint(bytes), {"bad.bin", "n_heads must be in 1..", "found 0"});
+  expect_error(read_checkpoint(bytes), ErrorCode::Malformed, "bad.bin", "n_heads must be in 1..", "found 0");
 }
 
 TEST(Llama2cCheckpoint, RejectsZeroKvHeads) {
   auto bytes = test::make_llama2c_checkpoint({});
   const int32_t zero = 0;
   std::memcpy(bytes.data() + 16, &zero, 4);  // n_kv_heads
-  expect_error(read_checkpoint(bytes), {"bad.bin", "n_kv_heads must be in 1..", "found 0"});
+  expect_error(read_checkpoint(bytes), ErrorCode::Malformed, "bad.bin", "n_kv_heads must be in 1..",
+               "found 0");
 }
 
 TEST(Llama2cCheckpoint, RejectsAnOddHeadSize) {
   // dim 12 over 4 heads is 3 values per head: RoPE rotates pairs, so a head needs an even size.
   Llama2cHeader h;
   h.dim = 12;
-  expect_error(read_checkpoint(test::make_llama2c_checkpoint(h)),
-               {"bad.bin", "rope dimension must be even", "found 3"});
+  expect_error(read_checkpoint(test::make_llama2c_checkpoint(h)), ErrorCode::Malformed, "bad.bin",
+               "rope dimension must be even", "found 3");
 }
 
 TEST(Llama2cCheckpoint, RejectsAnAbsurdDimension) {
   auto bytes = test::make_llama2c_checkpoint({});
   const int32_t huge = 2'000'000'000;
   std::memcpy(bytes.data() + 0, &huge, 4);  // dim
-  expect_error(read_checkpoint(bytes), {"bad.bin", "dim must be in 1..65536", "found 2000000000"});
+  expect_error(read_checkpoint(bytes), ErrorCode::Malformed, "bad.bin", "dim must be in 1..65536",
+               "found 2000000000");
 }
 
 TEST(Llama2cCheckpoint, RejectsANegativeDimension) {
   auto bytes = test::make_llama2c_checkpoint({});
   const int32_t negative = -5;
   std::memcpy(bytes.data() + 24, &negative, 4);  // seq_len
-  expect_error(read_checkpoint(bytes), {"bad.bin", "max_seq_len must be in 1..", "found -5"});
+  expect_error(read_checkpoint(bytes), ErrorCode::Malformed, "bad.bin", "max_seq_len must be in 1..",
+               "found -5");
 }
 
 TEST(Llama2cCheckpoint, RejectsHeadsNotDividingDim) {
@@ -155,20 +160,21 @@ TEST(Llama2cCheckpoint, RejectsHeadsNotDividingDim) {
   auto bytes = test::make_llama2c_checkpoint(h);
   const int32_t heads = 5;  // 16 is not a multiple of 5
   std::memcpy(bytes.data() + 12, &heads, 4);
-  expect_error(read_checkpoint(bytes), {"bad.bin", "n_heads must divide dim", "dim 16", "n_heads 5"});
+  expect_error(read_checkpoint(bytes), ErrorCode::Malformed, "bad.bin", "n_heads must divide dim", "dim 16",
+               "n_heads 5");
 }
 
 TEST(Llama2cCheckpoint, RejectsKvHeadsNotDividingHeads) {
   auto bytes = test::make_llama2c_checkpoint({});
   const int32_t kv_heads = 3;  // 4 heads are not a multiple of 3
   std::memcpy(bytes.data() + 16, &kv_heads, 4);
-  expect_error(read_checkpoint(bytes),
-               {"bad.bin", "n_kv_heads must divide n_heads", "n_heads 4", "n_kv_heads 3"});
+  expect_error(read_checkpoint(bytes), ErrorCode::Malformed, "bad.bin", "n_kv_heads must divide n_heads",
+               "n_heads 4", "n_kv_heads 3");
 }
 
 TEST(Llama2cCheckpoint, RejectsAMissingFileByName) {
-  expect_error(load_llama2c_checkpoint("/nonexistent/stories.bin"),
-               {"/nonexistent/stories.bin", "cannot open"});
+  expect_error(load_llama2c_checkpoint("/nonexistent/stories.bin"), ErrorCode::Io,
+               "/nonexistent/stories.bin");
 }
 
 // --- tokenizer.bin ---------------------------------------------------------------------------------------
@@ -202,7 +208,8 @@ TEST(Llama2cTokenizer, ReadsAWellFormedFile) {
 }
 
 TEST(Llama2cTokenizer, RejectsAnEmptyFile) {
-  expect_error(read_tokenizer({}), {"bad-tokenizer.bin", "max_token_length", "needs 4 bytes, 0 left"});
+  expect_error(read_tokenizer({}), ErrorCode::Truncated, "bad-tokenizer.bin", "max_token_length",
+               "needs 4 bytes, 0 left");
 }
 
 TEST(Llama2cTokenizer, OnlyHexPiecesAreByteTokens) {
@@ -217,18 +224,19 @@ TEST(Llama2cTokenizer, OnlyHexPiecesAreByteTokens) {
 TEST(Llama2cTokenizer, RejectsATruncatedEntry) {
   auto bytes = tokenizer_file(6, kSmallVocab);
   bytes.resize(bytes.size() - 1);  // the last piece loses a byte
-  expect_error(read_tokenizer(bytes),
-               {"bad-tokenizer.bin", "truncated", "token 5 bytes", "needs 2 bytes, 1 left"});
+  expect_error(read_tokenizer(bytes), ErrorCode::Truncated, "bad-tokenizer.bin", "token 5 bytes",
+               "needs 2 bytes, 1 left");
 }
 
 TEST(Llama2cTokenizer, RejectsATruncatedScore) {
   auto bytes = tokenizer_file(6, kSmallVocab);
   bytes.resize(bytes.size() + 2);  // two stray bytes where the next score would start
-  expect_error(read_tokenizer(bytes), {"token 6 score", "needs 4 bytes, 2 left"});
+  expect_error(read_tokenizer(bytes), ErrorCode::Truncated, "token 6 score", "needs 4 bytes, 2 left");
 }
 
 TEST(Llama2cTokenizer, RejectsAPieceLongerThanMaxTokenLength) {
-  expect_error(read_tokenizer(tokenizer_file(1, kSmallVocab)), {"token 0 length must be in 0..1", "found 5"});
+  expect_error(read_tokenizer(tokenizer_file(1, kSmallVocab)), ErrorCode::Malformed,
+               "token 0 length must be in 0..1", "found 5");
 }
 
 TEST(Llama2cTokenizer, RejectsANegativeLength) {
@@ -236,28 +244,30 @@ TEST(Llama2cTokenizer, RejectsANegativeLength) {
   w.i32(8);
   w.f32(0);
   w.i32(-3);
-  expect_error(read_tokenizer(w.bytes()), {"token 0 length", "found -3"});
+  expect_error(read_tokenizer(w.bytes()), ErrorCode::Malformed, "token 0 length", "found -3");
 }
 
 TEST(Llama2cTokenizer, RejectsABadMaxTokenLength) {
-  expect_error(read_tokenizer(tokenizer_file(0, kSmallVocab)),
-               {"max_token_length must be in 1..", "found 0"});
+  expect_error(read_tokenizer(tokenizer_file(0, kSmallVocab)), ErrorCode::Malformed,
+               "max_token_length must be in 1..", "found 0");
 }
 
 TEST(Llama2cTokenizer, RejectsAVocabularyWithoutSpecialTokens) {
-  expect_error(read_tokenizer(tokenizer_file(6, {{0, "<unk>"}})), {"at least 3 tokens", "found 1"});
+  expect_error(read_tokenizer(tokenizer_file(6, {{0, "<unk>"}})), ErrorCode::Malformed, "at least 3 tokens",
+               "found 1");
 }
 
 TEST(Llama2cTokenizer, RejectsANonFiniteScore) {
-  expect_error(read_tokenizer(tokenizer_file(6, {{0, "<unk>"}, {NAN, "x"}})),
-               {"token 1 score must be finite"});
+  expect_error(read_tokenizer(tokenizer_file(6, {{0, "<unk>"}, {NAN, "x"}})), ErrorCode::Malformed,
+               "token 1 score must be finite");
 }
 
 TEST(Llama2cTokenizer, MustMatchTheModelVocabulary) {
   auto model = read_checkpoint(test::make_llama2c_checkpoint({}));  // vocab 32
   auto t = read_tokenizer(tokenizer_file(6, kSmallVocab));          // 6 tokens
   ASSERT_TRUE(model.ok() && t.ok());
-  expect_error(check_tokenizer_matches(*t, *model, "tok.bin"), {"tok.bin", "6 tokens", "vocab_size is 32"});
+  expect_error(check_tokenizer_matches(*t, *model, "tok.bin"), ErrorCode::VocabMismatch, "tok.bin",
+               "6 tokens", "vocab_size is 32");
 }
 
 TEST(Llama2cFiles, LoadFromDiskByMemoryMapping) {

@@ -12,6 +12,8 @@
 namespace glassbox {
 namespace {
 
+using test::expect_error;
+
 // A safetensors file: the header JSON (as given) and `data_bytes` bytes of tensor data.
 std::vector<std::byte> safetensors(const std::string& header, std::size_t data_bytes) {
   test::ByteWriter w;
@@ -26,12 +28,6 @@ Result<SafetensorsFile> parse(std::vector<std::byte> bytes) {
   return read_safetensors(bytes_from_buffer(std::move(bytes), "model.safetensors"));
 }
 
-template <class T>
-void expect_error(const Result<T>& r, const std::string& part) {
-  ASSERT_FALSE(r.ok()) << "accepted";
-  EXPECT_NE(r.error().message.find(part), std::string::npos) << r.error().message;
-}
-
 TEST(Safetensors, ReadsTensorsAndSkipsMetadata) {
   auto file = parse(safetensors(
       R"({"__metadata__": {"format": "pt"}, "a": {"dtype": "F32", "shape": [2, 3], "data_offsets": [0, 24]},)"
@@ -44,45 +40,46 @@ TEST(Safetensors, ReadsTensorsAndSkipsMetadata) {
 }
 
 TEST(Safetensors, RejectsAShortFile) {
-  expect_error(parse({std::byte{1}, std::byte{2}}), "shorter than its 8-byte header length");
+  expect_error(parse({std::byte{1}, std::byte{2}}), ErrorCode::NotAModel,
+               "shorter than its 8-byte header length");
 }
 
 TEST(Safetensors, RejectsAHeaderLongerThanTheFile) {
   auto bytes = safetensors("{}", 0);
   const uint64_t huge = 1000;
   std::memcpy(bytes.data(), &huge, 8);
-  expect_error(parse(bytes), "header length 1000 does not fit the file");
+  expect_error(parse(bytes), ErrorCode::Truncated, "header length 1000 does not fit the file");
 }
 
 TEST(Safetensors, RejectsBadJson) {
-  expect_error(parse(safetensors(R"({"a": )", 0)), "invalid JSON at byte");
+  expect_error(parse(safetensors(R"({"a": )", 0)), ErrorCode::Malformed, "invalid JSON at byte");
 }
 
 TEST(Safetensors, RejectsOffsetsOutsideTheData) {
   expect_error(parse(safetensors(R"({"a": {"dtype": "F32", "shape": [4], "data_offsets": [0, 16]}})", 8)),
-               "tensor a: data_offsets [0, 16] lie outside the 8 bytes of tensor data");
+               ErrorCode::Truncated, "tensor a: data_offsets [0, 16] lie outside the 8 bytes of tensor data");
 }
 
 TEST(Safetensors, RejectsASizeThatDisagreesWithTheShape) {
   expect_error(parse(safetensors(R"({"a": {"dtype": "F16", "shape": [4], "data_offsets": [0, 16]}})", 16)),
-               "tensor a: data_offsets hold 16 bytes but F16 shape needs 8");
+               ErrorCode::Malformed, "tensor a: data_offsets hold 16 bytes but F16 shape needs 8");
 }
 
 TEST(Safetensors, RejectsAnUnknownDtype) {
   expect_error(parse(safetensors(R"({"a": {"dtype": "Q9", "shape": [1], "data_offsets": [0, 1]}})", 1)),
-               "tensor a: unknown dtype \"Q9\"");
+               ErrorCode::UnsupportedType, "tensor a: unknown dtype \"Q9\"");
 }
 
 TEST(Safetensors, RejectsOverflowingShapes) {
   expect_error(
       parse(safetensors(
           R"({"a": {"dtype": "F32", "shape": [4294967296, 4294967296], "data_offsets": [0, 4]}})", 4)),
-      "tensor a: shape overflows");
+      ErrorCode::Malformed, "tensor a: shape overflows");
 }
 
 TEST(Safetensors, RejectsNegativeOrFractionalNumbers) {
   expect_error(parse(safetensors(R"({"a": {"dtype": "F32", "shape": [-1], "data_offsets": [0, 4]}})", 4)),
-               "tensor a shape must be a non-negative whole number");
+               ErrorCode::Malformed, "tensor a shape must be a non-negative whole number");
 }
 
 class HuggingFaceFolder : public ::testing::Test {
@@ -101,17 +98,17 @@ class HuggingFaceFolder : public ::testing::Test {
 };
 
 TEST_F(HuggingFaceFolder, RejectsAMissingConfig) {
-  expect_error(load_model(dir_.string()), "config.json: cannot open");
+  expect_error(load_model(dir_.string()), ErrorCode::Io, "config.json");
 }
 
 TEST_F(HuggingFaceFolder, RejectsAnUnsupportedArchitecture) {
   write("config.json", R"({"architectures": ["MambaForCausalLM"]})");
-  expect_error(load_model(dir_.string()), "architecture MambaForCausalLM is not supported");
+  expect_error(load_model(dir_.string()), ErrorCode::UnsupportedArchitecture, "MambaForCausalLM");
 }
 
 TEST_F(HuggingFaceFolder, RejectsAMissingConfigField) {
   write("config.json", R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 8})");
-  expect_error(load_model(dir_.string()), "config.json: intermediate_size is missing");
+  expect_error(load_model(dir_.string()), ErrorCode::Malformed, "config.json: intermediate_size is missing");
 }
 
 // rope_scaling kinds glassbox computes (linear, llama3: the fixtures check their logits) need their fields;
@@ -125,34 +122,36 @@ TEST_F(HuggingFaceFolder, RopeScalingIsReadOrRefusedByName) {
     return load_model(dir_.string());
   };
   expect_error(
-      with_scaling(R"({"rope_type": "yarn", "factor": 4})"),
+      with_scaling(R"({"rope_type": "yarn", "factor": 4})"), ErrorCode::UnsupportedArchitecture,
       "config.json: rope_scaling type \"yarn\" is not supported (glassbox supports linear and llama3)");
-  expect_error(with_scaling(R"({"type": "dynamic", "factor": 4})"), "rope_scaling type \"dynamic\"");
-  expect_error(with_scaling(R"({"rope_type": "llama3", "factor": 8})"),
+  expect_error(with_scaling(R"({"type": "dynamic", "factor": 4})"), ErrorCode::UnsupportedArchitecture,
+               "rope_scaling type \"dynamic\"");
+  expect_error(with_scaling(R"({"rope_type": "llama3", "factor": 8})"), ErrorCode::Malformed,
                "config.json: rope_scaling.low_freq_factor is missing");
-  expect_error(with_scaling(R"({"rope_type": "linear", "factor": -1})"),
+  expect_error(with_scaling(R"({"rope_type": "linear", "factor": -1})"), ErrorCode::Malformed,
                "config.json: rope_scaling.factor must be positive, found -1");
   expect_error(
       with_scaling(R"({"rope_type": "llama3", "factor": 8, "low_freq_factor": 4, "high_freq_factor": 1,
                                "original_max_position_embeddings": 8192})"),
-      "rope_scaling.high_freq_factor (1) must exceed rope_scaling.low_freq_factor (4)");
-  expect_error(with_scaling("3"), "config.json: rope_scaling must be an object");
+      ErrorCode::Malformed, "rope_scaling.high_freq_factor (1) must exceed rope_scaling.low_freq_factor (4)");
+  expect_error(with_scaling("3"), ErrorCode::Malformed, "config.json: rope_scaling must be an object");
   // Known kinds get as far as the weights, which this folder lacks.
   for (const char* fine : {"null", R"({"rope_type": "default"})", R"({"type": "linear", "factor": 2})"})
-    expect_error(with_scaling(fine), "model.safetensors: cannot open");
+    expect_error(with_scaling(fine), ErrorCode::Io, "model.safetensors");
 }
 
 TEST_F(HuggingFaceFolder, RejectsMissingWeights) {
   write("config.json", R"({"architectures": ["GPT2LMHeadModel"], "n_embd": 8, "n_layer": 1, "n_head": 2,
     "n_positions": 16, "vocab_size": 4})");
-  expect_error(load_model(dir_.string()), "model.safetensors: cannot open");
+  expect_error(load_model(dir_.string()), ErrorCode::Io, "model.safetensors");
 }
 
 TEST_F(HuggingFaceFolder, RejectsAShardIndexPointingOutside) {
   write("config.json", R"({"architectures": ["GPT2LMHeadModel"], "n_embd": 8, "n_layer": 1, "n_head": 2,
     "n_positions": 16, "vocab_size": 4})");
   write("model.safetensors.index.json", R"({"weight_map": {"wte.weight": "../../etc/passwd"}})");
-  expect_error(load_model(dir_.string()), "weight_map[\"wte.weight\"] must name a file in the same folder");
+  expect_error(load_model(dir_.string()), ErrorCode::Malformed,
+               "weight_map[\"wte.weight\"] must name a file in the same folder");
 }
 
 // config.json numbers are range-checked as doubles, before any conversion to int, and errors name the key.
@@ -160,39 +159,41 @@ TEST_F(HuggingFaceFolder, RejectsSizesOutsideTheIntRangeNamingTheKey) {
   const std::string rest = R"("intermediate_size": 16, "num_hidden_layers": 1, "num_attention_heads": 2,
     "max_position_embeddings": 16, "vocab_size": 4})";
   write("config.json", R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 1e10, )" + rest);
-  expect_error(load_model(dir_.string()),
+  expect_error(load_model(dir_.string()), ErrorCode::Malformed,
                "config.json: hidden_size must be a whole number in 1..2147483647, found 1e+10");
   write("config.json", R"({"architectures": ["LlamaForCausalLM"], "hidden_size": -8, )" + rest);
-  expect_error(load_model(dir_.string()),
+  expect_error(load_model(dir_.string()), ErrorCode::Malformed,
                "config.json: hidden_size must be a whole number in 1..2147483647, found -8");
   write("config.json", R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 8.5, )" + rest);
-  expect_error(load_model(dir_.string()),
+  expect_error(load_model(dir_.string()), ErrorCode::Malformed,
                "config.json: hidden_size must be a whole number in 1..2147483647, found 8.5");
   write("config.json", R"({"architectures": ["LlamaForCausalLM"], "hidden_size": "8", )" + rest);
-  expect_error(load_model(dir_.string()), "config.json: hidden_size must be a number");
+  expect_error(load_model(dir_.string()), ErrorCode::Malformed, "config.json: hidden_size must be a number");
   // GPT-2's n_inner defaults to 4 * n_embd, which must fit too.
   write("config.json", R"({"architectures": ["GPT2LMHeadModel"], "n_embd": 1000000000, "n_layer": 1,
     "n_head": 2, "n_positions": 16, "vocab_size": 4})");
-  expect_error(load_model(dir_.string()),
+  expect_error(load_model(dir_.string()), ErrorCode::Malformed,
                "config.json: n_inner must be a whole number in 1..2147483647, found 4e+09 (the default)");
   write("config.json",
         R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 8, "rope_theta": 1e300, )" + rest);
-  expect_error(load_model(dir_.string()),
+  expect_error(load_model(dir_.string()), ErrorCode::Malformed,
                "config.json: rope_theta must be a finite float32 number, found 1e+300");
 }
 
 TEST_F(HuggingFaceFolder, RejectsHeadCountsThatDoNotDivideNamingTheKeys) {
   write("config.json", R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 8, "intermediate_size": 16,
     "num_hidden_layers": 1, "num_attention_heads": 3, "max_position_embeddings": 16, "vocab_size": 4})");
-  expect_error(load_model(dir_.string()), "config.json: num_attention_heads (3) must divide hidden_size (8)");
+  expect_error(load_model(dir_.string()), ErrorCode::Malformed,
+               "config.json: num_attention_heads (3) must divide hidden_size (8)");
   write("config.json", R"({"architectures": ["Qwen2ForCausalLM"], "hidden_size": 8, "intermediate_size": 16,
     "num_hidden_layers": 1, "num_attention_heads": 4, "num_key_value_heads": 3, "max_position_embeddings": 16,
     "vocab_size": 4})");
-  expect_error(load_model(dir_.string()),
+  expect_error(load_model(dir_.string()), ErrorCode::Malformed,
                "config.json: num_key_value_heads (3) must divide num_attention_heads (4)");
   write("config.json", R"({"architectures": ["GPT2LMHeadModel"], "n_embd": 8, "n_layer": 1, "n_head": 3,
     "n_positions": 16, "vocab_size": 4})");
-  expect_error(load_model(dir_.string()), "config.json: n_head (3) must divide n_embd (8)");
+  expect_error(load_model(dir_.string()), ErrorCode::Malformed,
+               "config.json: n_head (3) must divide n_embd (8)");
 }
 
 // The sharded fixture (tests/reference) copied, with its index edited: every tensor must be in the shard the
@@ -226,6 +227,7 @@ TEST_F(ShardedFolder, RejectsTensorsMovedToTheOtherShardInTheIndex) {
         replace_all(replace_all(replace_all(index_, one, "@"), two, one), "@", two));
   auto model = load_model(dir_.string());
   ASSERT_FALSE(model.ok()) << "a swapped index was accepted";
+  EXPECT_EQ(model.error().code, ErrorCode::Malformed);
   const std::string& m = model.error().message;
   EXPECT_NE(m.find("model.safetensors.index.json: tensor "), std::string::npos) << m;
   // "tensor T is in <shard A> but weight_map places it in <shard B>", A != B
@@ -245,6 +247,7 @@ TEST_F(ShardedFolder, RejectsATensorTheIndexLeavesOut) {
   write("model.safetensors.index.json", edited);
   auto model = load_model(dir_.string());
   ASSERT_FALSE(model.ok());
+  EXPECT_EQ(model.error().code, ErrorCode::Malformed);
   const std::string& m = model.error().message;
   EXPECT_TRUE(m.find("tensor model.norm.weight is in model-0000") != std::string::npos &&
               m.find("but weight_map does not list it") != std::string::npos)

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "glassbox/sampler.hpp"
+#include "test_support.hpp"
 
 namespace glassbox {
 namespace {
@@ -143,14 +144,14 @@ TEST(Sampler, RngIsTheXorshiftOfLlama2c) {
 }
 
 TEST(Sampler, ValidatesSettings) {
-  EXPECT_FALSE(validate(SamplerSettings{.temperature = -1.0f}).ok());
-  EXPECT_FALSE(validate(SamplerSettings{.temperature = NAN}).ok());
-  EXPECT_FALSE(validate(SamplerSettings{.top_k = -1}).ok());
-  EXPECT_FALSE(validate(SamplerSettings{.top_p = 0.0f}).ok());
-  EXPECT_FALSE(validate(SamplerSettings{.top_p = 1.5f}).ok());
+  test::expect_error(validate(SamplerSettings{.temperature = -1.0f}), ErrorCode::BadArgument);
+  test::expect_error(validate(SamplerSettings{.temperature = NAN}), ErrorCode::BadArgument);
+  test::expect_error(validate(SamplerSettings{.top_k = -1}), ErrorCode::BadArgument);
+  test::expect_error(validate(SamplerSettings{.top_p = 0.0f}), ErrorCode::BadArgument);
+  test::expect_error(validate(SamplerSettings{.top_p = 1.5f}), ErrorCode::BadArgument);
   EXPECT_TRUE(validate(SamplerSettings{.temperature = 0.0f, .top_k = 40, .top_p = 0.9f}).ok());
-  auto bad = validate(SamplerSettings{.top_p = 2.0f});
-  EXPECT_NE(bad.error().message.find("top-p must be in (0, 1]"), std::string::npos) << bad.error().message;
+  test::expect_error(validate(SamplerSettings{.top_p = 2.0f}), ErrorCode::BadArgument,
+                     "top-p must be in (0, 1]");
 }
 
 }  // namespace

@@ -40,14 +40,31 @@ bool have_file(const std::string& path);
   } while (0)
 bool files_required();
 
-// Expects a reader to reject its input with a message containing every one of `parts` (the file, the field,
-// the expected and found values: what a user needs to fix the file).
-template <class T>
-void expect_error(const Result<T>& result, std::initializer_list<std::string> parts) {
-  ASSERT_FALSE(result.ok()) << "malformed input was accepted";
-  for (const std::string& part : parts)
-    EXPECT_NE(result.error().message.find(part), std::string::npos)
-        << "message: " << result.error().message << "\nmissing: " << part;
+// The error a test expects: its code, and where the test stated it (a default argument filled in at the
+// call), so that a failure names the test's line, not this header's.
+struct ExpectedError {
+  ExpectedError(ErrorCode code, const char* file = __builtin_FILE(), int line = __builtin_LINE())
+      : code(code), file(file), line(line) {}
+  ErrorCode code;
+  const char* file;
+  int line;
+};
+
+// Expects `result` to fail with the expected code: the code is the contract (glassbox/error.hpp), what the
+// page and the CLI act on. Where the message is the point of the test (it names the file, the field, the
+// offset, expected versus found), also pass the parts it must contain:
+//   expect_error(read(bytes), ErrorCode::Truncated);
+//   expect_error(read(bytes), ErrorCode::Malformed, "n_heads must divide dim", "found 5");
+template <class T, class... MessageParts>
+void expect_error(const Result<T>& result, ExpectedError expected, const MessageParts&... message_parts) {
+  ::testing::ScopedTrace call_site(expected.file, expected.line, "expect_error");
+  ASSERT_FALSE(result.ok()) << "expected the error " << to_string(expected.code)
+                            << ", but the call succeeded";
+  const Error& got = result.error();
+  EXPECT_STREQ(to_string(got.code), to_string(expected.code)) << "message: " << got.message;
+  for (const std::string& part : std::vector<std::string>{std::string(message_parts)...})
+    EXPECT_NE(got.message.find(part), std::string::npos)
+        << "message: " << got.message << "\nmissing: " << part;
 }
 
 // Little-endian byte building for synthetic files.

@@ -219,104 +219,111 @@ TEST(TokenizerJson, MalformedDocumentsGiveErrorsNamingTheField) {
   const std::string spm = sentencepiece_json(kLlamaNormalizer, "null");
   ASSERT_EQ(error_of(good), "(no error)");
   ASSERT_EQ(error_of(spm), "(no error)");
-  auto expect_error = [](const std::string& text, const std::string& message) {
-    const std::string got = error_of(text);
-    EXPECT_NE(got.find(message), std::string::npos) << "got: " << got << "\nwanted: " << message;
+  auto expect_error = [](const std::string& text, test::ExpectedError expected, const std::string& message) {
+    test::expect_error(read_json(text), expected, message);
   };
-  expect_error("{\"model\": ", "tokenizer.json: invalid JSON at byte");
-  expect_error("[1, 2]", "tokenizer.json: the top level must be an object");
-  expect_error("{}", "tokenizer.json: model is missing");
-  expect_error(R"({"model": 7})", "tokenizer.json: model must be an object");
-  expect_error(with(good, R"("type": "BPE")", R"("type": "Unigram")"),
+  expect_error("{\"model\": ", ErrorCode::Malformed, "tokenizer.json: invalid JSON at byte");
+  expect_error("[1, 2]", ErrorCode::Malformed, "tokenizer.json: the top level must be an object");
+  expect_error("{}", ErrorCode::Malformed, "tokenizer.json: model is missing");
+  expect_error(R"({"model": 7})", ErrorCode::Malformed, "tokenizer.json: model must be an object");
+  expect_error(with(good, R"("type": "BPE")", R"("type": "Unigram")"), ErrorCode::UnsupportedArchitecture,
                "tokenizer.json: model.type \"Unigram\" is not supported (glassbox reads BPE models)");
-  expect_error(with(good, R"("vocab": {"h": 0,)", R"("vocab": [0], "x": {"h": 0,)"),
+  expect_error(with(good, R"("vocab": {"h": 0,)", R"("vocab": [0], "x": {"h": 0,)"), ErrorCode::Malformed,
                "tokenizer.json: model.vocab must be an object");
-  expect_error(with(good, R"("h": 0)", R"("h": "zero")"),
+  expect_error(with(good, R"("h": 0)", R"("h": "zero")"), ErrorCode::Malformed,
                "tokenizer.json: model.vocab[\"h\"] must be a non-negative integer id");
-  expect_error(with(good, R"("h": 0)", R"("h": -1)"), "model.vocab[\"h\"] must be a non-negative integer id");
-  expect_error(with(good, R"("h": 0)", R"("h": 0.5)"),
+  expect_error(with(good, R"("h": 0)", R"("h": -1)"), ErrorCode::Malformed,
                "model.vocab[\"h\"] must be a non-negative integer id");
-  expect_error(with(good, R"("h": 0)", R"("h": 1)"), "model.vocab: \"h\" and \"e\" both have id 1");
-  expect_error(with(good, R"("h": 0)", R"("h": 1000000000)"), "model.vocab[\"h\"] is 1000000000, beyond the");
-  expect_error(with(good, R"("merges": [)", R"("merges": 1, "x": [)"),
+  expect_error(with(good, R"("h": 0)", R"("h": 0.5)"), ErrorCode::Malformed,
+               "model.vocab[\"h\"] must be a non-negative integer id");
+  expect_error(with(good, R"("h": 0)", R"("h": 1)"), ErrorCode::Malformed,
+               "model.vocab: \"h\" and \"e\" both have id 1");
+  expect_error(with(good, R"("h": 0)", R"("h": 1000000000)"), ErrorCode::Malformed,
+               "model.vocab[\"h\"] is 1000000000, beyond the");
+  expect_error(with(good, R"("merges": [)", R"("merges": 1, "x": [)"), ErrorCode::Malformed,
                "tokenizer.json: model.merges must be an array");
-  expect_error(with(good, R"(["h e",)", R"([5,)"),
+  expect_error(with(good, R"(["h e",)", R"([5,)"), ErrorCode::Malformed,
                "tokenizer.json: model.merges[0] must be a string \"left right\" or an array of two strings");
-  expect_error(with(good, R"(["h e",)", R"([["h"],)"), "model.merges[0] must be a string \"left right\"");
-  expect_error(with(good, R"(["h e",)", R"([["h", "e", "x"],)"),
+  expect_error(with(good, R"(["h e",)", R"([["h"],)"), ErrorCode::Malformed,
                "model.merges[0] must be a string \"left right\"");
-  expect_error(with(good, R"(["h e",)", R"([{"h": "e"},)"),
+  expect_error(with(good, R"(["h e",)", R"([["h", "e", "x"],)"), ErrorCode::Malformed,
                "model.merges[0] must be a string \"left right\"");
-  expect_error(with(good, R"("l l",)", R"(["l", ["l"]],)"),
+  expect_error(with(good, R"(["h e",)", R"([{"h": "e"},)"), ErrorCode::Malformed,
+               "model.merges[0] must be a string \"left right\"");
+  expect_error(with(good, R"("l l",)", R"(["l", ["l"]],)"), ErrorCode::Malformed,
                "model.merges[1] must be a string \"left right\"");
-  expect_error(with(good, R"("h": 0)", R"("h": [0])"),
+  expect_error(with(good, R"("h": 0)", R"("h": [0])"), ErrorCode::Malformed,
                "tokenizer.json: model.vocab[\"h\"] must be a non-negative integer id");
-  expect_error(with(good, R"("h": 0)", R"("h": 4294967296)"),
+  expect_error(with(good, R"("h": 0)", R"("h": 4294967296)"), ErrorCode::Malformed,
                "model.vocab[\"h\"] must be a non-negative integer id");
-  expect_error(with(good, R"("h": 0)", R"("h": null)"),
+  expect_error(with(good, R"("h": 0)", R"("h": null)"), ErrorCode::Malformed,
                "model.vocab[\"h\"] must be a non-negative integer id");
-  expect_error(with(good, R"("model": {)", R"("model": {}, "model": {)"),
+  expect_error(with(good, R"("model": {)", R"("model": {}, "model": {)"), ErrorCode::Malformed,
                "tokenizer.json: model appears twice");
-  expect_error(with(good, R"("vocab": {)", R"("vocab": {}, "vocab": {)"),
+  expect_error(with(good, R"("vocab": {)", R"("vocab": {}, "vocab": {)"), ErrorCode::Malformed,
                "tokenizer.json: model.vocab appears twice");
-  expect_error(with(good, R"("merges": [)", R"("merges": [], "merges": [)"),
+  expect_error(with(good, R"("merges": [)", R"("merges": [], "merges": [)"), ErrorCode::Malformed,
                "tokenizer.json: model.merges appears twice");
-  expect_error(with(good, R"("l l",)", R"("ll",)"),
+  expect_error(with(good, R"("l l",)", R"("ll",)"), ErrorCode::Malformed,
                "tokenizer.json: model.merges[1] \"ll\" must be two pieces separated by one space");
-  expect_error(with(good, R"("l l",)", R"("l x",)"),
+  expect_error(with(good, R"("l l",)", R"("l x",)"), ErrorCode::Malformed,
                "tokenizer.json: merge 1 \"l x\" needs the piece \"x\", which is not in the vocabulary");
-  expect_error(with(good, R"("l l",)", R"("l h",)"),
+  expect_error(with(good, R"("l l",)", R"("l h",)"), ErrorCode::Malformed,
                "tokenizer.json: merge 1 \"l h\" needs the piece \"lh\", which is not in the vocabulary");
-  expect_error(with(spm, R"("a b",)", R"("a x",)"),
+  expect_error(with(spm, R"("a b",)", R"("a x",)"), ErrorCode::Malformed,
                "tokenizer.json: model.merges[3] needs the piece \"x\", which is not in model.vocab");
-  expect_error(with(spm, R"("a b",)", R"("a ▁",)"),
+  expect_error(with(spm, R"("a b",)", R"("a ▁",)"), ErrorCode::Malformed,
                "tokenizer.json: model.merges[3] makes \"a▁\", which is not in model.vocab");
-  expect_error(with(good, R"(["h e",)", R"([["h", "e e"],)"),
+  expect_error(with(good, R"(["h e",)", R"([["h", "e e"],)"), ErrorCode::Malformed,
                "tokenizer.json: model.merges[0] has a piece with a space, which glassbox does not support");
   expect_error(with(good, R"({"id": 29, "content": "<tool>",)", R"({"id": 29, "text": "<tool>",)"),
-               "tokenizer.json: added_tokens[2].content must be a string");
-  expect_error(with(good, R"({"id": 29,)", R"({"id": "29",)"),
+               ErrorCode::Malformed, "tokenizer.json: added_tokens[2].content must be a string");
+  expect_error(with(good, R"({"id": 29,)", R"({"id": "29",)"), ErrorCode::Malformed,
                "tokenizer.json: added_tokens[2].id must be a non-negative integer id");
-  expect_error(with(good, R"("added_tokens": [)", R"("added_tokens": {"a": [)"),
+  expect_error(with(good, R"("added_tokens": [)", R"("added_tokens": {"a": [)"), ErrorCode::Malformed,
                "tokenizer.json: invalid JSON");
-  expect_error(with(good, R"("special": false)", R"("special": "no")"),
+  expect_error(with(good, R"("special": false)", R"("special": "no")"), ErrorCode::Malformed,
                "tokenizer.json: added_tokens[2].special must be true or false");
-  expect_error(with(good, R"("unk_token": null)", R"("unk_token": "<nope>")"),
+  expect_error(with(good, R"("unk_token": null)", R"("unk_token": "<nope>")"), ErrorCode::Malformed,
                "tokenizer.json: model.unk_token \"<nope>\" is not in the vocabulary");
-  expect_error(with(good, R"("unk_token": null)", R"("unk_token": 3)"),
+  expect_error(with(good, R"("unk_token": null)", R"("unk_token": 3)"), ErrorCode::Malformed,
                "tokenizer.json: model.unk_token must be a string");
-  expect_error(with(good, R"("byte_fallback": false)", R"("byte_fallback": 0)"),
+  expect_error(with(good, R"("byte_fallback": false)", R"("byte_fallback": 0)"), ErrorCode::Malformed,
                "tokenizer.json: model.byte_fallback must be true or false");
   expect_error(with(good, R"("continuing_subword_prefix": "")", R"("continuing_subword_prefix": "##")"),
+               ErrorCode::Malformed,
                "tokenizer.json: model.continuing_subword_prefix \"##\" is not supported");
-  expect_error(with(good, R"("pre_tokenizer": {)", R"("pre_tokenizer": 3, "x": {)"),
+  expect_error(with(good, R"("pre_tokenizer": {)", R"("pre_tokenizer": 3, "x": {)"), ErrorCode::Malformed,
                "tokenizer.json: pre_tokenizer must be an object");
   expect_error(with(good, R"("add_prefix_space": false, "trim_offsets": true, "use_regex": true},
     "post)",
                     R"("add_prefix_space": true, "trim_offsets": true, "use_regex": true},
     "post)"),
-               "tokenizer.json: pre_tokenizer.add_prefix_space true is not supported");
+               ErrorCode::Malformed, "tokenizer.json: pre_tokenizer.add_prefix_space true is not supported");
   expect_error(
-      byte_level_json(split_then_byte_level(R"("\\p{N}")")),
+      byte_level_json(split_then_byte_level(R"("\\p{N}")")), ErrorCode::Malformed,
       "tokenizer.json: pre_tokenizer.pretokenizers[0].pattern.Regex \"\\p{N}\" is not a pre-tokenizer "
       "glassbox knows");
   expect_error(
       byte_level_json(R"({"type": "Sequence", "pretokenizers": [{"type": "Digits"}, )" +
                       std::string(kGpt2PreTokenizer) + "]}"),
+      ErrorCode::Malformed,
       "tokenizer.json: pre_tokenizer.pretokenizers[0].type \"Digits\" is not supported with a byte-level "
       "model");
   expect_error(with(good, R"("normalizer": null)", R"("normalizer": {"type": "Lowercase"})"),
+               ErrorCode::Malformed,
                "tokenizer.json: normalizer.type \"Lowercase\" is not supported with a byte-level model");
   expect_error(
       with(good, R"("pre_tokenizer": {"type": "ByteLevel")", R"("pre_tokenizer": {"type": "Whitespace")"),
-      "tokenizer.json: the BPE model is neither byte-level");
+      ErrorCode::Malformed, "tokenizer.json: the BPE model is neither byte-level");
   expect_error(with(spm, R"({"type": "Prepend", "prepend": "▁"})", R"({"type": "NFKC"})"),
+               ErrorCode::Malformed,
                "tokenizer.json: normalizer.normalizers[0].type \"NFKC\" is not supported with a "
                "SentencePiece-style model");
   expect_error(
       sentencepiece_json("null", R"({"type": "Metaspace", "replacement": "▁", "add_prefix_space": true})"),
-      "tokenizer.json: pre_tokenizer.split true is not supported");
-  expect_error(with(spm, R"("single": [)", R"("single": 5, "x": [)"),
+      ErrorCode::Malformed, "tokenizer.json: pre_tokenizer.split true is not supported");
+  expect_error(with(spm, R"("single": [)", R"("single": 5, "x": [)"), ErrorCode::Malformed,
                "tokenizer.json: post_processor.single must be an array");
 }
 

@@ -258,8 +258,8 @@ Result<Model> model_from_gguf(const GgufFile& file) {
   if (!arch)
     return error(ErrorCode::UnsupportedArchitecture, file.source(), ": architecture \"", *arch_name,
                  "\" is not supported (glassbox runs ", gguf::architecture_list(), ")");
-  if (file.tensors.empty())
-    return error(ErrorCode::Malformed, file.source(),
+  if (file.tensors.empty())  // a whole, valid file: only not a model
+    return error(ErrorCode::NotAModel, file.source(),
                  ": the file has no tensors (a vocabulary-only GGUF is a tokenizer, not a model)");
   auto config = read_config(file, *arch);
   if (!config) return config.error();

@@ -93,11 +93,14 @@ Result<Model> read_llama2c_checkpoint(std::shared_ptr<const Bytes> bytes) {
 
   const int64_t expected_bytes = static_cast<int64_t>(kHeaderBytes) +
                                  expected_floats(c, shared_classifier) * static_cast<int64_t>(sizeof(float));
-  if (expected_bytes != static_cast<int64_t>(bytes->size()))
-    return error(ErrorCode::Truncated, source, ": file size disagrees with the header: dim ", c.dim,
-                 ", hidden_dim ", c.hidden_dim, ", n_layers ", c.n_layers, ", n_heads ", c.n_heads,
-                 ", n_kv_heads ", c.n_kv_heads, ", vocab_size ", header[5], ", seq_len ", c.max_seq_len,
-                 ": they need ", expected_bytes, " bytes, the file has ", bytes->size(),
+  const int64_t file_bytes = static_cast<int64_t>(bytes->size());
+  // Too few bytes: the file ends early. Too many: nothing was cut off, the header is not this file's.
+  if (expected_bytes != file_bytes)
+    return error(expected_bytes > file_bytes ? ErrorCode::Truncated : ErrorCode::Malformed, source,
+                 ": file size disagrees with the header: dim ", c.dim, ", hidden_dim ", c.hidden_dim,
+                 ", n_layers ", c.n_layers, ", n_heads ", c.n_heads, ", n_kv_heads ", c.n_kv_heads,
+                 ", vocab_size ", header[5], ", seq_len ", c.max_seq_len, ": they need ", expected_bytes,
+                 " bytes, the file has ", bytes->size(),
                  " (a truncated file, or a header from another model)");
 
   const int64_t dim = c.dim, hidden = c.hidden_dim, kv_dim = c.kv_dim(), L = c.n_layers;

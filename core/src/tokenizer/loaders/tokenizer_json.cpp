@@ -54,7 +54,9 @@ Result<ModelSettings> read_settings(const Value& root, const Fields& f) {
   if (type.empty() && !(json::find(m, "vocab") && json::find(m, "merges")))
     return f.fail("model.type is missing");
   if (!type.empty() && type != "BPE")
-    return f.fail("model.type \"", type, "\" is not supported (glassbox reads BPE models)");
+    // A kind of tokenizer glassbox lacks, as GGUF's tokenizer.ggml.model "bert" is: not a broken file.
+    return recode(f.fail("model.type \"", type, "\" is not supported (glassbox reads BPE models)"),
+                  ErrorCode::UnsupportedArchitecture);
   for (const char* key : {"continuing_subword_prefix", "end_of_word_suffix"}) {
     GLASSBOX_ASSIGN(const std::string affix, f.text(m, "model", key, ""));
     if (!affix.empty()) return f.fail("model.", key, " \"", affix, "\" is not supported");
