@@ -24,6 +24,7 @@
 #include "glassbox/sampling_pipeline.hpp"
 #include "glassbox/session.hpp"
 #include "glassbox/tensor.hpp"
+#include "glassbox/token_ids.hpp"
 #include "glassbox/tokenizer.hpp"
 #include "glassbox/trace.hpp"
 #include "glassbox/weights_check.hpp"
