@@ -59,6 +59,45 @@ TEST(HeadScales, TableChecksTheModelsShape) {
   test::expect_error(head_scale_table(c, infinite), ErrorCode::BadArgument);
 }
 
+TEST(HeadScales, TableCheckWantsEveryHeadAndFiniteScales) {
+  const ModelConfig c = test::base_config();  // 2 layers x 4 heads
+  EXPECT_TRUE(check_head_scale_table(c, std::vector<float>(8, 1.0f)).ok());
+  for (std::size_t size : {0u, 7u, 9u}) {
+    const auto wrong = check_head_scale_table(c, std::vector<float>(size, 1.0f));
+    ASSERT_FALSE(wrong.ok()) << size;
+    EXPECT_EQ(wrong.error().code, ErrorCode::BadArgument);
+    EXPECT_EQ(wrong.error().message,
+              cat("head scales: ", size, " values for a model of 2 layers x 4 heads (8)"));
+  }
+  for (float bad : {std::nanf(""), std::numeric_limits<float>::infinity()}) {
+    std::vector<float> table(8, 1.0f);
+    table[5] = bad;
+    const auto refused = check_head_scale_table(c, table);
+    ASSERT_FALSE(refused.ok()) << bad;
+    EXPECT_EQ(refused.error().code, ErrorCode::BadArgument);
+    EXPECT_EQ(refused.error().message, "head scales: the scale of head 1.1 is not a finite number");
+  }
+}
+
+TEST(HeadScales, ScaledHeadsIsTheTablesInverse) {
+  const ModelConfig c = test::base_config();  // 2 layers x 4 heads
+  const HeadScale heads[] = {{0, 2, 0.0f}, {1, 3, 0.5f}, {1, 0, -2.0f}};
+  auto table = head_scale_table(c, heads);
+  ASSERT_TRUE(table.ok());
+  auto back = scaled_heads(c, *table);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  ASSERT_EQ(back->size(), 3u);  // layer-major: 0.2, 1.0, 1.3
+  const int expected[][2] = {{0, 2}, {1, 0}, {1, 3}};
+  const float scales[] = {0.0f, -2.0f, 0.5f};
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ((*back)[i].layer, expected[i][0]);
+    EXPECT_EQ((*back)[i].head, expected[i][1]);
+    EXPECT_EQ((*back)[i].scale, scales[i]);
+  }
+  EXPECT_TRUE(scaled_heads(c, std::vector<float>(8, 1.0f))->empty()) << "all ones: no head is scaled";
+  EXPECT_EQ(scaled_heads(c, std::vector<float>(3, 0.0f)).error().code, ErrorCode::BadArgument);
+}
+
 TEST(HeadScales, SessionRejectsAWrongSizedOrNonFiniteTable) {
   test::RandomModel random(test::base_config(), {}, 1);
   auto session = Session::create(std::make_shared<const Model>(random.model()));
@@ -166,6 +205,68 @@ TEST(DistributionChange, RejectsDifferentLengths) {
   const float a[] = {1.0f, 2.0f}, b[] = {1.0f};
   test::expect_error(compare_distributions(a, b), ErrorCode::BadArgument);
   test::expect_error(compare_distributions({}, {}), ErrorCode::BadArgument);
+}
+
+void expect_same_change(const DistributionChange& a, const DistributionChange& b) {
+  EXPECT_EQ(a.kl_bits, b.kl_bits);
+  EXPECT_EQ(a.top_before, b.top_before);
+  EXPECT_EQ(a.p_top_before, b.p_top_before);
+  EXPECT_EQ(a.q_top_before, b.q_top_before);
+  EXPECT_EQ(a.top_after, b.top_after);
+  EXPECT_EQ(a.q_top_after, b.q_top_after);
+}
+
+// ablate_session: the page's ablation in its generation's session, against the model as trained.
+TEST(HeadAblation, InASessionComparesWithTheModelAsTrainedAndKeepsTheAblatedRun) {
+  test::RandomModel random(test::base_config(), {}, 11);
+  const auto model = std::make_shared<const Model>(random.model());
+  const std::vector<int> tokens = {4, 1, 7, 7, 2, 10};
+  std::vector<float> table(8, 1.0f);
+  table[0] = 0.0f;
+  table[5] = 0.5f;
+  const std::vector<float> trained = logits_of(*model, tokens, {}),
+                           ablated = logits_of(*model, tokens, table);
+  auto expected = compare_distributions(trained, ablated);
+  ASSERT_TRUE(expected.ok());
+  ASSERT_GT(expected->kl_bits, 0.0);
+
+  auto session = Session::create(model);
+  ASSERT_TRUE(session->prefill(tokens).ok());
+  auto change = ablate_session(*session, tokens, table);
+  ASSERT_TRUE(change.ok()) << change.error().message;
+  expect_same_change(*change, *expected);
+  EXPECT_EQ(session->position(), 6);
+  EXPECT_EQ(std::vector<float>(session->head_scales().begin(), session->head_scales().end()), table);
+  EXPECT_EQ(std::vector<float>(session->logits().begin(), session->logits().end()), ablated);
+
+  // Again, with the ablation already on: the baseline is still the model as trained.
+  auto again = ablate_session(*session, tokens, table);
+  ASSERT_TRUE(again.ok()) << again.error().message;
+  expect_same_change(*again, *expected);
+}
+
+TEST(HeadAblation, InASessionRefusesAWrongTableOrPositionAndChangesNothing) {
+  test::RandomModel random(test::base_config(), {}, 11);
+  auto session = Session::create(std::make_shared<const Model>(random.model()));
+  const std::vector<int> tokens = {4, 1, 7};
+  ASSERT_TRUE(session->prefill(tokens).ok());
+  const std::vector<float> logits(session->logits().begin(), session->logits().end());
+
+  const auto short_table = ablate_session(*session, tokens, std::vector<float>(7, 0.0f));
+  ASSERT_FALSE(short_table.ok());
+  EXPECT_EQ(short_table.error().code, ErrorCode::BadArgument);
+  std::vector<float> infinite(8, 1.0f);
+  infinite[3] = std::numeric_limits<float>::infinity();
+  EXPECT_EQ(ablate_session(*session, tokens, infinite).error().code, ErrorCode::BadArgument);
+
+  const std::vector<float> table(8, 0.0f);
+  const std::vector<int> other_length = {4, 1};
+  EXPECT_EQ(ablate_session(*session, other_length, table).error().code, ErrorCode::InvalidState);
+  EXPECT_EQ(ablate_session(*session, std::vector<int>{}, table).error().code, ErrorCode::InvalidState);
+
+  EXPECT_TRUE(session->head_scales().empty());
+  EXPECT_EQ(session->position(), 3);
+  EXPECT_EQ(std::vector<float>(session->logits().begin(), session->logits().end()), logits);
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// Moving values across the Embind boundary, shared by the engine's bindings (bindings.cpp) and the module's
+// Moving values across the Embind boundary, shared by the engine's bindings (bind_*.cpp) and the module's
 // free functions (module_functions.cpp). Fallible calls return {error, code} (the core's message and the
 // stable name of its ErrorCode) instead of throwing; engine.js turns that into a GlassboxError.
 #pragma once

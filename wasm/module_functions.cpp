@@ -1,7 +1,7 @@
 // The module's free functions: what the module is (version, build, threads), the core's defaults and tables
 // for the page (sampler defaults, error codes, head-role thresholds, the sinusoidal code), and its memory.
 // What a file's first bytes are (the core's foreign-bytes rule). Nothing here holds state; the Engine
-// (bindings.cpp) does.
+// (engine.hpp) does.
 #include <emscripten/bind.h>
 #include <emscripten/em_asm.h>
 #include <emscripten/heap.h>

@@ -14,6 +14,8 @@
 
 namespace glassbox {
 
+class Session;
+
 struct HeadScale {
   int layer = 0;
   int head = 0;
@@ -29,6 +31,15 @@ Result<std::vector<HeadScale>> parse_head_scales(std::string_view spec);
 // finite.
 Result<std::vector<float>> head_scale_table(const ModelConfig& config, std::span<const HeadScale> scales);
 
+// The one check of a table before it is used (Session::set_head_scales, the page's ablate()): exactly
+// n_layers * n_heads values, every one finite. Fails with bad-argument naming the lengths, or the head whose
+// scale is not a finite number.
+Result<void> check_head_scale_table(const ModelConfig& config, std::span<const float> table);
+
+// head_scale_table's inverse: the heads of `table` whose scale is not 1, in layer-major order (what an
+// inspection document's ablation lists). Fails as check_head_scale_table does.
+Result<std::vector<HeadScale>> scaled_heads(const ModelConfig& config, std::span<const float> table);
+
 // How an ablation changed the next-token distribution: the distribution before (p) and after (q) it, both
 // softmax at temperature 1 of the logits given.
 struct DistributionChange {
@@ -42,5 +53,15 @@ struct DistributionChange {
 // Fails with bad-argument when the two differ in length or are empty.
 Result<DistributionChange> compare_distributions(std::span<const float> logits_before,
                                                  std::span<const float> logits_after);
+
+// An ablation's effect in a caller's session (the page's generation): `session` has read `tokens` from
+// position 0 (with or without an ablation in force). It reads them again without any ablation where one was
+// on, for the baseline, then again with `table` (check_head_scale_table), and compares the next-token
+// distributions after the last token. The session is left holding `tokens` read with the ablation, so its
+// trace shows the ablated run and the next generation uses it. Fails with bad-argument on a table that does
+// not fit, invalid-state when the session's position is not tokens.size() (or no tokens), and as prefill
+// does; a table refused changes nothing.
+Result<DistributionChange> ablate_session(Session& session, std::span<const int> tokens,
+                                          std::span<const float> table);
 
 }  // namespace glassbox

@@ -1,7 +1,9 @@
-// Every head of a model measured in one call: its attention statistics over a prompt, its induction score on
-// a probe, its effective rank and the role those suggest. What the page's head table and the CLI show.
+// Every head of a model measured: its attention statistics over a prompt, its induction score on a probe, its
+// effective rank and the role those suggest. What the page's head table and the CLI show: measure_heads in
+// one call, or HeadMeasurement a few heads at a time (the same numbers).
 #pragma once
 
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -9,8 +11,11 @@
 #include "glassbox/induction.hpp"
 #include "glassbox/model.hpp"
 #include "glassbox/result.hpp"
+#include "glassbox/session.hpp"
 
 namespace glassbox {
+
+class ThreadPool;
 
 struct HeadReport {
   int layer = 0;
@@ -37,6 +42,49 @@ struct MeasureHeadsOptions {
   // The induction probe; for a real model pass induction_probe_for(tokenizer) (BOS first, ordinary tokens).
   InductionProbe probe = {};
   int rank_window = kRankWindow;
+};
+
+// A measurement of every head taken a few heads per step(), for a caller that must stay responsive in between
+// (the page's worker reports progress and answers other requests: one head's SVD costs tens of milliseconds).
+// Heads are measured in layer-major order; the last step runs the induction probe for all of them at once and
+// assigns the roles. measure_heads is this run to the end, so both give the same numbers.
+class HeadMeasurement {
+ public:
+  // Runs `tokens` (the prompt) through a session of its own (residual trace on, sized for the prompt and the
+  // probe); the measurement keeps `model` alive. Fails on no tokens, a token outside the vocabulary, more
+  // tokens than the model's context, threads < 1 or rank_window < 1.
+  static Result<HeadMeasurement> begin(std::shared_ptr<const Model> model, std::span<const int> tokens,
+                                       const MeasureHeadsOptions& options = {});
+  HeadMeasurement(HeadMeasurement&&) noexcept;
+  HeadMeasurement& operator=(HeadMeasurement&&) noexcept;
+  ~HeadMeasurement();
+
+  // Measures the next `heads` heads, fewer where their layer ends (a step stays in one layer, whose rows are
+  // recomputed together; their SVDs run on options.threads threads), or, once every head is measured, runs
+  // the probe. Fails with bad-argument on heads < 1 and invalid-state once done(); a failed step measures
+  // nothing.
+  Result<void> step(int heads = 1);
+
+  // Progress in units of one head, plus one for the probe: total() is n_layers * n_heads + 1.
+  int total() const;
+  int completed() const;
+  bool done() const { return probed_; }
+
+  // The heads measured so far, layer-major: statistics and rank from their step; induction and role once
+  // done().
+  const std::vector<HeadReport>& reports() const { return reports_; }
+
+ private:
+  HeadMeasurement(Session session, int tokens, const MeasureHeadsOptions& options);
+  Result<void> run_probe();
+
+  Session session_;  // holds the prompt's trace; the probe replaces it in the last step
+  std::unique_ptr<ThreadPool> pool_;
+  int tokens_ = 0;  // the prompt's length
+  int rank_window_ = kRankWindow;
+  InductionProbe probe_;
+  std::vector<HeadReport> reports_;
+  bool probed_ = false;
 };
 
 // Runs `tokens` (the prompt) and the probe through one session of `model` (residual trace on) and measures

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "glassbox/error.hpp"
+#include "glassbox/session.hpp"
 
 namespace glassbox {
 namespace {
@@ -94,6 +95,29 @@ Result<std::vector<float>> head_scale_table(const ModelConfig& config, std::span
   return table;
 }
 
+Result<void> check_head_scale_table(const ModelConfig& config, std::span<const float> table) {
+  const auto heads = static_cast<std::size_t>(config.n_layers) * static_cast<std::size_t>(config.n_heads);
+  if (table.size() != heads)
+    return error(ErrorCode::BadArgument, "head scales: ", table.size(), " values for a model of ",
+                 config.n_layers, " layers x ", config.n_heads, " heads (", heads, ")");
+  for (std::size_t i = 0; i < table.size(); ++i)
+    if (!std::isfinite(table[i]))
+      return error(ErrorCode::BadArgument, "head scales: the scale of head ", i / config.n_heads, ".",
+                   i % config.n_heads, " is not a finite number");
+  return ok();
+}
+
+Result<std::vector<HeadScale>> scaled_heads(const ModelConfig& config, std::span<const float> table) {
+  GLASSBOX_TRY(check_head_scale_table(config, table));
+  std::vector<HeadScale> out;
+  for (std::size_t i = 0; i < table.size(); ++i)
+    if (table[i] != 1.0f)
+      out.push_back({.layer = static_cast<int>(i) / config.n_heads,
+                     .head = static_cast<int>(i) % config.n_heads,
+                     .scale = table[i]});
+  return out;
+}
+
 Result<DistributionChange> compare_distributions(std::span<const float> logits_before,
                                                  std::span<const float> logits_after) {
   if (logits_before.empty() || logits_before.size() != logits_after.size())
@@ -110,6 +134,28 @@ Result<DistributionChange> compare_distributions(std::span<const float> logits_b
   change.top_after = argmax_of(log_q);
   change.q_top_after = std::exp(log_q[static_cast<std::size_t>(change.top_after)]);
   return change;
+}
+
+Result<DistributionChange> ablate_session(Session& session, std::span<const int> tokens,
+                                          std::span<const float> table) {
+  if (tokens.empty() || session.position() != static_cast<int>(tokens.size()))
+    return error(ErrorCode::InvalidState, "ablation: the session holds ", session.position(),
+                 " positions, not the ", tokens.size(), " tokens given (it must have read them, from 0)");
+  GLASSBOX_TRY(check_head_scale_table(session.model().config, table));
+  const auto read_again = [&]() -> Result<void> {
+    session.reset();
+    GLASSBOX_TRY(session.prefill(tokens));
+    return ok();
+  };
+  // The baseline is the model as trained: where an ablation is on, the tokens are read again without it.
+  if (!session.head_scales().empty()) {
+    GLASSBOX_TRY(session.set_head_scales({}));
+    GLASSBOX_TRY(read_again());
+  }
+  const std::vector<float> before(session.logits().begin(), session.logits().end());
+  GLASSBOX_TRY(session.set_head_scales(table));
+  GLASSBOX_TRY(read_again());
+  return compare_distributions(before, session.logits());
 }
 
 }  // namespace glassbox

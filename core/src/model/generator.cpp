@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "glassbox/token_ids.hpp"
+
 namespace glassbox {
 
 const char* to_string(StopReason reason) {
@@ -29,10 +31,7 @@ Result<void> Generator::check(std::span<const int> prompt_ids, GenerationLimits 
   if (length > session_.context_length())
     return error(ErrorCode::PromptTooLong, "the prompt is ", length, " tokens, more than the context of ",
                  session_.context_length());
-  for (int id : prompt_ids)
-    if (id < 0 || id >= session_.model().config.vocab_size)
-      return error(ErrorCode::BadArgument, "prompt token id ", id, " is outside the vocabulary (0..",
-                   session_.model().config.vocab_size - 1, ")");
+  GLASSBOX_TRY(check_token_ids(prompt_ids, session_.model().config.vocab_size));
   if (limits.max_new_tokens < 0 || limits.max_steps < 0)
     return error(ErrorCode::BadArgument, "generation limits must be >= 0 (0: none), found max_new_tokens ",
                  limits.max_new_tokens, ", max_steps ", limits.max_steps);

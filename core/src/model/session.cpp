@@ -1,9 +1,10 @@
 #include "glassbox/session.hpp"
 
 #include <algorithm>
-#include <cmath>
 
+#include "glassbox/ablation.hpp"
 #include "glassbox/error.hpp"
+#include "glassbox/token_ids.hpp"
 #include "model/forward.hpp"
 #include "model/linear.hpp"
 #include "model/run_state.hpp"
@@ -59,10 +60,7 @@ Result<std::span<const float>> Session::step(int token) {
 Result<std::span<const float>> Session::prefill(std::span<const int> tokens) {
   const ModelConfig& c = model_->config;
   if (tokens.empty()) return error(ErrorCode::BadArgument, "prefill: no tokens");
-  for (int token : tokens)
-    if (token < 0 || token >= c.vocab_size)
-      return error(ErrorCode::BadArgument, "token id ", token, " is outside the vocabulary (0..",
-                   c.vocab_size - 1, ")");
+  GLASSBOX_TRY(check_token_ids(tokens, c.vocab_size));
   if (position_ >= context_length_)
     return error(ErrorCode::ContextFull, "the context is full: all ", context_length_,
                  " positions are used (reset to start over)");
@@ -97,15 +95,8 @@ void Session::reset() {
 }
 
 Result<void> Session::set_head_scales(std::span<const float> scales) {
-  const ModelConfig& c = model_->config;
-  const auto heads = static_cast<std::size_t>(c.n_layers) * static_cast<std::size_t>(c.n_heads);
-  if (!scales.empty() && scales.size() != heads)
-    return error(ErrorCode::BadArgument, "head scales: ", scales.size(), " values for a model of ",
-                 c.n_layers, " layers x ", c.n_heads, " heads (", heads, ")");
-  for (std::size_t i = 0; i < scales.size(); ++i)
-    if (!std::isfinite(scales[i]))
-      return error(ErrorCode::BadArgument, "head scales: the scale of head ", i / c.n_heads, ".",
-                   i % c.n_heads, " is not a finite number");
+  // An empty table is no ablation; any other must fit the model.
+  if (!scales.empty()) GLASSBOX_TRY(check_head_scale_table(model_->config, scales));
   // All ones is no ablation: keep the table empty so the forward pass skips it.
   const bool identity = std::all_of(scales.begin(), scales.end(), [](float s) { return s == 1.0f; });
   state_->head_scales.assign(identity ? scales.end() : scales.begin(), scales.end());
