@@ -4,7 +4,7 @@
 import type { EngineClient } from './client';
 import type { ModelInfo } from './protocol';
 import type { AblationResult, AttentionBatch, FlopsResult, InsideInfo, MeasureResult, RopePicture } from './protocol-inside';
-import type { TestHook } from './test-hook';
+import { isGenerating, type PageStore } from './state/page-state';
 import { byId } from './ui/text';
 import { AblationPanel } from './views/ablation';
 import { AnatomyView } from './views/anatomy';
@@ -18,19 +18,7 @@ import { PositionsView } from './views/positions';
 /** The window of newest positions the model view's thumbnails and the head view show. */
 const BATCH_WINDOW = 64;
 
-/** What the browser tests read (window.__glassbox.inside). */
-export interface InsideHook {
-  batch: AttentionBatch | null;
-  measurement: MeasureResult | null;
-  ablation: AblationResult | null;
-  ablationActive: boolean;
-  anatomy: InsideInfo['anatomy'] | null;
-  flops: FlopsResult | null;
-  rope(): RopePicture | null;
-  whenIdle(): Promise<void>;
-}
-
-export function mountInside(client: EngineClient, attention: AttentionView, hook: TestHook, prompt: HTMLTextAreaElement) {
+export function mountInside(client: EngineClient, attention: AttentionView, store: PageStore, prompt: HTMLTextAreaElement) {
   const selection = new HeadSelection();
   const modelView = new ModelView(byId('model-view'), selection);
   const headView = new HeadView(byId('head-view'));
@@ -43,35 +31,23 @@ export function mountInside(client: EngineClient, attention: AttentionView, hook
   );
   const anatomy = new AnatomyView(byId('anatomy'));
 
-  let info: ModelInfo | null = null;
-  let generating = false;
+  // The model, the generation, the trace's extent and what the worker answered are the store's.
+  const state = () => store.state;
+  const info = () => state().model?.info ?? null;
+  /** The loaded model, as a ticket: an answer for an older model than the one loaded now is dropped. */
+  const currentModel = () => state().model;
   let measuring = false;
   let ablating = false;
-  let traced = 0;
-  let modelGeneration = 0; // bumps on every load: answers for an older model are dropped
-
-  const inside: InsideHook = {
-    batch: null,
-    measurement: null,
-    ablation: null,
-    ablationActive: false,
-    anatomy: null,
-    flops: null,
-    rope: () => positions.picture,
-    whenIdle: () => idle(),
-  };
-  (hook as TestHook & { inside: InsideHook }).inside = inside;
 
   // --- work in flight, so the tests (and nothing else) can wait for quiet -------------------------------
   let pending = 0;
-  let waiters: (() => void)[] = [];
+  const waiters: (() => void)[] = [];
   function track<T>(work: Promise<T>): Promise<T> {
     pending++;
     return work.finally(() => {
       pending--;
       if (pending === 0) {
-        const ready = waiters;
-        waiters = [];
+        const ready = waiters.splice(0);
         // The views draw in the same task; one frame later they are on screen.
         requestAnimationFrame(() => ready.forEach((resolve) => resolve()));
       }
@@ -83,21 +59,20 @@ export function mountInside(client: EngineClient, attention: AttentionView, hook
   }
 
   function updateControls() {
-    const ready = info !== null && !generating;
+    const ready = info() !== null && !isGenerating(state());
     headTable.setEnabled(ready && !measuring);
-    ablation.setEnabled(ready && !ablating, traced > 0);
+    ablation.setEnabled(ready && !ablating, state().traced > 0);
   }
   selection.onChange(updateControls);
 
   // --- the model view and the head view: one batch of every head ------------------------------------------
   function refreshHeads() {
-    const model = modelGeneration;
+    const model = currentModel();
     return track(
       client.inside<AttentionBatch>({ type: 'attention-batch', window: BATCH_WINDOW }).then(
         (batch) => {
-          if (model !== modelGeneration) return;
-          inside.batch = batch;
-          traced = batch.total;
+          if (model !== currentModel()) return;
+          store.set({ heads: batch, traced: batch.total });
           positions.setTraced(batch.total);
           if (batch.size === 0) {
             modelView.clear('Generate some text to see every head of the model at once.');
@@ -127,7 +102,7 @@ export function mountInside(client: EngineClient, attention: AttentionView, hook
   sightObserver.observe(byId('model-view-card'));
   sightObserver.observe(byId('head-view-card'));
   function refreshHeadsLive() {
-    if (!generating || liveBusy || performance.now() < liveDue || ![...inSight.values()].some(Boolean)) return;
+    if (!isGenerating(state()) || liveBusy || performance.now() < liveDue || ![...inSight.values()].some(Boolean)) return;
     liveBusy = true;
     const started = performance.now();
     void refreshHeads().finally(() => {
@@ -145,20 +120,20 @@ export function mountInside(client: EngineClient, attention: AttentionView, hook
 
   // --- head statistics --------------------------------------------------------------------------------------
   headTable.onMeasure = () => {
-    if (!info || measuring) return;
+    if (!info() || measuring) return;
     measuring = true;
     updateControls();
-    const model = modelGeneration;
+    const model = currentModel();
     headTable.showProgress(0, 1);
     void track(
       client
         .inside<MeasureResult>({ type: 'measure-heads', prompt: prompt.value }, (completed, total) => {
-          if (model === modelGeneration) headTable.showProgress(completed, total);
+          if (model === currentModel()) headTable.showProgress(completed, total);
         })
         .then(
           (result) => {
-            if (model !== modelGeneration) return;
-            inside.measurement = result;
+            if (model !== currentModel()) return;
+            store.set({ measurement: result });
             headTable.show(result);
             modelView.setRoles(result.heads);
           },
@@ -181,8 +156,7 @@ export function mountInside(client: EngineClient, attention: AttentionView, hook
         .inside<AblationResult>({ type: 'ablate', scales: table })
         .then(
           async (change) => {
-            inside.ablation = change;
-            inside.ablationActive = true;
+            store.set({ ablation: change, ablationActive: true });
             ablation.setActive(table);
             ablation.showResult(change);
             await Promise.all([attention.refresh(), refreshHeads()]);
@@ -205,11 +179,10 @@ export function mountInside(client: EngineClient, attention: AttentionView, hook
         .inside<boolean>({ type: 'clear-ablation' })
         .then(
           async () => {
-            inside.ablation = null;
-            inside.ablationActive = false;
+            store.set({ ablation: null, ablationActive: false });
             ablation.setActive(null);
             ablation.note('Every head is as trained again; the views show the model\'s own attention.');
-            if (traced > 0) await Promise.all([attention.refresh(), refreshHeads()]);
+            if (state().traced > 0) await Promise.all([attention.refresh(), refreshHeads()]);
           },
           (error: unknown) => ablation.note(`Reset failed: ${error instanceof Error ? error.message : String(error)}`),
         )
@@ -225,14 +198,14 @@ export function mountInside(client: EngineClient, attention: AttentionView, hook
   let flopsWanted = 0;
   function requestFlops(n: number) {
     flopsWanted = n;
-    if (flopsBusy || !info) return;
+    if (flopsBusy || !info()) return;
     flopsBusy = true;
     const asked = n;
     void track(
       client
         .inside<FlopsResult>({ type: 'flops', sequenceLength: asked })
         .then((flops) => {
-          inside.flops = flops;
+          store.set({ flops });
           anatomy.showFlops(flops);
         })
         .catch(() => {})
@@ -242,27 +215,37 @@ export function mountInside(client: EngineClient, attention: AttentionView, hook
         }),
     );
   }
-  // Each token the output view shows: the sequence grows by one. The FLOPs follow it every LIVE_MS (each
+  // Each token of the generation: the sequence grows by one. The FLOPs follow it every LIVE_MS (each
   // answer redraws the anatomy's bars: once a token was a layout and paint at 100+ tokens/s), and the heads'
-  // views when they are due.
+  // views when they are due. Heard after the token's handler has run (a microtask), so the attention
+  // view's own live refresh, asked for in that handler, goes to the worker first.
   let flopsDue = 0;
-  new MutationObserver(() => {
-    const last = hook.last;
-    if (!generating || !last) return;
+  let followQueued = false;
+  function followGeneration() {
+    followQueued = false;
+    const last = state().generation;
+    if (!last?.running) return;
     if (performance.now() >= flopsDue) {
       flopsDue = performance.now() + LIVE_MS;
       requestFlops(Math.max(1, last.promptIds.length + last.ids.length - 1));
     }
     if (last.ids.length > 0) refreshHeadsLive();
-  }).observe(byId('output'), { childList: true, subtree: true, characterData: true });
+  }
+  store.subscribe(() => {
+    if (followQueued) return;
+    followQueued = true;
+    queueMicrotask(followGeneration);
+  }, ['generation']);
 
   // --- what main.ts tells us ----------------------------------------------------------------------------------
   return {
+    /** The part-2 views' requests answered and drawn (for the browser tests). */
+    whenIdle: idle,
+    /** The positional-encoding view's picture (for the browser tests). */
+    ropePicture: (): RopePicture | null => positions.picture,
     modelLoaded(loaded: ModelInfo) {
-      info = loaded;
-      modelGeneration++;
-      traced = 0;
-      const model = modelGeneration;
+      store.set({ traced: 0 });
+      const model = currentModel();
       selection.setModel(loaded.layers, loaded.heads);
       headView.setModel(loaded.layers, loaded.heads);
       modelView.clear('Generate some text to see every head of the model at once.');
@@ -270,15 +253,14 @@ export function mountInside(client: EngineClient, attention: AttentionView, hook
       headView.clear('Generate some text to see where each head of a layer looks, token by token.');
       headTable.clear();
       ablation.setModel(loaded.layers);
-      inside.batch = inside.measurement = inside.ablation = null;
-      inside.ablationActive = false;
+      store.set({ heads: null, measurement: null, ablation: null, ablationActive: false });
       positions.setTraced(0);
       updateControls();
       void track(
         client.inside<InsideInfo>({ type: 'inside-info' }).then(
           (details) => {
-            if (model !== modelGeneration) return;
-            inside.anatomy = details.anatomy;
+            if (model !== currentModel()) return;
+            store.set({ anatomy: details.anatomy });
             headTable.setThresholds(details.thresholds);
             anatomy.setModel(details.anatomy);
             positions.setModel(details.positions, loaded.layers, loaded.heads);
@@ -289,15 +271,13 @@ export function mountInside(client: EngineClient, attention: AttentionView, hook
       );
     },
     generationStarted() {
-      generating = true;
       liveDue = performance.now() + LIVE_MS;
       updateControls();
     },
     generationDone(count: number) {
-      generating = false;
       if (count > 0) {
         void refreshHeads();
-        if (inside.ablationActive) ablation.note('This text was generated with the ablation on. Apply again to measure its effect on the new text, or Reset.');
+        if (state().ablationActive) ablation.note('This text was generated with the ablation on. Apply again to measure its effect on the new text, or Reset.');
       } else {
         updateControls();
       }

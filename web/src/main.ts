@@ -1,8 +1,9 @@
 // The page: wires the views to the engine worker. The main thread only draws; every model operation is a
 // message to the worker (client.ts).
 import { EngineClient, EngineError } from './client';
-import type { EngineReady, ErrorReport, LoadResult, ModelSource } from './protocol';
-import { createTestHook, type GenerationRecord } from './test-hook';
+import type { EngineReady, ErrorReport, ModelSource } from './protocol';
+import { installTestHook } from './test-hook';
+import { createPageStore, isGenerating, type GenerationRecord } from './state/page-state';
 import { byId, el } from './ui/text';
 import type { ChatMessage } from './protocol-chat';
 import { AttentionView } from './views/attention';
@@ -10,7 +11,7 @@ import { ChatView } from './views/chat';
 import { SamplingControls } from './views/controls';
 import { HubPanel } from './views/hub-panel';
 import { fetchCatalog, ModelPanel } from './views/model-panel';
-import { NextTokenView, type StepDistribution } from './views/next-token';
+import { NextTokenView } from './views/next-token';
 import { OutputView } from './views/output';
 import { StatusPill } from './views/status';
 import { TokensView } from './views/tokens';
@@ -22,6 +23,7 @@ import { revealOnNarrow } from './ui/reveal';
 const TOP_CANDIDATES = 10;
 
 const client = new EngineClient();
+const store = createPageStore(); // the page's one state (state/page-state.ts)
 const status = new StatusPill(byId('status'));
 const panel = new ModelPanel();
 const hub = new HubPanel(byId('hub-list'));
@@ -31,33 +33,27 @@ const output = new OutputView(byId('output'), byId('output-meta'), byId('stats')
 const nextToken = new NextTokenView(byId('next-token'));
 const chat = new ChatView(document.querySelector('.prompt-card')!); // for models with a chat template (views/chat.ts)
 const attention = new AttentionView(byId('attention'), byId('attention-controls'), (layer, head) => client.attention(layer, head));
-const hook = createTestHook(
-  (layer, head) => client.attention(layer, head),
-  () => attention.drawn,
-  () => client.memory(),
-);
 
 const prompt = byId<HTMLTextAreaElement>('prompt');
 const generateButton = byId<HTMLButtonElement>('generate');
 const stopButton = byId<HTMLButtonElement>('stop');
 const generateError = byId('generate-error');
 
-let model: LoadResult | null = null;
-let modelSource: ModelSource | null = null;
-let loadAttempt = 0;
-let loading = false; // a model is on its way: Generate and Step wait for it (or for Cancel)
-let generation: ReturnType<EngineClient['generate']> | null = null;
-let steps: StepDistribution[] = [];
+let loadAttempt = 0; // the newest load's ticket: answers to an older one are dropped
+let generation: ReturnType<EngineClient['generate']> | null = null; // the running generation's handle (Stop)
 
 const reportOf = (error: unknown): ErrorReport =>
   error instanceof EngineError ? error.report : { title: 'Something went wrong', detail: error instanceof Error ? error.message : String(error) };
 
 function updateButtons() {
-  generateButton.disabled = !model || generation !== null || loading;
-  stopButton.disabled = generation === null;
-  seeInside.control.stepButton.disabled = !model || generation !== null || loading;
-  chat.setBusy(!model || generation !== null || loading);
+  const { model, loading } = store.state;
+  const generating = isGenerating(store.state);
+  generateButton.disabled = !model || generating || loading;
+  stopButton.disabled = !generating;
+  seeInside.control.stepButton.disabled = !model || generating || loading;
+  chat.setBusy(!model || generating || loading);
 }
+store.subscribe(updateButtons, ['model', 'loading', 'generation']);
 
 function showGenerateError(report: ErrorReport | null) {
   generateError.hidden = !report;
@@ -76,8 +72,7 @@ function showGenerateError(report: ErrorReport | null) {
 async function load(source: ModelSource) {
   const attempt = ++loadAttempt;
   generation?.stop();
-  loading = true; // Generate waits: text from the old model would be wiped when the new one arrives
-  updateButtons();
+  store.set({ loading: true }); // Generate waits: text from the old model would be wiped when the new one arrives
   status.set('loading', `Loading ${source.label}…`);
   panel.showError(null);
   panel.showPairing(null);
@@ -89,8 +84,8 @@ async function load(source: ModelSource) {
       hub.showProgress(p.loaded, p.total);
     });
     if (attempt !== loadAttempt) return;
-    model = result;
-    modelSource = source;
+    const firstLoad = store.state.loads === 0;
+    store.set({ model: result, modelSource: source });
     panel.showLoaded(source);
     panel.showInfo(result.info);
     panel.describe(result, source);
@@ -101,27 +96,24 @@ async function load(source: ModelSource) {
     attention.setModel(result.info.layers, result.info.heads, result.info.kvHeads);
     inside.modelLoaded(result.info); // part-2 views (inside-page.ts)
     seeInside.modelLoaded(); // part-1 views (see-inside-page.ts)
-    if (hook.loads === 0) restoreHashState(result.info);
+    if (firstLoad) restoreHashState(result.info);
     output.empty();
     nextToken.empty();
     status.set('ready', `${result.label} · ready`);
-    hook.info = result.info;
-    hook.modelLabel = result.label;
-    hook.loads += 1;
+    store.set({ loads: store.state.loads + 1 });
     retokenize();
   } catch (error) {
     if (attempt !== loadAttempt) return;
-    hook.failedLoads += 1;
+    store.set({ failedLoads: store.state.failedLoads + 1 });
+    const { model, modelSource } = store.state;
     if (modelSource) panel.showLoaded(modelSource);
     panel.showError(reportOf(error), model ? `${model.label} is still loaded: you can keep generating with it.` : undefined);
     status.set(model ? 'ready' : 'error', model ? `${model.label} · ready` : 'No model loaded');
   } finally {
     if (attempt === loadAttempt) {
       panel.hideProgress();
-      loading = false;
+      store.set({ loading: false });
     }
-    updateButtons();
-    hook.changed();
   }
 }
 
@@ -135,8 +127,7 @@ async function refreshHub() {
   } catch (error) {
     panel.showError(reportOf(error));
   }
-  hook.hubRefreshes += 1;
-  hook.changed();
+  store.set({ hubRefreshes: store.state.hubRefreshes + 1 });
 }
 
 hub.onLoad = (entry, url, sha256) => {
@@ -156,7 +147,7 @@ let tokenizing = false;
 let tokenizeAgain = false;
 
 async function retokenize() {
-  if (!model) return;
+  if (!store.state.model) return;
   if (tokenizing) {
     tokenizeAgain = true;
     return;
@@ -217,7 +208,8 @@ function refreshAttentionLive() {
 }
 
 function generate(only?: { maxTokens?: number; chat?: ChatMessage[] }) {
-  if (!model || generation || loading) return;
+  const { model, loading } = store.state;
+  if (!model || isGenerating(store.state) || loading) return;
   const { sampler, maxTokens: chosenMax } = controls.value;
   const maxTokens = only?.maxTokens ?? chosenMax;
   const text = only?.chat ? only.chat[only.chat.length - 1].content : prompt.value; // a chat: the new message
@@ -226,15 +218,18 @@ function generate(only?: { maxTokens?: number; chat?: ChatMessage[] }) {
   nextToken.empty();
   attention.clear('Generating… the attention shows up here every so often while the model writes, in full when it stops.');
   liveAttentionDue = performance.now() + LIVE_ATTENTION_MS;
-  steps = [];
+  // The store holds this generation's record from here to its end (one runs at a time); each change replaces it.
   const record: GenerationRecord = { prompt: text, promptIds: [], ids: [], text, running: true, engineMs: 0, reason: null, error: null, tokensWhenStopClicked: null };
-  hook.last = record;
-  hook.generations += 1;
+  store.set({ generation: record, generations: store.state.generations + 1 });
+  const update = (change: (now: GenerationRecord) => Partial<GenerationRecord>) => {
+    const now = store.state.generation ?? record;
+    store.set({ generation: { ...now, ...change(now) } });
+  };
   status.set('generating', `${model.label} · generating`);
   inside.generationStarted(); // part-2 views (inside-page.ts)
   generation = client.generate(text, sampler, maxTokens, TOP_CANDIDATES, {
     started(event) {
-      record.promptIds = event.promptIds;
+      update(() => ({ promptIds: event.promptIds }));
       output.started(event.promptIds.length);
       seeInside.generationStarted(event.promptIds, sampler);
       if (only?.chat) chat.started(event);
@@ -242,9 +237,7 @@ function generate(only?: { maxTokens?: number; chat?: ChatMessage[] }) {
     token(event) {
       output.token(event);
       if (only?.chat) chat.token(event);
-      record.ids.push(event.id);
-      record.engineMs += event.stepMs;
-      steps.push({ index: event.index, chosen: event.id, chosenPiece: event.piece, top: event.top });
+      update((now) => ({ ids: [...now.ids, event.id], engineMs: now.engineMs + event.stepMs }));
       seeInside.token(event);
       if (!event.end) refreshAttentionLive();
       if (!nextTokenFrame && !nextTokenTimer) {
@@ -262,14 +255,10 @@ function generate(only?: { maxTokens?: number; chat?: ChatMessage[] }) {
     done(event) {
       output.end(event);
       generation = null;
-      record.running = false;
-      record.reason = event.reason;
-      record.error = event.error ?? null;
-      record.text = output.text;
+      update(() => ({ running: false, reason: event.reason, error: event.error ?? null, text: output.text }));
       if (only?.chat) chat.done(event);
       else if (event.error) showGenerateError(event.error);
-      if (!loading) status.set('ready', `${model?.label ?? 'model'} · ready`); // a load stopped it: the pill says so
-      updateButtons();
+      if (!store.state.loading) status.set('ready', `${store.state.model?.label ?? 'model'} · ready`); // a load stopped it: the pill says so
       seeInside.generationDone(); // the views show the selected (or newest) step
       restoreHashPosition();
       // Focus left on a button that was disabled goes back where the keyboard came from: Step for a step.
@@ -278,10 +267,8 @@ function generate(only?: { maxTokens?: number; chat?: ChatMessage[] }) {
       if (event.count > 0) void attention.refresh();
       else attention.clear();
       inside.generationDone(event.count); // part-2 views (inside-page.ts)
-      hook.changed();
     },
   }, only?.chat ? { messages: only.chat } : undefined);
-  updateButtons();
 }
 
 chat.onSend = (messages) => {
@@ -294,34 +281,37 @@ generateButton.addEventListener('click', () => {
   if (generation) stopButton.focus(); // Stop is what a keyboard user wants next
 });
 stopButton.addEventListener('click', () => {
-  if (!generation) return;
-  if (hook.last) hook.last.tokensWhenStopClicked = hook.last.ids.length;
+  const last = store.state.generation;
+  if (!generation || !last) return;
+  store.set({ generation: { ...last, tokensWhenStopClicked: last.ids.length } });
   generation.stop();
 });
 
 // --- see inside, part 1: one current step across the views, the pipeline, attention step by step, the logit
 // lens, export, and the URL's hash (see-inside-page.ts, views/{pipeline,attention-steps,logit-lens,step-control}.ts)
-const seeInside = mountSeeInside(client, attention, hook, {
+const seeInside = mountSeeInside(client, attention, store, {
     selected(position, step) {
       tokens.mark(position);
-      const promptLength = hook.last?.promptIds.length ?? 0;
+      const last = store.state.generation;
+      const promptLength = last?.promptIds.length ?? 0;
       output.mark(position >= promptLength ? position - promptLength : -1);
-      if (step) nextToken.show(step, step.index === steps.length - 1);
-      else if (position >= 0 && !generation) nextToken.empty();
-      if (seeInside.current.pinned || !generation) saveHash(); // not once a frame while following a generation
+      if (step) nextToken.show(step, step.index === (last?.ids.length ?? 0) - 1);
+      else if (position >= 0 && !isGenerating(store.state)) nextToken.empty();
+      if (seeInside.current.pinned || !isGenerating(store.state)) saveHash(); // not once a frame while following a generation
     },
     step: stepOnce,
 });
 tokens.onSelect = (position) => seeInside.current.select(position);
 output.onSelect = (index) => {
-  seeInside.current.select((hook.last?.promptIds.length ?? 0) + index);
+  seeInside.current.select((store.state.generation?.promptIds.length ?? 0) + index);
   revealOnNarrow(byId('next-heading').closest('section')!); // on a phone, the distribution it came from
 };
 
 /** Step: exactly one more token, continuing the text shown (prompt and output) with the same sampler. */
 function stepOnce() {
-  if (!model || generation || loading) return;
-  if (hook.last && output.generated && hook.last.prompt === prompt.value) {
+  const { model, loading, generation: last } = store.state;
+  if (!model || isGenerating(store.state) || loading) return;
+  if (last && output.generated && last.prompt === prompt.value) {
     prompt.value = output.text;
     void retokenize();
   }
@@ -335,6 +325,7 @@ if (hashState.prompt !== undefined) prompt.value = hashState.prompt;
 
 function saveHash() {
   const { sampler, maxTokens } = controls.value;
+  const { modelSource } = store.state;
   const entry = modelSource?.kind === 'url' ? panel.catalogIdOf(modelSource) : undefined;
   writeHash({
     model: entry,
@@ -373,7 +364,17 @@ attention.onView = (layer, head) => {
 // --- see inside, part 2: model view, head view, head statistics and roles, ablation, positions, anatomy ------
 // All of it lives in inside-page.ts and views/{model-view,head-view,head-table,ablation,positions,anatomy}.ts;
 // main.ts only tells it when a model loads and when a generation starts and ends.
-const inside = mountInside(client, attention, hook, prompt);
+const inside = mountInside(client, attention, store, prompt);
+
+// window.__glassbox for the browser tests (test-hook.ts): it reads the store; nothing here reads it.
+installTestHook(store, {
+  readAttention: (layer, head) => client.attention(layer, head),
+  attentionDrawn: () => attention.drawn,
+  readMemory: () => client.memory(),
+  insideIdle: () => inside.whenIdle(),
+  seeInsideIdle: () => seeInside.whenIdle(),
+  rope: () => inside.ropePicture(),
+});
 
 // --- start: the engine, then the catalog's default model -----------------------------------------------
 
@@ -393,9 +394,7 @@ async function start() {
   // Which build runs, and on how many threads: the threaded one needs a cross-origin isolated page (docs/hosting.md).
   byId('engine-build').textContent = ready.build;
   byId('engine-threads').textContent = ready.threaded ? `, threaded build, ${ready.threads} threads` : ', single-threaded build';
-  hook.formats = ready.formats;
-  hook.samplerDefaults = ready.samplerDefaults;
-  hook.build = ready.build;
+  store.set({ engine: ready });
   status.set('loading', 'Reading the model catalog…');
   try {
     const { entries, base } = await fetchCatalog();
