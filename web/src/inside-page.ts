@@ -3,7 +3,7 @@
 // tells it when a model loads and when a generation starts and ends; everything else happens here.
 import type { EngineClient } from './client';
 import type { ModelInfo } from './protocol';
-import type { AblationResult, AttentionBatch, FlopsResult, InsideInfo, MeasureResult, RopePicture } from './protocol-inside';
+import type { RopePicture } from './protocol-inside';
 import { isGenerating, type PageStore } from './state/page-state';
 import { byId } from './ui/text';
 import { AblationPanel } from './views/ablation';
@@ -26,8 +26,8 @@ export function mountInside(client: EngineClient, attention: AttentionView, stor
   const ablation = new AblationPanel(byId('ablation'), selection, [byId('ablation-badge-slot'), byId('attention-controls'), byId('ablation-heading').parentElement!]);
   const positions = new PositionsView(
     byId('positions'),
-    (n, dim) => client.inside<Float32Array>({ type: 'sinusoidal', positions: n, dim }),
-    (n, anglePosition, source) => client.inside<RopePicture>({ type: 'rope', positions: n, anglePosition, source }),
+    (n, dim) => client.request('sinusoidal', { positions: n, dim }),
+    (n, anglePosition, source) => client.request('rope', { positions: n, anglePosition, source }),
   );
   const anatomy = new AnatomyView(byId('anatomy'));
 
@@ -69,7 +69,7 @@ export function mountInside(client: EngineClient, attention: AttentionView, stor
   function refreshHeads() {
     const model = currentModel();
     return track(
-      client.inside<AttentionBatch>({ type: 'attention-batch', window: BATCH_WINDOW }).then(
+      client.request('attention-batch', { window: BATCH_WINDOW }).then(
         (batch) => {
           if (model !== currentModel()) return;
           store.set({ heads: batch, traced: batch.total });
@@ -127,7 +127,7 @@ export function mountInside(client: EngineClient, attention: AttentionView, stor
     headTable.showProgress(0, 1);
     void track(
       client
-        .inside<MeasureResult>({ type: 'measure-heads', prompt: prompt.value }, (completed, total) => {
+        .request('measure-heads', { prompt: prompt.value }, (completed, total) => {
           if (model === currentModel()) headTable.showProgress(completed, total);
         })
         .then(
@@ -153,7 +153,7 @@ export function mountInside(client: EngineClient, attention: AttentionView, stor
     updateControls();
     void track(
       client
-        .inside<AblationResult>({ type: 'ablate', scales: table })
+        .request('ablate', { scales: table })
         .then(
           async (change) => {
             store.set({ ablation: change, ablationActive: true });
@@ -176,7 +176,7 @@ export function mountInside(client: EngineClient, attention: AttentionView, stor
     updateControls();
     void track(
       client
-        .inside<boolean>({ type: 'clear-ablation' })
+        .request('clear-ablation')
         .then(
           async () => {
             store.set({ ablation: null, ablationActive: false });
@@ -203,7 +203,7 @@ export function mountInside(client: EngineClient, attention: AttentionView, stor
     const asked = n;
     void track(
       client
-        .inside<FlopsResult>({ type: 'flops', sequenceLength: asked })
+        .request('flops', { sequenceLength: asked })
         .then((flops) => {
           store.set({ flops });
           anatomy.showFlops(flops);
@@ -257,7 +257,7 @@ export function mountInside(client: EngineClient, attention: AttentionView, stor
       positions.setTraced(0);
       updateControls();
       void track(
-        client.inside<InsideInfo>({ type: 'inside-info' }).then(
+        client.request('inside-info').then(
           (details) => {
             if (model !== currentModel()) return;
             store.set({ anatomy: details.anatomy });

@@ -32,7 +32,7 @@ const tokens = new TokensView(byId('tokens'), byId('token-summary'));
 const output = new OutputView(byId('output'), byId('output-meta'), byId('stats'), byId<HTMLInputElement>('show-boundaries'));
 const nextToken = new NextTokenView(byId('next-token'));
 const chat = new ChatView(document.querySelector('.prompt-card')!); // for models with a chat template (views/chat.ts)
-const attention = new AttentionView(byId('attention'), byId('attention-controls'), (layer, head) => client.attention(layer, head));
+const attention = new AttentionView(byId('attention'), byId('attention-controls'), (layer, head) => client.request('attention', { layer, head }));
 
 const prompt = byId<HTMLTextAreaElement>('prompt');
 const generateButton = byId<HTMLButtonElement>('generate');
@@ -78,7 +78,7 @@ async function load(source: ModelSource) {
   panel.showPairing(null);
   panel.showProgress(source.label, 0, null);
   try {
-    const result = await client.load(source, (p) => {
+    const result = await client.request('load', { source }, (p) => {
       if (attempt !== loadAttempt) return;
       panel.showProgress(p.name, p.loaded, p.total);
       hub.showProgress(p.loaded, p.total);
@@ -123,7 +123,7 @@ panel.onLoad = (source) => void load(source);
 
 async function refreshHub() {
   try {
-    hub.setCached(await client.hubCached(hub.urls));
+    hub.setCached(await client.request('hub-cached', { urls: hub.urls }));
   } catch (error) {
     panel.showError(reportOf(error));
   }
@@ -138,7 +138,7 @@ hub.onLoad = (entry, url, sha256) => {
   });
 };
 hub.onCancel = () => client.cancelLoad();
-hub.onDelete = (url) => void client.hubDelete(url).then(refreshHub, (error: unknown) => panel.showError(reportOf(error)));
+hub.onDelete = (url) => void client.request('hub-delete', { url }).then(refreshHub, (error: unknown) => panel.showError(reportOf(error)));
 panel.onCancel = () => client.cancelLoad(); // the load answers 'cancelled' and the model before stays
 
 // --- tokenization as the user types: one request in flight, the latest text next -------------------------
@@ -157,7 +157,7 @@ async function retokenize() {
     tokenizeAgain = false;
     const text = prompt.value;
     try {
-      const spans = await client.tokenize(text);
+      const spans = await client.request('tokenize', { text });
       if (!tokenizeAgain) tokens.show(text, spans);
     } catch (error) {
       tokens.empty(reportOf(error).title);
@@ -368,9 +368,9 @@ const inside = mountInside(client, attention, store, prompt);
 
 // window.__glassbox for the browser tests (test-hook.ts): it reads the store; nothing here reads it.
 installTestHook(store, {
-  readAttention: (layer, head) => client.attention(layer, head),
+  readAttention: (layer, head) => client.request('attention', { layer, head }),
   attentionDrawn: () => attention.drawn,
-  readMemory: () => client.memory(),
+  readMemory: () => client.request('memory'),
   insideIdle: () => inside.whenIdle(),
   seeInsideIdle: () => seeInside.whenIdle(),
   rope: () => inside.ropePicture(),

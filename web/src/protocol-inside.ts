@@ -53,6 +53,22 @@ export type InsideRequest =
 
 export type InsideEvent = { type: 'measure-progress'; req: number; completed: number; total: number };
 
+/** Each request's reply: the one place a request is paired with what answers it (protocol.ts joins them). */
+export interface InsideReplies {
+  'attention-batch': AttentionBatch;
+  'measure-heads': MeasureResult; // progress arrives meanwhile as InsideEvent
+  ablate: AblationResult;
+  'clear-ablation': boolean;
+  'inside-info': InsideInfo;
+  flops: TokenFlops;
+  sinusoidal: Float32Array;
+  rope: RopePicture;
+}
+
+/** The request types above, as a value (the worker dispatches on it); naming each once keeps the list whole. */
+const insideKinds: Record<keyof InsideReplies, true> = { 'attention-batch': true, 'measure-heads': true, ablate: true, 'clear-ablation': true, 'inside-info': true, flops: true, sinusoidal: true, rope: true };
+export const isInsideRequest = (type: string): type is keyof InsideReplies => Object.hasOwn(insideKinds, type);
+
 export interface MeasureResult extends HeadMeasurement {
   tokens: number; // how many tokens were measured
   ms: number;

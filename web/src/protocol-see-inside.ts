@@ -33,4 +33,13 @@ export type SeeInsideRequest =
   | { type: 'logit-lens'; req: number; window: number; end: number }
   | { type: 'inspect-json'; req: number; prompt: string; sampler: SamplerSettings; steps: number };
 
-export const seeInsideTypes: SeeInsideRequest['type'][] = ['attention-detail', 'logit-lens', 'inspect-json'];
+/** Each request's reply: the one place a request is paired with what answers it (protocol.ts joins them). */
+export interface SeeInsideReplies {
+  'attention-detail': StepByStep;
+  'logit-lens': LensWindow;
+  'inspect-json': string; // the engine's inspection document
+}
+
+/** The request types above, as a value (the worker dispatches on it); naming each once keeps the list whole. */
+const seeInsideKinds: Record<keyof SeeInsideReplies, true> = { 'attention-detail': true, 'logit-lens': true, 'inspect-json': true };
+export const isSeeInsideRequest = (type: string): type is keyof SeeInsideReplies => Object.hasOwn(seeInsideKinds, type);

@@ -5,8 +5,8 @@
 // The engine's own types (wasm/engine.d.ts) are used as they are, not restated.
 import type { ErrorCode, ModelInfo, SamplerSettings, StopReason, TokenSpan, TopToken as EngineTopToken } from '@glassbox/engine';
 import type { ChatRequest, ChatStarted, ChatSupport } from './protocol-chat';
-import type { InsideEvent, InsideRequest } from './protocol-inside';
-import type { SeeInsideRequest, StepPipeline } from './protocol-see-inside';
+import type { InsideEvent, InsideReplies, InsideRequest } from './protocol-inside';
+import type { SeeInsideReplies, SeeInsideRequest, StepPipeline } from './protocol-see-inside';
 
 export type { ErrorCode, ModelInfo, SamplerSettings, StopReason, TokenSpan };
 
@@ -130,6 +130,29 @@ export type FromWorker =
       stepMs: number;
     }
   | { type: 'done'; gen: number; reason: DoneReason; count: number; elapsedMs: number; error?: ErrorReport };
+
+/** Each request's reply: the one place a request is paired with what answers it. */
+export interface Replies extends InsideReplies, SeeInsideReplies {
+  load: LoadResult; // load progress arrives meanwhile as 'progress'
+  tokenize: TokenSpan[];
+  attention: AttentionTrace;
+  memory: MemoryReport;
+  'hub-cached': Record<string, CachedState>; // a URL the browser keeps nothing of is absent
+  'hub-delete': null;
+}
+
+/** The requests: the messages to the worker that carry a `req` and are answered by one `reply`. */
+export type RequestType = keyof Replies;
+/** A request's fields besides its type and number. */
+export type RequestFields<K extends RequestType> = Omit<Extract<ToWorker, { type: K }>, 'type' | 'req'>;
+export type ReplyTo<K extends RequestType> = Replies[K];
+
+/** Fails to compile while a request of ToWorker has no reply in Replies, or Replies names one ToWorker lacks. */
+export type EveryRequestPaired = AssertNever<Exclude<Extract<ToWorker, { req: number }>['type'], RequestType> | Exclude<RequestType, ToWorker['type']>>;
+type AssertNever<T extends never> = T;
+
+/** The worker's answer to request `req` of type `kind`: the pairing above is checked where replies are made. */
+export const replyTo = <K extends RequestType>(_kind: K, req: number, value: ReplyTo<K>): FromWorker => ({ type: 'reply', req, ok: true, value });
 
 export interface LoadResult {
   label: string;

@@ -4,7 +4,6 @@
 // when a generation starts, each token, and when it ends; everything else happens here.
 import type { EngineClient, TokenEvent } from './client';
 import type { SamplerSettings } from './protocol';
-import type { LensWindow, StepByStep } from './protocol-see-inside';
 import { isGenerating, type PageStore, type StepRecord } from './state/page-state';
 import { CurrentStep } from './ui/current-step';
 import { downloadBlob, downloadCanvas } from './ui/download';
@@ -89,7 +88,7 @@ export function mountSeeInside(client: EngineClient, attention: AttentionView, s
     if (query < 0 || traced === 0) return stepsView.empty('Generate some text to work through a query here.');
     if (query >= traced) return stepsView.empty(`Token ${query} has not been read yet: the model reads it when it writes the next token.`);
     const request = ++detailRequest;
-    void track(client.seeInside<StepByStep>({ type: 'attention-detail', layer: attention.selectedLayer, head: attention.selectedHead, query })).then(
+    void track(client.request('attention-detail', { layer: attention.selectedLayer, head: attention.selectedHead, query })).then(
       (detail) => {
         if (request !== detailRequest) return;
         store.set({ detail });
@@ -107,7 +106,7 @@ export function mountSeeInside(client: EngineClient, attention: AttentionView, s
     const position = Math.min(current.position, traced - 1);
     const end = Math.min(traced, Math.max(position + 1 + LENS_WINDOW / 2, LENS_WINDOW));
     const request = ++lensRequest;
-    void track(client.seeInside<LensWindow>({ type: 'logit-lens', window: LENS_WINDOW, end })).then(
+    void track(client.request('logit-lens', { window: LENS_WINDOW, end })).then(
       (lens) => {
         if (request !== lensRequest) return;
         store.set({ lens });
@@ -125,7 +124,7 @@ export function mountSeeInside(client: EngineClient, attention: AttentionView, s
     const { generation: last, sampler } = state();
     if (!last || !sampler) return;
     exportNote.textContent = 'Preparing the inspection document…';
-    void track(client.seeInside<string>({ type: 'inspect-json', prompt: last.prompt, sampler, steps: last.ids.length })).then(
+    void track(client.request('inspect-json', { prompt: last.prompt, sampler, steps: last.ids.length })).then(
       (json) => {
         store.set({ exported: json });
         downloadBlob(new Blob([json], { type: 'application/json' }), 'glassbox-inspect.json');
