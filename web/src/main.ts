@@ -10,13 +10,13 @@ import { AttentionView } from './views/attention';
 import { ChatView } from './views/chat';
 import { SamplingControls } from './views/controls';
 import { HubPanel } from './views/hub-panel';
-import { fetchCatalog, ModelPanel } from './views/model-panel';
+import { fetchCatalog, ModelPanel } from './views/model-loader';
 import { NextTokenView } from './views/next-token';
 import { OutputView } from './views/output';
 import { StatusPill } from './views/status';
 import { TokensView } from './views/tokens';
-import { mountInside } from './inside-page';
-import { mountSeeInside } from './see-inside-page';
+import { mountInside } from './model-inspector';
+import { mountSeeInside } from './step-inspector';
 import { readHash, writeHash } from './ui/hash-state';
 import { revealOnNarrow } from './ui/reveal';
 

@@ -5,8 +5,8 @@
 // The engine's own types (wasm/engine.d.ts) are used as they are, not restated.
 import type { ErrorCode, ModelInfo, SamplerSettings, StopReason, TokenSpan, TopToken as EngineTopToken } from '@glassbox/engine';
 import type { ChatRequest, ChatStarted, ChatSupport } from './protocol-chat';
-import type { InsideEvent, InsideReplies, InsideRequest } from './protocol-inside';
-import type { SeeInsideReplies, SeeInsideRequest, StepPipeline } from './protocol-see-inside';
+import type { InsideEvent, InsideReplies, InsideRequest } from './protocol-model-inspector';
+import type { SeeInsideReplies, SeeInsideRequest, StepPipeline } from './protocol-step-inspector';
 
 export type { ErrorCode, ModelInfo, SamplerSettings, StopReason, TokenSpan };
 

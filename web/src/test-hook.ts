@@ -2,8 +2,8 @@
 // at the console). It reads the page's store (state/page-state.ts) and what the page shows; it never drives
 // the engine around the page, and the page never reads it.
 import type { AttentionTrace, MemoryReport, ModelInfo, SamplerSettings } from './protocol';
-import type { AblationResult, AttentionBatch, FlopsResult, InsideInfo, MeasureResult, RopePicture } from './protocol-inside';
-import type { LensWindow, StepByStep, StepPipeline } from './protocol-see-inside';
+import type { AblationResult, AttentionBatch, FlopsResult, InsideInfo, MeasureResult, RopePicture } from './protocol-model-inspector';
+import type { LensWindow, StepByStep, StepPipeline } from './protocol-step-inspector';
 import { positionOf } from './ui/current-step';
 import type { GenerationRecord, PageState, PageStore } from './state/page-state';
 

@@ -11,8 +11,8 @@ import { chatSupport, startChat } from './worker/chat';
 import { chooseBuild, startEngine } from './worker/engine-build';
 import { explain, PageError, PlainError } from './worker/explain';
 import { cachedStates, deleteCached } from './worker/hub-cache';
-import { handleInside } from './worker/inside';
-import { handleSeeInside, stepPipeline } from './worker/see-inside';
+import { handleInside } from './worker/model-inspector';
+import { handleSeeInside, stepPipeline } from './worker/step-inspector';
 import { type Part, uploadSource } from './worker/upload-source';
 
 interface WorkerScope {

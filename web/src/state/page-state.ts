@@ -1,8 +1,8 @@
 // The page's one state: the engine, the model, the generation, its steps, the trace and the current
 // selection, plus what the inspection views last read from the worker. main.ts creates the store; the
 // page's modules set it and subscribe to it; the test hook (test-hook.ts) only reads it.
-import type { AblationResult, AttentionBatch, FlopsResult, InsideInfo, MeasureResult } from '../protocol-inside';
-import type { LensWindow, StepByStep, StepPipeline } from '../protocol-see-inside';
+import type { AblationResult, AttentionBatch, FlopsResult, InsideInfo, MeasureResult } from '../protocol-model-inspector';
+import type { LensWindow, StepByStep, StepPipeline } from '../protocol-step-inspector';
 import type { DoneReason, EngineReady, ErrorReport, LoadResult, ModelSource, SamplerSettings } from '../protocol';
 import type { StepDistribution } from '../views/next-token';
 import { Store } from './store';

@@ -3,7 +3,7 @@
 // tells it when a model loads and when a generation starts and ends; everything else happens here.
 import type { EngineClient } from './client';
 import type { ModelInfo } from './protocol';
-import type { RopePicture } from './protocol-inside';
+import type { RopePicture } from './protocol-model-inspector';
 import { isGenerating, type PageStore } from './state/page-state';
 import { byId } from './ui/text';
 import { AblationPanel } from './views/ablation';
@@ -12,7 +12,7 @@ import type { AttentionView } from './views/attention';
 import { HeadSelection } from './views/head-selection';
 import { HeadTable } from './views/head-table';
 import { HeadView } from './views/head-view';
-import { ModelView } from './views/model-view';
+import { ModelView } from './views/heads-overview';
 import { PositionsView } from './views/positions';
 
 /** The window of newest positions the model view's thumbnails and the head view show. */

@@ -4,7 +4,7 @@
 // them and decides nothing about the model.
 import type { GlassboxEngine } from '@glassbox/engine';
 import { replyTo, type FromWorker } from '../protocol';
-import { isInsideRequest, type AttentionBatch, type InsideRequest, type RopePicture, type RopeSource } from '../protocol-inside';
+import { isInsideRequest, type AttentionBatch, type InsideRequest, type RopePicture, type RopeSource } from '../protocol-model-inspector';
 import { explain } from './explain';
 
 type Post = (message: FromWorker, transfer?: Transferable[]) => void;

@@ -1,7 +1,7 @@
 // The model view: every head of every layer as a small heatmap of the same window of recent tokens, one row
 // per layer, all drawn from one batch the worker sends. Clicking a thumbnail opens it large in the attention
 // view; Shift+click (or the X key) marks it for ablation. After "Measure heads" each carries its role.
-import type { AttentionBatch, HeadReport } from '../protocol-inside';
+import type { AttentionBatch, HeadReport } from '../protocol-model-inspector';
 import { LUT, MASKED, level } from '../ui/colors';
 import { el } from '../ui/text';
 import { isMasked } from './heatmap';

@@ -2,7 +2,7 @@
 // inspection document. Every number comes from the engine; this file only moves them.
 import type { GlassboxEngine } from '@glassbox/engine';
 import { replyTo, type FromWorker } from '../protocol';
-import { isSeeInsideRequest, type LensWindow, type SeeInsideReplies, type SeeInsideRequest, type StepPipeline } from '../protocol-see-inside';
+import { isSeeInsideRequest, type LensWindow, type SeeInsideReplies, type SeeInsideRequest, type StepPipeline } from '../protocol-step-inspector';
 import { explain } from './explain';
 
 type Post = (message: FromWorker, transfer?: Transferable[]) => void;
