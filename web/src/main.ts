@@ -10,13 +10,13 @@ import { AttentionView } from './views/attention';
 import { ChatView } from './views/chat';
 import { SamplingControls } from './views/controls';
 import { HubPanel } from './views/hub-panel';
-import { fetchCatalog, ModelPanel } from './views/model-loader';
+import { fetchCatalog, ModelLoader } from './views/model-loader';
 import { NextTokenView } from './views/next-token';
 import { OutputView } from './views/output';
 import { StatusPill } from './views/status';
 import { TokensView } from './views/tokens';
-import { mountInside } from './model-inspector';
-import { mountSeeInside } from './step-inspector';
+import { mountModelInspector } from './model-inspector';
+import { mountStepInspector } from './step-inspector';
 import { readHash, writeHash } from './ui/hash-state';
 import { revealOnNarrow } from './ui/reveal';
 
@@ -25,7 +25,7 @@ const TOP_CANDIDATES = 10;
 const client = new EngineClient();
 const store = createPageStore(); // the page's one state (state/page-state.ts)
 const status = new StatusPill(byId('status'));
-const panel = new ModelPanel();
+const panel = new ModelLoader();
 const hub = new HubPanel(byId('hub-list'));
 const controls = new SamplingControls(byId('sampling'), byId('sampling-hint'));
 const tokens = new TokensView(byId('tokens'), byId('token-summary'));
@@ -50,7 +50,7 @@ function updateButtons() {
   const generating = isGenerating(store.state);
   generateButton.disabled = !model || generating || loading;
   stopButton.disabled = !generating;
-  seeInside.control.stepButton.disabled = !model || generating || loading;
+  stepInspector.control.stepButton.disabled = !model || generating || loading;
   chat.setBusy(!model || generating || loading);
 }
 store.subscribe(updateButtons, ['model', 'loading', 'generation']);
@@ -94,8 +94,8 @@ async function load(source: ModelSource) {
     tokens.setContextLength(result.info.contextLength);
     chat.modelLoaded(result);
     attention.setModel(result.info.layers, result.info.heads, result.info.kvHeads);
-    inside.modelLoaded(result.info); // part-2 views (inside-page.ts)
-    seeInside.modelLoaded(); // part-1 views (see-inside-page.ts)
+    modelInspector.modelLoaded(result.info); // model-inspector.ts
+    stepInspector.modelLoaded(); // step-inspector.ts
     if (firstLoad) restoreHashState(result.info);
     output.empty();
     nextToken.empty();
@@ -226,19 +226,19 @@ function generate(only?: { maxTokens?: number; chat?: ChatMessage[] }) {
     store.set({ generation: { ...now, ...change(now) } });
   };
   status.set('generating', `${model.label} · generating`);
-  inside.generationStarted(); // part-2 views (inside-page.ts)
+  modelInspector.generationStarted(); // model-inspector.ts
   generation = client.generate(text, sampler, maxTokens, TOP_CANDIDATES, {
     started(event) {
       update(() => ({ promptIds: event.promptIds }));
       output.started(event.promptIds.length);
-      seeInside.generationStarted(event.promptIds, sampler);
+      stepInspector.generationStarted(event.promptIds, sampler);
       if (only?.chat) chat.started(event);
     },
     token(event) {
       output.token(event);
       if (only?.chat) chat.token(event);
       update((now) => ({ ids: [...now.ids, event.id], engineMs: now.engineMs + event.stepMs }));
-      seeInside.token(event);
+      stepInspector.token(event);
       if (!event.end) refreshAttentionLive();
       if (!nextTokenFrame && !nextTokenTimer) {
         // The views follow the newest step (or stay on a pinned one), in a frame at most every FOLLOW_MS.
@@ -247,7 +247,7 @@ function generate(only?: { maxTokens?: number; chat?: ChatMessage[] }) {
           nextTokenFrame = requestAnimationFrame(() => {
             nextTokenFrame = 0;
             followedAt = performance.now();
-            seeInside.tokenDrawn();
+            stepInspector.tokenDrawn();
           });
         }, Math.max(0, followedAt + FOLLOW_MS - performance.now()));
       }
@@ -259,14 +259,14 @@ function generate(only?: { maxTokens?: number; chat?: ChatMessage[] }) {
       if (only?.chat) chat.done(event);
       else if (event.error) showGenerateError(event.error);
       if (!store.state.loading) status.set('ready', `${store.state.model?.label ?? 'model'} · ready`); // a load stopped it: the pill says so
-      seeInside.generationDone(); // the views show the selected (or newest) step
+      stepInspector.generationDone(); // the views show the selected (or newest) step
       restoreHashPosition();
       // Focus left on a button that was disabled goes back where the keyboard came from: Step for a step.
-      if (document.activeElement === stopButton || document.activeElement === document.body) (only?.chat ? chat : only ? seeInside.control.stepButton : generateButton).focus();
+      if (document.activeElement === stopButton || document.activeElement === document.body) (only?.chat ? chat : only ? stepInspector.control.stepButton : generateButton).focus();
       // Without a new token the engine still holds the previous generation's trace: show none.
       if (event.count > 0) void attention.refresh();
       else attention.clear();
-      inside.generationDone(event.count); // part-2 views (inside-page.ts)
+      modelInspector.generationDone(event.count); // model-inspector.ts
     },
   }, only?.chat ? { messages: only.chat } : undefined);
 }
@@ -287,9 +287,9 @@ stopButton.addEventListener('click', () => {
   generation.stop();
 });
 
-// --- see inside, part 1: one current step across the views, the pipeline, attention step by step, the logit
-// lens, export, and the URL's hash (see-inside-page.ts, views/{pipeline,attention-steps,logit-lens,step-control}.ts)
-const seeInside = mountSeeInside(client, attention, store, {
+// --- the step inspector: one current step across the views, the pipeline, attention step by step, the logit
+// lens, export, and the URL's hash (step-inspector.ts, views/{pipeline,attention-steps,logit-lens,step-control}.ts)
+const stepInspector = mountStepInspector(client, attention, store, {
     selected(position, step) {
       tokens.mark(position);
       const last = store.state.generation;
@@ -297,13 +297,13 @@ const seeInside = mountSeeInside(client, attention, store, {
       output.mark(position >= promptLength ? position - promptLength : -1);
       if (step) nextToken.show(step, step.index === (last?.ids.length ?? 0) - 1);
       else if (position >= 0 && !isGenerating(store.state)) nextToken.empty();
-      if (seeInside.current.pinned || !isGenerating(store.state)) saveHash(); // not once a frame while following a generation
+      if (stepInspector.current.pinned || !isGenerating(store.state)) saveHash(); // not once a frame while following a generation
     },
     step: stepOnce,
 });
-tokens.onSelect = (position) => seeInside.current.select(position);
+tokens.onSelect = (position) => stepInspector.current.select(position);
 output.onSelect = (index) => {
-  seeInside.current.select((store.state.generation?.promptIds.length ?? 0) + index);
+  stepInspector.current.select((store.state.generation?.promptIds.length ?? 0) + index);
   revealOnNarrow(byId('next-heading').closest('section')!); // on a phone, the distribution it came from
 };
 
@@ -337,7 +337,7 @@ function saveHash() {
     maxTokens,
     layer: attention.selectedLayer,
     head: attention.selectedHead,
-    position: seeInside.current.pinned ? seeInside.current.position : undefined,
+    position: stepInspector.current.pinned ? stepInspector.current.position : undefined,
   });
 }
 
@@ -348,8 +348,8 @@ function restoreHashState(info: { layers: number; heads: number }) {
 }
 
 function restoreHashPosition() {
-  if (hashPositionPending === undefined || hashPositionPending > seeInside.current.last) return;
-  seeInside.current.select(hashPositionPending);
+  if (hashPositionPending === undefined || hashPositionPending > stepInspector.current.last) return;
+  stepInspector.current.select(hashPositionPending);
   hashPositionPending = undefined;
 }
 
@@ -361,19 +361,19 @@ attention.onView = (layer, head) => {
   saveHash();
 };
 
-// --- see inside, part 2: model view, head view, head statistics and roles, ablation, positions, anatomy ------
-// All of it lives in inside-page.ts and views/{model-view,head-view,head-table,ablation,positions,anatomy}.ts;
+// --- the model inspector: model view, head view, head statistics and roles, ablation, positions, anatomy -----
+// All of it lives in model-inspector.ts and views/{heads-overview,head-view,head-table,ablation,positions,anatomy}.ts;
 // main.ts only tells it when a model loads and when a generation starts and ends.
-const inside = mountInside(client, attention, store, prompt);
+const modelInspector = mountModelInspector(client, attention, store, prompt);
 
 // window.__glassbox for the browser tests (test-hook.ts): it reads the store; nothing here reads it.
 installTestHook(store, {
   readAttention: (layer, head) => client.request('attention', { layer, head }),
   attentionDrawn: () => attention.drawn,
   readMemory: () => client.request('memory'),
-  insideIdle: () => inside.whenIdle(),
-  seeInsideIdle: () => seeInside.whenIdle(),
-  rope: () => inside.ropePicture(),
+  insideIdle: () => modelInspector.whenIdle(),
+  seeInsideIdle: () => stepInspector.whenIdle(),
+  rope: () => modelInspector.ropePicture(),
 });
 
 // --- start: the engine, then the catalog's default model -----------------------------------------------

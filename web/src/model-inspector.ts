@@ -1,5 +1,6 @@
-// The "see inside, part 2" views wired to the worker: the model view, the head view, head statistics and
-// roles, live head ablation, positional encodings and the model's anatomy. main.ts mounts this once and
+// The model inspector: the views of the whole model at once, wired to the worker: the model view (every
+// layer x head, views/heads-overview.ts), the head view, head statistics and roles, live head ablation,
+// positional encodings and the model's anatomy. main.ts mounts this once and
 // tells it when a model loads and when a generation starts and ends; everything else happens here.
 import type { EngineClient } from './client';
 import type { ModelInfo } from './protocol';
@@ -12,15 +13,15 @@ import type { AttentionView } from './views/attention';
 import { HeadSelection } from './views/head-selection';
 import { HeadTable } from './views/head-table';
 import { HeadView } from './views/head-view';
-import { ModelView } from './views/heads-overview';
+import { HeadsOverview } from './views/heads-overview';
 import { PositionsView } from './views/positions';
 
 /** The window of newest positions the model view's thumbnails and the head view show. */
 const BATCH_WINDOW = 64;
 
-export function mountInside(client: EngineClient, attention: AttentionView, store: PageStore, prompt: HTMLTextAreaElement) {
+export function mountModelInspector(client: EngineClient, attention: AttentionView, store: PageStore, prompt: HTMLTextAreaElement) {
   const selection = new HeadSelection();
-  const modelView = new ModelView(byId('model-view'), selection);
+  const modelView = new HeadsOverview(byId('model-view'), selection);
   const headView = new HeadView(byId('head-view'));
   const headTable = new HeadTable(byId('head-table'), selection);
   const ablation = new AblationPanel(byId('ablation'), selection, [byId('ablation-badge-slot'), byId('attention-controls'), byId('ablation-heading').parentElement!]);
@@ -239,7 +240,7 @@ export function mountInside(client: EngineClient, attention: AttentionView, stor
 
   // --- what main.ts tells us ----------------------------------------------------------------------------------
   return {
-    /** The part-2 views' requests answered and drawn (for the browser tests). */
+    /** The model inspector's requests answered and drawn (for the browser tests). */
     whenIdle: idle,
     /** The positional-encoding view's picture (for the browser tests). */
     ropePicture: (): RopePicture | null => positions.picture,

@@ -1,6 +1,7 @@
-// The "see inside, part 1" views wired to the worker and to each other: one current step (a position of the
-// sequence) shared by the prompt strip, the output, the attention heatmap, the next-token panel, the
-// sampling pipeline, attention step by step and the logit lens; the step control; export. main.ts tells it
+// The step inspector: the views of one selected step, wired to the worker and to each other. One current
+// step (a position of the sequence, the store's selection) is shared by the prompt strip, the output, the
+// attention heatmap, the next-token panel, the sampling pipeline, attention step by step and the logit
+// lens; the step control; export. main.ts tells it
 // when a generation starts, each token, and when it ends; everything else happens here.
 import type { EngineClient, TokenEvent } from './client';
 import type { SamplerSettings } from './protocol';
@@ -19,13 +20,13 @@ const LENS_WINDOW = 16;
 
 export type { StepRecord };
 
-export interface SeeInsideHandlers {
+export interface StepInspectorHandlers {
   /** The selection changed: mark the prompt chip and output token, show the next-token step. */
   selected(position: number, step: StepRecord | null): void;
   step(): void; // the Step button
 }
 
-export function mountSeeInside(client: EngineClient, attention: AttentionView, store: PageStore, handlers: SeeInsideHandlers) {
+export function mountStepInspector(client: EngineClient, attention: AttentionView, store: PageStore, handlers: StepInspectorHandlers) {
   const current = new CurrentStep(store); // the store's selection
   const control = new StepControl(byId('step-control'), current, () => handlers.step());
   const pipelineView = new PipelineView(byId('pipeline'));

@@ -2,26 +2,26 @@
 // at the console). It reads the page's store (state/page-state.ts) and what the page shows; it never drives
 // the engine around the page, and the page never reads it.
 import type { AttentionTrace, MemoryReport, ModelInfo, SamplerSettings } from './protocol';
-import type { AblationResult, AttentionBatch, FlopsResult, InsideInfo, MeasureResult, RopePicture } from './protocol-model-inspector';
+import type { AblationResult, AttentionBatch, FlopsResult, ModelInspectorInfo, MeasureResult, RopePicture } from './protocol-model-inspector';
 import type { LensWindow, StepByStep, StepPipeline } from './protocol-step-inspector';
 import { positionOf } from './ui/current-step';
 import type { GenerationRecord, PageState, PageStore } from './state/page-state';
 
 export type { GenerationRecord };
 
-/** What the tests read of the part-2 views (window.__glassbox.inside). */
+/** What the tests read of the model inspector (window.__glassbox.inside). */
 export interface InsideHook {
   readonly batch: AttentionBatch | null;
   readonly measurement: MeasureResult | null;
   readonly ablation: AblationResult | null;
   readonly ablationActive: boolean;
-  readonly anatomy: InsideInfo['anatomy'] | null;
+  readonly anatomy: ModelInspectorInfo['anatomy'] | null;
   readonly flops: FlopsResult | null;
   rope(): RopePicture | null;
   whenIdle(): Promise<void>;
 }
 
-/** What the tests read of the part-1 views (window.__glassbox.seeInside). */
+/** What the tests read of the step inspector (window.__glassbox.seeInside). */
 export interface SeeInsideHook {
   readonly position: number;
   readonly sequence: number[]; // prompt ids and generated ids
@@ -58,8 +58,8 @@ export interface HookSources {
   readAttention(layer: number, head: number): Promise<AttentionTrace>;
   attentionDrawn(): Promise<void>;
   readMemory(): Promise<MemoryReport>;
-  insideIdle(): Promise<void>; // the part-2 views' requests answered and drawn
-  seeInsideIdle(): Promise<void>; // the part-1 views' requests answered
+  insideIdle(): Promise<void>; // the model inspector's requests answered and drawn
+  seeInsideIdle(): Promise<void>; // the step inspector's requests answered
   rope(): RopePicture | null; // the positional-encoding view's picture
 }
 

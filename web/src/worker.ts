@@ -11,8 +11,8 @@ import { chatSupport, startChat } from './worker/chat';
 import { chooseBuild, startEngine } from './worker/engine-build';
 import { explain, PageError, PlainError } from './worker/explain';
 import { cachedStates, deleteCached } from './worker/hub-cache';
-import { handleInside } from './worker/model-inspector';
-import { handleSeeInside, stepPipeline } from './worker/step-inspector';
+import { handleModelInspector } from './worker/model-inspector';
+import { handleStepInspector, stepPipeline } from './worker/step-inspector';
 import { type Part, uploadSource } from './worker/upload-source';
 
 interface WorkerScope {
@@ -249,10 +249,10 @@ scope.onmessage = (event) => {
       if (generation && generation.gen === message.gen && engine) stopGeneration(engine);
       break;
     default:
-      // The part-1 views (worker/see-inside.ts): attention step by step, the logit lens, the document.
-      if (handleSeeInside(engine, post, message)) break;
-      // The part-2 inspection views (worker/inside.ts): heads, ablation, positions, anatomy.
-      handleInside({ engine, post, generating: () => generation !== null }, message);
+      // The step inspector (worker/step-inspector.ts): attention step by step, the logit lens, the document.
+      if (handleStepInspector(engine, post, message)) break;
+      // The model inspector (worker/model-inspector.ts): heads, ablation, positions, anatomy.
+      handleModelInspector({ engine, post, generating: () => generation !== null }, message);
       break;
   }
 };

@@ -1,7 +1,7 @@
 // The page's one state: the engine, the model, the generation, its steps, the trace and the current
 // selection, plus what the inspection views last read from the worker. main.ts creates the store; the
 // page's modules set it and subscribe to it; the test hook (test-hook.ts) only reads it.
-import type { AblationResult, AttentionBatch, FlopsResult, InsideInfo, MeasureResult } from '../protocol-model-inspector';
+import type { AblationResult, AttentionBatch, FlopsResult, ModelInspectorInfo, MeasureResult } from '../protocol-model-inspector';
 import type { LensWindow, StepByStep, StepPipeline } from '../protocol-step-inspector';
 import type { DoneReason, EngineReady, ErrorReport, LoadResult, ModelSource, SamplerSettings } from '../protocol';
 import type { StepDistribution } from '../views/next-token';
@@ -57,7 +57,7 @@ export interface PageState {
   measurement: MeasureResult | null;
   ablation: AblationResult | null; // the last ablation's effect
   ablationActive: boolean;
-  anatomy: InsideInfo['anatomy'] | null;
+  anatomy: ModelInspectorInfo['anatomy'] | null;
   flops: FlopsResult | null;
   detail: StepByStep | null; // attention step by step at the selection
   lens: LensWindow | null;

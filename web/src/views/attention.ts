@@ -300,7 +300,7 @@ export class AttentionView {
     });
   }
 
-  // --- see inside, part 1: the page's one current step (ui/current-step.ts) ---
+  // --- the step inspector: the page's one current step (ui/current-step.ts) ---
   /** Called when a click pins a query row: its position in the sequence. */
   onQuery: (position: number) => void = () => {};
   /** Called when the layer or head shown changes. */

@@ -7,7 +7,7 @@ import { el } from '../ui/text';
 import { isMasked } from './heatmap';
 import type { HeadSelection } from './head-selection';
 
-export class ModelView {
+export class HeadsOverview {
   private batch: AttentionBatch | null = null;
   private roles = new Map<number, HeadReport>();
   private tiles: HTMLButtonElement[] = [];

@@ -1,15 +1,15 @@
-// The worker's side of the "see inside, part 2" views: every head's attention in one batch, head
-// statistics measured one head per task (progress, and other requests answered in between), ablation,
+// The worker's side of the model inspector (the views of the whole model at once): every head's attention
+// in one batch, head statistics measured one head per task (progress, and other requests answered in between), ablation,
 // positional encodings and the model's anatomy. Every number comes from the engine; this file only moves
 // them and decides nothing about the model.
 import type { GlassboxEngine } from '@glassbox/engine';
 import { replyTo, type FromWorker } from '../protocol';
-import { isInsideRequest, type AttentionBatch, type InsideRequest, type RopePicture, type RopeSource } from '../protocol-model-inspector';
+import { isModelInspectorRequest, type AttentionBatch, type ModelInspectorRequest, type RopePicture, type RopeSource } from '../protocol-model-inspector';
 import { explain } from './explain';
 
 type Post = (message: FromWorker, transfer?: Transferable[]) => void;
 
-export interface InsideContext {
+export interface ModelInspectorContext {
   engine: GlassboxEngine | null;
   post: Post;
   generating(): boolean; // a generation is under way (ablation waits for it to end)
@@ -17,10 +17,10 @@ export interface InsideContext {
 
 let measurement = 0; // the newest measure-heads request: an older one stops at its next head
 
-/** Handles one of the part-2 requests; false for any other message. */
-export function handleInside(context: InsideContext, message: { type: string }): boolean {
-  if (!isInsideRequest(message.type)) return false;
-  const m = message as InsideRequest;
+/** Handles one of the model inspector's requests; false for any other message. */
+export function handleModelInspector(context: ModelInspectorContext, message: { type: string }): boolean {
+  if (!isModelInspectorRequest(message.type)) return false;
+  const m = message as ModelInspectorRequest;
   const { post } = context;
   const fail = (error: unknown, title: string) => post({ type: 'reply', req: m.req, ok: false, error: explain(error, title) });
   const e = context.engine;
@@ -92,7 +92,7 @@ function attentionBatch(e: GlassboxEngine, window: number): AttentionBatch {
 }
 
 /** One head per task, so a Stop, a tokenize or an attention request is answered between heads. */
-function measureHeads(context: InsideContext, e: GlassboxEngine, req: number, prompt: string) {
+function measureHeads(context: ModelInspectorContext, e: GlassboxEngine, req: number, prompt: string) {
   const id = ++measurement;
   const started = performance.now();
   let ids = Array.from(e.sequence());

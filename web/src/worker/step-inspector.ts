@@ -1,16 +1,16 @@
-// The worker's side of the "see inside, part 1" views: attention step by step, the logit lens and the
-// inspection document. Every number comes from the engine; this file only moves them.
+// The worker's side of the step inspector (the views of one selected step): attention step by step, the
+// logit lens and the inspection document. Every number comes from the engine; this file only moves them.
 import type { GlassboxEngine } from '@glassbox/engine';
 import { replyTo, type FromWorker } from '../protocol';
-import { isSeeInsideRequest, type LensWindow, type SeeInsideReplies, type SeeInsideRequest, type StepPipeline } from '../protocol-step-inspector';
+import { isStepInspectorRequest, type LensWindow, type StepInspectorReplies, type StepInspectorRequest, type StepPipeline } from '../protocol-step-inspector';
 import { explain } from './explain';
 
 type Post = (message: FromWorker, transfer?: Transferable[]) => void;
 
-/** Handles one of the part-1 requests; false for any other message. */
-export function handleSeeInside(engine: GlassboxEngine | null, post: Post, message: { type: string }): boolean {
-  if (!isSeeInsideRequest(message.type)) return false;
-  const m = message as SeeInsideRequest;
+/** Handles one of the step inspector's requests; false for any other message. */
+export function handleStepInspector(engine: GlassboxEngine | null, post: Post, message: { type: string }): boolean {
+  if (!isStepInspectorRequest(message.type)) return false;
+  const m = message as StepInspectorRequest;
   try {
     if (!engine) throw new Error('The engine is still starting');
     post(replyTo(m.type, m.req, answer(engine, m)));
@@ -20,7 +20,7 @@ export function handleSeeInside(engine: GlassboxEngine | null, post: Post, messa
   return true;
 }
 
-function answer(e: GlassboxEngine, m: SeeInsideRequest): SeeInsideReplies[SeeInsideRequest['type']] {
+function answer(e: GlassboxEngine, m: StepInspectorRequest): StepInspectorReplies[StepInspectorRequest['type']] {
   switch (m.type) {
     case 'attention-detail': {
       const detail = e.attentionDetail(m.layer, m.head, m.query);
