@@ -19,6 +19,7 @@ import { mountModelInspector } from './model-inspector';
 import { mountStepInspector } from './step-inspector';
 import { readHash, writeHash } from './ui/hash-state';
 import { revealOnNarrow } from './ui/reveal';
+import { FrameThrottle, LiveRefresh } from './ui/throttle';
 
 const TOP_CANDIDATES = 10;
 
@@ -177,35 +178,17 @@ prompt.addEventListener('keydown', (event) => {
 
 // --- generation -------------------------------------------------------------------------------------------
 
-let nextTokenFrame = 0;
-let nextTokenTimer = 0;
-let followedAt = 0;
 // While tokens stream faster than FOLLOW_MS apart, the views that follow the newest step (the next-token
 // panel, the sampling pipeline, the step control) are redrawn every FOLLOW_MS rather than every frame: each
 // redraw lays out and paints several cards, and at 100+ tokens/s doing it every frame kept the main thread
-// busy (tests/browser/usability.test.mjs measures its longest task).
+// busy (tests/browser/usability.test.mjs measures its longest task). They follow the newest step, or stay
+// on a pinned one.
 const FOLLOW_MS = 100;
+const followNewest = new FrameThrottle(FOLLOW_MS, () => stepInspector.tokenDrawn());
 
-// The attention view follows a running generation: first LIVE_ATTENTION_MS after Generate (a short
-// generation is done by then and simply shows its attention at the end), then each time the pause since the
-// last refresh is both LIVE_ATTENTION_MS and LIVE_ATTENTION_COST times what that refresh cost. Generation
-// waits while the worker reads the trace and the page draws it (about 0.1 s for stories260K's 511 tokens),
-// so refreshes take at most about a tenth of its time. Out of sight, the view is not refreshed at all.
-const LIVE_ATTENTION_MS = 500;
-const LIVE_ATTENTION_COST = 9;
-let liveAttentionBusy = false;
-let liveAttentionDue = 0;
-let attentionInSight = true;
-new IntersectionObserver((entries) => (attentionInSight = entries.some((e) => e.isIntersecting))).observe(byId('attention'));
-
-function refreshAttentionLive() {
-  if (liveAttentionBusy || performance.now() < liveAttentionDue || !attentionInSight) return;
-  liveAttentionBusy = true;
-  void attention.refresh(true).finally(() => {
-    liveAttentionBusy = false;
-    liveAttentionDue = performance.now() + Math.max(LIVE_ATTENTION_MS, LIVE_ATTENTION_COST * attention.refreshMs);
-  });
-}
+// The attention view follows a running generation (ui/throttle.ts): the worker reads the trace and the page
+// draws it (about 0.1 s for stories260K's 511 tokens); what that cost is the view's own measure.
+const liveAttention = new LiveRefresh(() => attention.refresh(true), [byId('attention')], () => attention.refreshMs);
 
 function generate(only?: { maxTokens?: number; chat?: ChatMessage[] }) {
   const { model, loading } = store.state;
@@ -217,7 +200,7 @@ function generate(only?: { maxTokens?: number; chat?: ChatMessage[] }) {
   output.begin(text);
   nextToken.empty();
   attention.clear('Generating… the attention shows up here every so often while the model writes, in full when it stops.');
-  liveAttentionDue = performance.now() + LIVE_ATTENTION_MS;
+  liveAttention.start();
   // The store holds this generation's record from here to its end (one runs at a time); each change replaces it.
   const record: GenerationRecord = { prompt: text, promptIds: [], ids: [], text, running: true, engineMs: 0, reason: null, error: null, tokensWhenStopClicked: null };
   store.set({ generation: record, generations: store.state.generations + 1 });
@@ -239,18 +222,8 @@ function generate(only?: { maxTokens?: number; chat?: ChatMessage[] }) {
       if (only?.chat) chat.token(event);
       update((now) => ({ ids: [...now.ids, event.id], engineMs: now.engineMs + event.stepMs }));
       stepInspector.token(event);
-      if (!event.end) refreshAttentionLive();
-      if (!nextTokenFrame && !nextTokenTimer) {
-        // The views follow the newest step (or stay on a pinned one), in a frame at most every FOLLOW_MS.
-        nextTokenTimer = window.setTimeout(() => {
-          nextTokenTimer = 0;
-          nextTokenFrame = requestAnimationFrame(() => {
-            nextTokenFrame = 0;
-            followedAt = performance.now();
-            stepInspector.tokenDrawn();
-          });
-        }, Math.max(0, followedAt + FOLLOW_MS - performance.now()));
-      }
+      if (!event.end) liveAttention.poke();
+      followNewest.request();
     },
     done(event) {
       output.end(event);

@@ -7,6 +7,7 @@ import type { ModelInfo } from './protocol';
 import type { RopePicture } from './protocol-model-inspector';
 import { isGenerating, type PageStore } from './state/page-state';
 import { byId } from './ui/text';
+import { Every, LiveRefresh, LIVE_MS } from './ui/throttle';
 import { AblationPanel } from './views/ablation';
 import { AnatomyView } from './views/anatomy';
 import type { AttentionView } from './views/attention';
@@ -91,27 +92,9 @@ export function mountModelInspector(client: EngineClient, attention: AttentionVi
   }
 
   // While a generation streams, the model view and the head view follow it as the attention view does
-  // (main.ts): first LIVE_MS after Generate, then whenever the pause since the last refresh is both LIVE_MS
-  // and LIVE_COST times what that refresh cost (the worker reading every head's window, then the drawing), so
-  // refreshes take at most about a tenth of the generation's time. Out of sight, they are not refreshed.
-  const LIVE_MS = 500;
-  const LIVE_COST = 9;
-  let liveBusy = false;
-  let liveDue = 0;
-  const inSight = new Map<Element, boolean>();
-  const sightObserver = new IntersectionObserver((entries) => entries.forEach((e) => inSight.set(e.target, e.isIntersecting)));
-  sightObserver.observe(byId('model-view-card'));
-  sightObserver.observe(byId('head-view-card'));
-  function refreshHeadsLive() {
-    if (!isGenerating(state()) || liveBusy || performance.now() < liveDue || ![...inSight.values()].some(Boolean)) return;
-    liveBusy = true;
-    const started = performance.now();
-    void refreshHeads().finally(() => {
-      liveBusy = false;
-      const now = performance.now();
-      liveDue = now + Math.max(LIVE_MS, LIVE_COST * (now - started));
-    });
-  }
+  // (ui/throttle.ts), while either is in sight; a refresh costs the worker reading every head's window, then
+  // the drawing.
+  const liveHeads = new LiveRefresh(refreshHeads, [byId('model-view-card'), byId('head-view-card')]);
 
   modelView.onOpen = (layer, head) => {
     void attention.select(layer, head);
@@ -220,17 +203,14 @@ export function mountModelInspector(client: EngineClient, attention: AttentionVi
   // answer redraws the anatomy's bars: once a token was a layout and paint at 100+ tokens/s), and the heads'
   // views when they are due. Heard after the token's handler has run (a microtask), so the attention
   // view's own live refresh, asked for in that handler, goes to the worker first.
-  let flopsDue = 0;
+  const flopsBeat = new Every(LIVE_MS);
   let followQueued = false;
   function followGeneration() {
     followQueued = false;
     const last = state().generation;
     if (!last?.running) return;
-    if (performance.now() >= flopsDue) {
-      flopsDue = performance.now() + LIVE_MS;
-      requestFlops(Math.max(1, last.promptIds.length + last.ids.length - 1));
-    }
-    if (last.ids.length > 0) refreshHeadsLive();
+    if (flopsBeat.due()) requestFlops(Math.max(1, last.promptIds.length + last.ids.length - 1));
+    if (last.ids.length > 0) liveHeads.poke();
   }
   store.subscribe(() => {
     if (followQueued) return;
@@ -272,7 +252,7 @@ export function mountModelInspector(client: EngineClient, attention: AttentionVi
       );
     },
     generationStarted() {
-      liveDue = performance.now() + LIVE_MS;
+      liveHeads.start();
       updateControls();
     },
     generationDone(count: number) {
