@@ -8,7 +8,8 @@ import { cssColor, inkOn, legend, type Scale } from '../ui/colors';
 import { describeProbability, el, tokenLabel } from '../ui/text';
 import { hideTip, pinTip, showTip } from '../ui/tooltip';
 import { HeadGrid } from './head-grid';
-import { Heatmap, isMasked, type Cell, type KeyMask, outsideWindow } from './heatmap';
+import { isMasked, type KeyMask, outsideWindow } from './attention-image';
+import { Heatmap, type Cell } from './heatmap';
 
 /** Why query row q cannot see key k, in plain words. */
 function maskedWhy(mask: KeyMask, q: number, k: number): string {
