@@ -8,6 +8,7 @@ import type { RopePicture } from './protocol-model-inspector';
 import { isGenerating, type PageStore } from './state/page-state';
 import { byId } from './ui/text';
 import { Every, LiveRefresh, LIVE_MS } from './ui/throttle';
+import { nextFrame, WorkInFlight } from './ui/work-in-flight';
 import { AblationPanel } from './views/ablation';
 import { AnatomyView } from './views/anatomy';
 import type { AttentionView } from './views/attention';
@@ -41,24 +42,10 @@ export function mountModelInspector(client: EngineClient, attention: AttentionVi
   let measuring = false;
   let ablating = false;
 
-  // --- work in flight, so the tests (and nothing else) can wait for quiet -------------------------------
-  let pending = 0;
-  const waiters: (() => void)[] = [];
-  function track<T>(work: Promise<T>): Promise<T> {
-    pending++;
-    return work.finally(() => {
-      pending--;
-      if (pending === 0) {
-        const ready = waiters.splice(0);
-        // The views draw in the same task; one frame later they are on screen.
-        requestAnimationFrame(() => ready.forEach((resolve) => resolve()));
-      }
-    });
-  }
-  function idle(): Promise<void> {
-    if (pending === 0) return positions.drawn.then(() => new Promise((resolve) => requestAnimationFrame(() => resolve())));
-    return new Promise((resolve) => waiters.push(resolve));
-  }
+  // Work in flight, so the tests can wait for quiet: the views draw in the same task as each answer, and
+  // one frame later they are on screen; the RoPE picture is drawn by its own requests.
+  const inFlight = new WorkInFlight(() => positions.drawn.then(nextFrame));
+  const track = <T>(work: Promise<T>) => inFlight.track(work);
 
   function updateControls() {
     const ready = info() !== null && !isGenerating(state());
@@ -221,7 +208,7 @@ export function mountModelInspector(client: EngineClient, attention: AttentionVi
   // --- what main.ts tells us ----------------------------------------------------------------------------------
   return {
     /** The model inspector's requests answered and drawn (for the browser tests). */
-    whenIdle: idle,
+    whenIdle: () => inFlight.idle(),
     /** The positional-encoding view's picture (for the browser tests). */
     ropePicture: (): RopePicture | null => positions.picture,
     modelLoaded(loaded: ModelInfo) {

@@ -9,6 +9,7 @@ import { isGenerating, type PageStore, type StepRecord } from './state/page-stat
 import { CurrentStep } from './ui/current-step';
 import { downloadBlob, downloadCanvas } from './ui/download';
 import { byId } from './ui/text';
+import { WorkInFlight } from './ui/work-in-flight';
 import type { AttentionView } from './views/attention';
 import { AttentionStepsView } from './views/attention-steps';
 import { LogitLensView } from './views/logit-lens';
@@ -34,17 +35,8 @@ export function mountStepInspector(client: EngineClient, attention: AttentionVie
   const lensView = new LogitLensView(byId('logit-lens'));
   // The sequence, its steps, the sampler and the trace's extent are the store's (state/page-state.ts).
   const state = () => store.state;
-  let pending = 0; // requests in flight (whenIdle)
-  const idleWaiters: (() => void)[] = [];
-  const whenIdle = () => (pending === 0 ? Promise.resolve() : new Promise<void>((resolve) => idleWaiters.push(resolve)));
-
-  function track<T>(work: Promise<T>): Promise<T> {
-    pending++;
-    return work.finally(() => {
-      pending--;
-      if (pending === 0) idleWaiters.splice(0).forEach((resolve) => resolve());
-    });
-  }
+  const inFlight = new WorkInFlight(); // requests in flight (whenIdle, for the tests)
+  const track = <T>(work: Promise<T>) => inFlight.track(work);
 
   // --- the selection, shown everywhere ---
   let frame = 0;
@@ -151,7 +143,7 @@ export function mountStepInspector(client: EngineClient, attention: AttentionVie
   return {
     current,
     control,
-    whenIdle,
+    whenIdle: () => inFlight.idle(),
     modelLoaded() {
       store.set({ sequence: [], steps: new Map(), traced: 0 });
       current.setExtent(-1, -1, 0, false);
