@@ -1,7 +1,7 @@
 // The model inspector: the views of the whole model at once, wired to the worker: the model view (every
 // layer x head, views/heads-overview.ts), the head view, head statistics and roles, live head ablation,
-// positional encodings and the model's anatomy. main.ts mounts this once and
-// tells it when a model loads and when a generation starts and ends; everything else happens here.
+// positional encodings and the model's anatomy. main.ts mounts this once and tells it when a model loads
+// and when a generation starts and ends; everything else happens here.
 import type { EngineClient } from './client';
 import type { ModelInfo } from './protocol';
 import type { RopePicture } from './protocol-model-inspector';
@@ -23,7 +23,7 @@ const BATCH_WINDOW = 64;
 
 export function mountModelInspector(client: EngineClient, attention: AttentionView, store: PageStore, prompt: HTMLTextAreaElement) {
   const selection = new HeadSelection();
-  const modelView = new HeadsOverview(byId('model-view'), selection);
+  const headsOverview = new HeadsOverview(byId('model-view'), selection);
   const headView = new HeadView(byId('head-view'));
   const headTable = new HeadTable(byId('head-table'), selection);
   const ablation = new AblationPanel(byId('ablation'), selection, [byId('ablation-badge-slot'), byId('attention-controls'), byId('ablation-heading').parentElement!]);
@@ -64,16 +64,16 @@ export function mountModelInspector(client: EngineClient, attention: AttentionVi
           store.set({ heads: batch, traced: batch.total });
           positions.setTraced(batch.total);
           if (batch.size === 0) {
-            modelView.clear('Generate some text to see every head of the model at once.');
+            headsOverview.clear('Generate some text to see every head of the model at once.');
             headView.clear('Generate some text to see where each head of a layer looks, token by token.');
           } else {
-            modelView.draw(batch);
+            headsOverview.draw(batch);
             headView.show(batch);
           }
           updateControls();
           requestFlops(Math.max(1, batch.total));
         },
-        (error: unknown) => modelView.clear(`The heads could not be read: ${error instanceof Error ? error.message : String(error)}`),
+        (error: unknown) => headsOverview.clear(`The heads could not be read: ${error instanceof Error ? error.message : String(error)}`),
       ),
     );
   }
@@ -83,7 +83,7 @@ export function mountModelInspector(client: EngineClient, attention: AttentionVi
   // the drawing.
   const liveHeads = new LiveRefresh(refreshHeads, [byId('model-view-card'), byId('head-view-card')]);
 
-  modelView.onOpen = (layer, head) => {
+  headsOverview.onOpen = (layer, head) => {
     void attention.select(layer, head);
     byId('attention-heading').scrollIntoView({ block: 'start', behavior: 'smooth' });
     byId<HTMLSelectElement>('attention-head').focus({ preventScroll: true });
@@ -106,7 +106,7 @@ export function mountModelInspector(client: EngineClient, attention: AttentionVi
             if (model !== currentModel()) return;
             store.set({ measurement: result });
             headTable.show(result);
-            modelView.setRoles(result.heads);
+            headsOverview.setRoles(result.heads);
           },
           (error: unknown) => headTable.showError(`The heads could not be measured: ${error instanceof Error ? error.message : String(error)}`),
         )
@@ -216,8 +216,8 @@ export function mountModelInspector(client: EngineClient, attention: AttentionVi
       const model = currentModel();
       selection.setModel(loaded.layers, loaded.heads);
       headView.setModel(loaded.layers, loaded.heads);
-      modelView.clear('Generate some text to see every head of the model at once.');
-      modelView.setRoles(null);
+      headsOverview.clear('Generate some text to see every head of the model at once.');
+      headsOverview.setRoles(null);
       headView.clear('Generate some text to see where each head of a layer looks, token by token.');
       headTable.clear();
       ablation.setModel(loaded.layers);
