@@ -2,22 +2,7 @@
 // stream of callbacks. Each generated token is acknowledged as soon as it arrives (before it is drawn), so
 // the worker computes the next token while the page draws this one, and never runs more than one ahead.
 import type { ChatRequest } from './protocol-chat';
-import type { InsideRequest } from './protocol-inside';
-import type { SeeInsideRequest } from './protocol-see-inside';
-import type {
-  AttentionTrace,
-  CachedState,
-  DoneReason,
-  EngineReady,
-  ErrorReport,
-  FromWorker,
-  LoadResult,
-  MemoryReport,
-  ModelSource,
-  SamplerSettings,
-  TokenSpan,
-  ToWorker,
-} from './protocol';
+import type { DoneReason, EngineReady, ErrorReport, FromWorker, ReplyTo, RequestFields, RequestType, SamplerSettings, ToWorker } from './protocol';
 
 /** A request the worker answered with an error; `report` is meant for a person. */
 export class EngineError extends Error {
@@ -46,9 +31,19 @@ export interface GenerationHandle {
   stop(): void;
 }
 
-type Progress = Extract<FromWorker, { type: 'progress' }>;
-type Pending = { resolve(value: unknown): void; reject(error: unknown): void; progress?: (p: Progress) => void };
-type Request = ToWorker extends infer M ? (M extends { req: number } ? Omit<M, 'req'> : never) : never;
+export type LoadProgress = Extract<FromWorker, { type: 'progress' }>;
+type MeasureProgress = Extract<FromWorker, { type: 'measure-progress' }>;
+
+/** The requests that report progress before their reply, and how a caller hears it. */
+interface ProgressListeners {
+  load: (p: LoadProgress) => void;
+  'measure-heads': (completed: number, total: number) => void;
+}
+type ProgressOf<K extends RequestType> = K extends keyof ProgressListeners ? ProgressListeners[K] : never;
+/** A request's fields, left out where it has none. */
+type FieldsArgument<K extends RequestType> = {} extends RequestFields<K> ? [fields?: RequestFields<K>] : [fields: RequestFields<K>];
+
+type Pending = { resolve(value: unknown): void; reject(error: unknown): void; progress?: (m: LoadProgress | MeasureProgress) => void };
 
 export class EngineClient {
   private readonly worker: Worker;
@@ -80,21 +75,25 @@ export class EngineClient {
     this.worker.postMessage(message);
   }
 
-  private request<T>(message: Request, progress?: (p: Progress) => void): Promise<T> {
+  /**
+   * Asks the worker; the reply's type is the one protocol.ts pairs with `type` (Replies). `progress` hears
+   * the requests that report it (load, measure-heads).
+   */
+  request<K extends RequestType>(type: K, ...[fields, progress]: [...FieldsArgument<K>, ProgressOf<K>?]): Promise<ReplyTo<K>> {
     const req = this.nextReq++;
-    return new Promise<T>((resolve, reject) => {
-      this.pending.set(req, { resolve: resolve as (v: unknown) => void, reject, progress });
-      this.send({ ...message, req } as ToWorker);
+    const listener = progress as ((...args: unknown[]) => void) | undefined;
+    const hear = listener && ((m: LoadProgress | MeasureProgress) => (m.type === 'progress' ? listener(m) : listener(m.completed, m.total)));
+    return new Promise<ReplyTo<K>>((resolve, reject) => {
+      this.pending.set(req, { resolve: resolve as (v: unknown) => void, reject, progress: hear });
+      this.send({ ...fields, type, req } as ToWorker);
     });
   }
 
   private receive(m: FromWorker) {
     switch (m.type) {
       case 'progress':
-        this.pending.get(m.req)?.progress?.(m);
-        break;
       case 'measure-progress':
-        this.insideProgress.get(m.req)?.(m.completed, m.total);
+        this.pending.get(m.req)?.progress?.(m);
         break;
       case 'reply': {
         const pending = this.pending.get(m.req);
@@ -124,50 +123,9 @@ export class EngineClient {
     }
   }
 
-  load(source: ModelSource, progress: (p: Progress) => void): Promise<LoadResult> {
-    return this.request<LoadResult>({ type: 'load', source }, progress);
-  }
-
   /** Cancels the load under way: its promise rejects with a 'cancelled' report, and the model before stays. */
   cancelLoad() {
     this.send({ type: 'cancel-load' });
-  }
-
-  tokenize(text: string): Promise<TokenSpan[]> {
-    return this.request<TokenSpan[]>({ type: 'tokenize', text });
-  }
-
-  attention(layer: number, head: number): Promise<AttentionTrace> {
-    return this.request<AttentionTrace>({ type: 'attention', layer, head });
-  }
-
-  memory(): Promise<MemoryReport> {
-    return this.request<MemoryReport>({ type: 'memory' });
-  }
-
-  /** What the browser keeps of each hub URL (worker/hub-cache.ts); a URL it keeps nothing of is absent. */
-  hubCached(urls: string[]): Promise<Record<string, CachedState>> {
-    return this.request<Record<string, CachedState>>({ type: 'hub-cached', urls });
-  }
-
-  /** Deletes the browser's copy of a hub URL, finished or partial. */
-  hubDelete(url: string): Promise<void> {
-    return this.request<void>({ type: 'hub-delete', url });
-  }
-
-  // --- the part-2 inspection views (protocol-inside.ts) ---
-  private readonly insideProgress = new Map<number, (completed: number, total: number) => void>();
-
-  /** A request of the part-2 views; `progress` hears measure-heads' progress. */
-  inside<T>(message: Extract<Request, { type: InsideRequest['type'] }>, progress?: (completed: number, total: number) => void): Promise<T> {
-    const req = this.nextReq;
-    if (progress) this.insideProgress.set(req, progress);
-    return this.request<T>(message).finally(() => this.insideProgress.delete(req));
-  }
-
-  /** A request of the part-1 views (protocol-see-inside.ts). */
-  seeInside<T>(message: Extract<Request, { type: SeeInsideRequest['type'] }>): Promise<T> {
-    return this.request<T>(message);
   }
 
   /** With `chat`, the reply to a conversation (protocol-chat.ts) rather than a continuation of `prompt`. */

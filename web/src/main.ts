@@ -1,63 +1,60 @@
 // The page: wires the views to the engine worker. The main thread only draws; every model operation is a
 // message to the worker (client.ts).
 import { EngineClient, EngineError } from './client';
-import type { EngineReady, ErrorReport, LoadResult, ModelSource } from './protocol';
-import { createTestHook, type GenerationRecord } from './test-hook';
+import type { EngineReady, ErrorReport, ModelSource } from './protocol';
+import { installTestHook } from './test-hook';
+import { createPageStore, isGenerating, type GenerationRecord } from './state/page-state';
 import { byId, el } from './ui/text';
 import type { ChatMessage } from './protocol-chat';
 import { AttentionView } from './views/attention';
 import { ChatView } from './views/chat';
 import { SamplingControls } from './views/controls';
 import { HubPanel } from './views/hub-panel';
-import { fetchCatalog, ModelPanel } from './views/model-panel';
-import { NextTokenView, type StepDistribution } from './views/next-token';
+import { fetchCatalog, ModelLoader } from './views/model-loader';
+import { NextTokenView } from './views/next-token';
 import { OutputView } from './views/output';
 import { StatusPill } from './views/status';
 import { TokensView } from './views/tokens';
-import { mountInside } from './inside-page';
-import { mountSeeInside } from './see-inside-page';
+import { mountModelInspector } from './model-inspector';
+import { mountStepInspector } from './step-inspector';
 import { readHash, writeHash } from './ui/hash-state';
 import { revealOnNarrow } from './ui/reveal';
+import { FrameThrottle, LiveRefresh } from './ui/throttle';
 
 const TOP_CANDIDATES = 10;
 
 const client = new EngineClient();
+const store = createPageStore(); // the page's one state (state/page-state.ts)
 const status = new StatusPill(byId('status'));
-const panel = new ModelPanel();
+const panel = new ModelLoader();
 const hub = new HubPanel(byId('hub-list'));
 const controls = new SamplingControls(byId('sampling'), byId('sampling-hint'));
 const tokens = new TokensView(byId('tokens'), byId('token-summary'));
 const output = new OutputView(byId('output'), byId('output-meta'), byId('stats'), byId<HTMLInputElement>('show-boundaries'));
 const nextToken = new NextTokenView(byId('next-token'));
 const chat = new ChatView(document.querySelector('.prompt-card')!); // for models with a chat template (views/chat.ts)
-const attention = new AttentionView(byId('attention'), byId('attention-controls'), (layer, head) => client.attention(layer, head));
-const hook = createTestHook(
-  (layer, head) => client.attention(layer, head),
-  () => attention.drawn,
-  () => client.memory(),
-);
+const attention = new AttentionView(byId('attention'), byId('attention-controls'), (layer, head) => client.request('attention', { layer, head }));
 
 const prompt = byId<HTMLTextAreaElement>('prompt');
 const generateButton = byId<HTMLButtonElement>('generate');
 const stopButton = byId<HTMLButtonElement>('stop');
 const generateError = byId('generate-error');
 
-let model: LoadResult | null = null;
-let modelSource: ModelSource | null = null;
-let loadAttempt = 0;
-let loading = false; // a model is on its way: Generate and Step wait for it (or for Cancel)
-let generation: ReturnType<EngineClient['generate']> | null = null;
-let steps: StepDistribution[] = [];
+let loadAttempt = 0; // the newest load's ticket: answers to an older one are dropped
+let generation: ReturnType<EngineClient['generate']> | null = null; // the running generation's handle (Stop)
 
 const reportOf = (error: unknown): ErrorReport =>
   error instanceof EngineError ? error.report : { title: 'Something went wrong', detail: error instanceof Error ? error.message : String(error) };
 
 function updateButtons() {
-  generateButton.disabled = !model || generation !== null || loading;
-  stopButton.disabled = generation === null;
-  seeInside.control.stepButton.disabled = !model || generation !== null || loading;
-  chat.setBusy(!model || generation !== null || loading);
+  const { model, loading } = store.state;
+  const generating = isGenerating(store.state);
+  generateButton.disabled = !model || generating || loading;
+  stopButton.disabled = !generating;
+  stepInspector.control.stepButton.disabled = !model || generating || loading;
+  chat.setBusy(!model || generating || loading);
 }
+store.subscribe(updateButtons, ['model', 'loading', 'generation']);
 
 function showGenerateError(report: ErrorReport | null) {
   generateError.hidden = !report;
@@ -76,21 +73,20 @@ function showGenerateError(report: ErrorReport | null) {
 async function load(source: ModelSource) {
   const attempt = ++loadAttempt;
   generation?.stop();
-  loading = true; // Generate waits: text from the old model would be wiped when the new one arrives
-  updateButtons();
+  store.set({ loading: true }); // Generate waits: text from the old model would be wiped when the new one arrives
   status.set('loading', `Loading ${source.label}…`);
   panel.showError(null);
   panel.showPairing(null);
   panel.showProgress(source.label, 0, null);
   try {
-    const result = await client.load(source, (p) => {
+    const result = await client.request('load', { source }, (p) => {
       if (attempt !== loadAttempt) return;
       panel.showProgress(p.name, p.loaded, p.total);
       hub.showProgress(p.loaded, p.total);
     });
     if (attempt !== loadAttempt) return;
-    model = result;
-    modelSource = source;
+    const firstLoad = store.state.loads === 0;
+    store.set({ model: result, modelSource: source });
     panel.showLoaded(source);
     panel.showInfo(result.info);
     panel.describe(result, source);
@@ -99,29 +95,26 @@ async function load(source: ModelSource) {
     tokens.setContextLength(result.info.contextLength);
     chat.modelLoaded(result);
     attention.setModel(result.info.layers, result.info.heads, result.info.kvHeads);
-    inside.modelLoaded(result.info); // part-2 views (inside-page.ts)
-    seeInside.modelLoaded(); // part-1 views (see-inside-page.ts)
-    if (hook.loads === 0) restoreHashState(result.info);
+    modelInspector.modelLoaded(result.info); // model-inspector.ts
+    stepInspector.modelLoaded(); // step-inspector.ts
+    if (firstLoad) restoreHashState(result.info);
     output.empty();
     nextToken.empty();
     status.set('ready', `${result.label} · ready`);
-    hook.info = result.info;
-    hook.modelLabel = result.label;
-    hook.loads += 1;
+    store.set({ loads: store.state.loads + 1 });
     retokenize();
   } catch (error) {
     if (attempt !== loadAttempt) return;
-    hook.failedLoads += 1;
+    store.set({ failedLoads: store.state.failedLoads + 1 });
+    const { model, modelSource } = store.state;
     if (modelSource) panel.showLoaded(modelSource);
     panel.showError(reportOf(error), model ? `${model.label} is still loaded: you can keep generating with it.` : undefined);
     status.set(model ? 'ready' : 'error', model ? `${model.label} · ready` : 'No model loaded');
   } finally {
     if (attempt === loadAttempt) {
       panel.hideProgress();
-      loading = false;
+      store.set({ loading: false });
     }
-    updateButtons();
-    hook.changed();
   }
 }
 
@@ -131,12 +124,11 @@ panel.onLoad = (source) => void load(source);
 
 async function refreshHub() {
   try {
-    hub.setCached(await client.hubCached(hub.urls));
+    hub.setCached(await client.request('hub-cached', { urls: hub.urls }));
   } catch (error) {
     panel.showError(reportOf(error));
   }
-  hook.hubRefreshes += 1;
-  hook.changed();
+  store.set({ hubRefreshes: store.state.hubRefreshes + 1 });
 }
 
 hub.onLoad = (entry, url, sha256) => {
@@ -147,7 +139,7 @@ hub.onLoad = (entry, url, sha256) => {
   });
 };
 hub.onCancel = () => client.cancelLoad();
-hub.onDelete = (url) => void client.hubDelete(url).then(refreshHub, (error: unknown) => panel.showError(reportOf(error)));
+hub.onDelete = (url) => void client.request('hub-delete', { url }).then(refreshHub, (error: unknown) => panel.showError(reportOf(error)));
 panel.onCancel = () => client.cancelLoad(); // the load answers 'cancelled' and the model before stays
 
 // --- tokenization as the user types: one request in flight, the latest text next -------------------------
@@ -156,7 +148,7 @@ let tokenizing = false;
 let tokenizeAgain = false;
 
 async function retokenize() {
-  if (!model) return;
+  if (!store.state.model) return;
   if (tokenizing) {
     tokenizeAgain = true;
     return;
@@ -166,7 +158,7 @@ async function retokenize() {
     tokenizeAgain = false;
     const text = prompt.value;
     try {
-      const spans = await client.tokenize(text);
+      const spans = await client.request('tokenize', { text });
       if (!tokenizeAgain) tokens.show(text, spans);
     } catch (error) {
       tokens.empty(reportOf(error).title);
@@ -186,38 +178,21 @@ prompt.addEventListener('keydown', (event) => {
 
 // --- generation -------------------------------------------------------------------------------------------
 
-let nextTokenFrame = 0;
-let nextTokenTimer = 0;
-let followedAt = 0;
 // While tokens stream faster than FOLLOW_MS apart, the views that follow the newest step (the next-token
 // panel, the sampling pipeline, the step control) are redrawn every FOLLOW_MS rather than every frame: each
 // redraw lays out and paints several cards, and at 100+ tokens/s doing it every frame kept the main thread
-// busy (tests/browser/usability.test.mjs measures its longest task).
+// busy (tests/browser/usability.test.mjs measures its longest task). They follow the newest step, or stay
+// on a pinned one.
 const FOLLOW_MS = 100;
+const followNewest = new FrameThrottle(FOLLOW_MS, () => stepInspector.tokenDrawn());
 
-// The attention view follows a running generation: first LIVE_ATTENTION_MS after Generate (a short
-// generation is done by then and simply shows its attention at the end), then each time the pause since the
-// last refresh is both LIVE_ATTENTION_MS and LIVE_ATTENTION_COST times what that refresh cost. Generation
-// waits while the worker reads the trace and the page draws it (about 0.1 s for stories260K's 511 tokens),
-// so refreshes take at most about a tenth of its time. Out of sight, the view is not refreshed at all.
-const LIVE_ATTENTION_MS = 500;
-const LIVE_ATTENTION_COST = 9;
-let liveAttentionBusy = false;
-let liveAttentionDue = 0;
-let attentionInSight = true;
-new IntersectionObserver((entries) => (attentionInSight = entries.some((e) => e.isIntersecting))).observe(byId('attention'));
-
-function refreshAttentionLive() {
-  if (liveAttentionBusy || performance.now() < liveAttentionDue || !attentionInSight) return;
-  liveAttentionBusy = true;
-  void attention.refresh(true).finally(() => {
-    liveAttentionBusy = false;
-    liveAttentionDue = performance.now() + Math.max(LIVE_ATTENTION_MS, LIVE_ATTENTION_COST * attention.refreshMs);
-  });
-}
+// The attention view follows a running generation (ui/throttle.ts): the worker reads the trace and the page
+// draws it (about 0.1 s for stories260K's 511 tokens); what that cost is the view's own measure.
+const liveAttention = new LiveRefresh(() => attention.refresh(true), [byId('attention')], () => attention.refreshMs);
 
 function generate(only?: { maxTokens?: number; chat?: ChatMessage[] }) {
-  if (!model || generation || loading) return;
+  const { model, loading } = store.state;
+  if (!model || isGenerating(store.state) || loading) return;
   const { sampler, maxTokens: chosenMax } = controls.value;
   const maxTokens = only?.maxTokens ?? chosenMax;
   const text = only?.chat ? only.chat[only.chat.length - 1].content : prompt.value; // a chat: the new message
@@ -225,63 +200,48 @@ function generate(only?: { maxTokens?: number; chat?: ChatMessage[] }) {
   output.begin(text);
   nextToken.empty();
   attention.clear('Generating… the attention shows up here every so often while the model writes, in full when it stops.');
-  liveAttentionDue = performance.now() + LIVE_ATTENTION_MS;
-  steps = [];
+  liveAttention.start();
+  // The store holds this generation's record from here to its end (one runs at a time); each change replaces it.
   const record: GenerationRecord = { prompt: text, promptIds: [], ids: [], text, running: true, engineMs: 0, reason: null, error: null, tokensWhenStopClicked: null };
-  hook.last = record;
-  hook.generations += 1;
+  store.set({ generation: record, generations: store.state.generations + 1 });
+  const update = (change: (now: GenerationRecord) => Partial<GenerationRecord>) => {
+    const now = store.state.generation ?? record;
+    store.set({ generation: { ...now, ...change(now) } });
+  };
   status.set('generating', `${model.label} · generating`);
-  inside.generationStarted(); // part-2 views (inside-page.ts)
+  modelInspector.generationStarted(); // model-inspector.ts
   generation = client.generate(text, sampler, maxTokens, TOP_CANDIDATES, {
     started(event) {
-      record.promptIds = event.promptIds;
+      update(() => ({ promptIds: event.promptIds }));
       output.started(event.promptIds.length);
-      seeInside.generationStarted(event.promptIds, sampler);
+      stepInspector.generationStarted(event.promptIds, sampler);
       if (only?.chat) chat.started(event);
     },
     token(event) {
       output.token(event);
       if (only?.chat) chat.token(event);
-      record.ids.push(event.id);
-      record.engineMs += event.stepMs;
-      steps.push({ index: event.index, chosen: event.id, chosenPiece: event.piece, top: event.top });
-      seeInside.token(event);
-      if (!event.end) refreshAttentionLive();
-      if (!nextTokenFrame && !nextTokenTimer) {
-        // The views follow the newest step (or stay on a pinned one), in a frame at most every FOLLOW_MS.
-        nextTokenTimer = window.setTimeout(() => {
-          nextTokenTimer = 0;
-          nextTokenFrame = requestAnimationFrame(() => {
-            nextTokenFrame = 0;
-            followedAt = performance.now();
-            seeInside.tokenDrawn();
-          });
-        }, Math.max(0, followedAt + FOLLOW_MS - performance.now()));
-      }
+      update((now) => ({ ids: [...now.ids, event.id], engineMs: now.engineMs + event.stepMs }));
+      stepInspector.token(event);
+      if (!event.end) liveAttention.poke();
+      followNewest.request();
     },
     done(event) {
       output.end(event);
       generation = null;
-      record.running = false;
-      record.reason = event.reason;
-      record.error = event.error ?? null;
-      record.text = output.text;
+      update(() => ({ running: false, reason: event.reason, error: event.error ?? null, text: output.text }));
       if (only?.chat) chat.done(event);
       else if (event.error) showGenerateError(event.error);
-      if (!loading) status.set('ready', `${model?.label ?? 'model'} · ready`); // a load stopped it: the pill says so
-      updateButtons();
-      seeInside.generationDone(); // the views show the selected (or newest) step
+      if (!store.state.loading) status.set('ready', `${store.state.model?.label ?? 'model'} · ready`); // a load stopped it: the pill says so
+      stepInspector.generationDone(); // the views show the selected (or newest) step
       restoreHashPosition();
       // Focus left on a button that was disabled goes back where the keyboard came from: Step for a step.
-      if (document.activeElement === stopButton || document.activeElement === document.body) (only?.chat ? chat : only ? seeInside.control.stepButton : generateButton).focus();
+      if (document.activeElement === stopButton || document.activeElement === document.body) (only?.chat ? chat : only ? stepInspector.control.stepButton : generateButton).focus();
       // Without a new token the engine still holds the previous generation's trace: show none.
       if (event.count > 0) void attention.refresh();
       else attention.clear();
-      inside.generationDone(event.count); // part-2 views (inside-page.ts)
-      hook.changed();
+      modelInspector.generationDone(event.count); // model-inspector.ts
     },
   }, only?.chat ? { messages: only.chat } : undefined);
-  updateButtons();
 }
 
 chat.onSend = (messages) => {
@@ -294,34 +254,37 @@ generateButton.addEventListener('click', () => {
   if (generation) stopButton.focus(); // Stop is what a keyboard user wants next
 });
 stopButton.addEventListener('click', () => {
-  if (!generation) return;
-  if (hook.last) hook.last.tokensWhenStopClicked = hook.last.ids.length;
+  const last = store.state.generation;
+  if (!generation || !last) return;
+  store.set({ generation: { ...last, tokensWhenStopClicked: last.ids.length } });
   generation.stop();
 });
 
-// --- see inside, part 1: one current step across the views, the pipeline, attention step by step, the logit
-// lens, export, and the URL's hash (see-inside-page.ts, views/{pipeline,attention-steps,logit-lens,step-control}.ts)
-const seeInside = mountSeeInside(client, attention, hook, {
+// --- the step inspector: one current step across the views, the pipeline, attention step by step, the logit
+// lens, export, and the URL's hash (step-inspector.ts, views/{pipeline,attention-steps,logit-lens,step-control}.ts)
+const stepInspector = mountStepInspector(client, attention, store, {
     selected(position, step) {
       tokens.mark(position);
-      const promptLength = hook.last?.promptIds.length ?? 0;
+      const last = store.state.generation;
+      const promptLength = last?.promptIds.length ?? 0;
       output.mark(position >= promptLength ? position - promptLength : -1);
-      if (step) nextToken.show(step, step.index === steps.length - 1);
-      else if (position >= 0 && !generation) nextToken.empty();
-      if (seeInside.current.pinned || !generation) saveHash(); // not once a frame while following a generation
+      if (step) nextToken.show(step, step.index === (last?.ids.length ?? 0) - 1);
+      else if (position >= 0 && !isGenerating(store.state)) nextToken.empty();
+      if (stepInspector.current.pinned || !isGenerating(store.state)) saveHash(); // not once a frame while following a generation
     },
     step: stepOnce,
 });
-tokens.onSelect = (position) => seeInside.current.select(position);
+tokens.onSelect = (position) => stepInspector.current.select(position);
 output.onSelect = (index) => {
-  seeInside.current.select((hook.last?.promptIds.length ?? 0) + index);
+  stepInspector.current.select((store.state.generation?.promptIds.length ?? 0) + index);
   revealOnNarrow(byId('next-heading').closest('section')!); // on a phone, the distribution it came from
 };
 
 /** Step: exactly one more token, continuing the text shown (prompt and output) with the same sampler. */
 function stepOnce() {
-  if (!model || generation || loading) return;
-  if (hook.last && output.generated && hook.last.prompt === prompt.value) {
+  const { model, loading, generation: last } = store.state;
+  if (!model || isGenerating(store.state) || loading) return;
+  if (last && output.generated && last.prompt === prompt.value) {
     prompt.value = output.text;
     void retokenize();
   }
@@ -335,6 +298,7 @@ if (hashState.prompt !== undefined) prompt.value = hashState.prompt;
 
 function saveHash() {
   const { sampler, maxTokens } = controls.value;
+  const { modelSource } = store.state;
   const entry = modelSource?.kind === 'url' ? panel.catalogIdOf(modelSource) : undefined;
   writeHash({
     model: entry,
@@ -346,7 +310,7 @@ function saveHash() {
     maxTokens,
     layer: attention.selectedLayer,
     head: attention.selectedHead,
-    position: seeInside.current.pinned ? seeInside.current.position : undefined,
+    position: stepInspector.current.pinned ? stepInspector.current.position : undefined,
   });
 }
 
@@ -357,8 +321,8 @@ function restoreHashState(info: { layers: number; heads: number }) {
 }
 
 function restoreHashPosition() {
-  if (hashPositionPending === undefined || hashPositionPending > seeInside.current.last) return;
-  seeInside.current.select(hashPositionPending);
+  if (hashPositionPending === undefined || hashPositionPending > stepInspector.current.last) return;
+  stepInspector.current.select(hashPositionPending);
   hashPositionPending = undefined;
 }
 
@@ -370,10 +334,20 @@ attention.onView = (layer, head) => {
   saveHash();
 };
 
-// --- see inside, part 2: model view, head view, head statistics and roles, ablation, positions, anatomy ------
-// All of it lives in inside-page.ts and views/{model-view,head-view,head-table,ablation,positions,anatomy}.ts;
+// --- the model inspector: model view, head view, head statistics and roles, ablation, positions, anatomy -----
+// All of it lives in model-inspector.ts and views/{heads-overview,head-view,head-table,ablation,positions,anatomy}.ts;
 // main.ts only tells it when a model loads and when a generation starts and ends.
-const inside = mountInside(client, attention, hook, prompt);
+const modelInspector = mountModelInspector(client, attention, store, prompt);
+
+// window.__glassbox for the browser tests (test-hook.ts): it reads the store; nothing here reads it.
+installTestHook(store, {
+  readAttention: (layer, head) => client.request('attention', { layer, head }),
+  attentionDrawn: () => attention.drawn,
+  readMemory: () => client.request('memory'),
+  insideIdle: () => modelInspector.whenIdle(),
+  seeInsideIdle: () => stepInspector.whenIdle(),
+  rope: () => modelInspector.ropePicture(),
+});
 
 // --- start: the engine, then the catalog's default model -----------------------------------------------
 
@@ -393,9 +367,7 @@ async function start() {
   // Which build runs, and on how many threads: the threaded one needs a cross-origin isolated page (docs/hosting.md).
   byId('engine-build').textContent = ready.build;
   byId('engine-threads').textContent = ready.threaded ? `, threaded build, ${ready.threads} threads` : ', single-threaded build';
-  hook.formats = ready.formats;
-  hook.samplerDefaults = ready.samplerDefaults;
-  hook.build = ready.build;
+  store.set({ engine: ready });
   status.set('loading', 'Reading the model catalog…');
   try {
     const { entries, base } = await fetchCatalog();

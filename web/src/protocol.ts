@@ -5,8 +5,8 @@
 // The engine's own types (wasm/engine.d.ts) are used as they are, not restated.
 import type { ErrorCode, ModelInfo, SamplerSettings, StopReason, TokenSpan, TopToken as EngineTopToken } from '@glassbox/engine';
 import type { ChatRequest, ChatStarted, ChatSupport } from './protocol-chat';
-import type { InsideEvent, InsideRequest } from './protocol-inside';
-import type { SeeInsideRequest, StepPipeline } from './protocol-see-inside';
+import type { ModelInspectorEvent, ModelInspectorReplies, ModelInspectorRequest } from './protocol-model-inspector';
+import type { StepInspectorReplies, StepInspectorRequest, StepPipeline } from './protocol-step-inspector';
 
 export type { ErrorCode, ModelInfo, SamplerSettings, StopReason, TokenSpan };
 
@@ -95,8 +95,8 @@ export interface EngineReady {
 }
 
 export type ToWorker =
-  | InsideRequest // the part-2 inspection views' requests (protocol-inside.ts)
-  | SeeInsideRequest // the part-1 views' requests (protocol-see-inside.ts)
+  | ModelInspectorRequest // the model inspector's requests (protocol-model-inspector.ts)
+  | StepInspectorRequest // the step inspector's requests (protocol-step-inspector.ts)
   | { type: 'load'; req: number; source: ModelSource }
   | { type: 'cancel-load' } // ends the load under way, if any: it answers with a 'cancelled' error
   | { type: 'tokenize'; req: number; text: string }
@@ -109,7 +109,7 @@ export type ToWorker =
   | { type: 'stop'; gen: number };
 
 export type FromWorker =
-  | InsideEvent // measure-heads progress (protocol-inside.ts)
+  | ModelInspectorEvent // measure-heads progress (protocol-model-inspector.ts)
   | ({ type: 'ready' } & EngineReady)
   | { type: 'fatal'; error: ErrorReport }
   | { type: 'progress'; req: number; file: 'model' | 'tokenizer'; name: string; loaded: number; total: number | null }
@@ -126,10 +126,33 @@ export type FromWorker =
       end: boolean; // the last token of the generation: nothing follows
       reason: StopReason | null; // with `end`, why ('end-of-text': this token ends the text and adds no bytes)
       top: TopToken[]; // the distribution this token was drawn from
-      pipeline?: StepPipeline; // what the sampler did to it (protocol-see-inside.ts), when topK > 0
+      pipeline?: StepPipeline; // what the sampler did to it (protocol-step-inspector.ts), when topK > 0
       stepMs: number;
     }
   | { type: 'done'; gen: number; reason: DoneReason; count: number; elapsedMs: number; error?: ErrorReport };
+
+/** Each request's reply: the one place a request is paired with what answers it. */
+export interface Replies extends ModelInspectorReplies, StepInspectorReplies {
+  load: LoadResult; // load progress arrives meanwhile as 'progress'
+  tokenize: TokenSpan[];
+  attention: AttentionTrace;
+  memory: MemoryReport;
+  'hub-cached': Record<string, CachedState>; // a URL the browser keeps nothing of is absent
+  'hub-delete': null;
+}
+
+/** The requests: the messages to the worker that carry a `req` and are answered by one `reply`. */
+export type RequestType = keyof Replies;
+/** A request's fields besides its type and number. */
+export type RequestFields<K extends RequestType> = Omit<Extract<ToWorker, { type: K }>, 'type' | 'req'>;
+export type ReplyTo<K extends RequestType> = Replies[K];
+
+/** Fails to compile while a request of ToWorker has no reply in Replies, or Replies names one ToWorker lacks. */
+export type EveryRequestPaired = AssertNever<Exclude<Extract<ToWorker, { req: number }>['type'], RequestType> | Exclude<RequestType, ToWorker['type']>>;
+type AssertNever<T extends never> = T;
+
+/** The worker's answer to request `req` of type `kind`: the pairing above is checked where replies are made. */
+export const replyTo = <K extends RequestType>(_kind: K, req: number, value: ReplyTo<K>): FromWorker => ({ type: 'reply', req, ok: true, value });
 
 export interface LoadResult {
   label: string;

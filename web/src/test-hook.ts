@@ -1,30 +1,51 @@
 // window.__glassbox: a small window into the page's state for the browser tests (and for curious people
-// at the console). It reads what the page shows; it never drives the engine around the page.
-import type { AttentionTrace, DoneReason, ErrorReport, MemoryReport, ModelInfo, SamplerSettings } from './protocol';
+// at the console). It reads the page's store (state/page-state.ts) and what the page shows; it never drives
+// the engine around the page, and the page never reads it.
+import type { AttentionTrace, MemoryReport, ModelInfo, SamplerSettings } from './protocol';
+import type { AblationResult, AttentionBatch, FlopsResult, ModelInspectorInfo, MeasureResult, RopePicture } from './protocol-model-inspector';
+import type { LensWindow, StepByStep, StepPipeline } from './protocol-step-inspector';
+import { positionOf } from './ui/current-step';
+import type { GenerationRecord, PageState, PageStore } from './state/page-state';
 
-export interface GenerationRecord {
-  prompt: string;
-  promptIds: number[];
-  ids: number[]; // generated ids in order, an end-of-text token included
-  text: string; // prompt + generated text, as shown
-  running: boolean;
-  engineMs: number; // time the worker spent in forward passes and sampling
-  reason: DoneReason | null;
-  error: ErrorReport | null; // what the page showed when it ended with an error (its engine code included)
-  tokensWhenStopClicked: number | null; // tokens shown when Stop was clicked
+export type { GenerationRecord };
+
+/** What the tests read of the model inspector (window.__glassbox.inside). */
+export interface InsideHook {
+  readonly batch: AttentionBatch | null;
+  readonly measurement: MeasureResult | null;
+  readonly ablation: AblationResult | null;
+  readonly ablationActive: boolean;
+  readonly anatomy: ModelInspectorInfo['anatomy'] | null;
+  readonly flops: FlopsResult | null;
+  rope(): RopePicture | null;
+  whenIdle(): Promise<void>;
+}
+
+/** What the tests read of the step inspector (window.__glassbox.seeInside). */
+export interface SeeInsideHook {
+  readonly position: number;
+  readonly sequence: number[]; // prompt ids and generated ids
+  readonly promptLength: number;
+  readonly steps: { position: number; chosen: number; pipeline: StepPipeline | null }[];
+  readonly detail: StepByStep | null;
+  readonly lens: LensWindow | null;
+  readonly exported: string | null;
+  whenIdle(): Promise<void>;
 }
 
 export interface TestHook {
-  formats: string[]; // the model formats the engine reads
-  samplerDefaults: SamplerSettings | null; // the engine's, as the worker sent them
-  build: string | null; // the engine's build description
-  info: ModelInfo | null;
-  modelLabel: string | null;
-  loads: number;
-  failedLoads: number;
-  hubRefreshes: number; // how often the hub catalog re-read what the browser keeps (after each load and delete)
-  generations: number;
-  last: GenerationRecord | null;
+  readonly formats: string[]; // the model formats the engine reads
+  readonly samplerDefaults: SamplerSettings | null; // the engine's, as the worker sent them
+  readonly build: string | null; // the engine's build description
+  readonly info: ModelInfo | null;
+  readonly modelLabel: string | null;
+  readonly loads: number;
+  readonly failedLoads: number;
+  readonly hubRefreshes: number; // how often the hub catalog re-read what the browser keeps (after each load and delete)
+  readonly generations: number;
+  readonly last: GenerationRecord | null;
+  readonly inside: InsideHook;
+  readonly seeInside: SeeInsideHook;
   whenLoaded(count?: number): Promise<ModelInfo>;
   whenIdle(): Promise<GenerationRecord | null>;
   whenAttentionDrawn(): Promise<void>;
@@ -32,43 +53,81 @@ export interface TestHook {
   memory(): Promise<MemoryReport>;
 }
 
-type Waiter = () => boolean;
+/** What the hook asks the page for, beyond the store. */
+export interface HookSources {
+  readAttention(layer: number, head: number): Promise<AttentionTrace>;
+  attentionDrawn(): Promise<void>;
+  readMemory(): Promise<MemoryReport>;
+  insideIdle(): Promise<void>; // the model inspector's requests answered and drawn
+  seeInsideIdle(): Promise<void>; // the step inspector's requests answered
+  rope(): RopePicture | null; // the positional-encoding view's picture
+}
 
-export function createTestHook(
-  readAttention: (layer: number, head: number) => Promise<AttentionTrace>,
-  attentionDrawn: () => Promise<void>,
-  readMemory: () => Promise<MemoryReport>,
-) {
-  const waiters: { test: Waiter; resolve: () => void }[] = [];
-  const hook: TestHook & { changed(): void } = {
-    formats: [],
-    samplerDefaults: null,
-    build: null,
-    info: null,
-    modelLabel: null,
-    loads: 0,
-    failedLoads: 0,
-    hubRefreshes: 0,
-    generations: 0,
-    last: null,
-    changed() {
-      for (const waiter of [...waiters]) {
-        if (waiter.test()) {
-          waiters.splice(waiters.indexOf(waiter), 1);
-          waiter.resolve();
-        }
+type Waiter = { test: (state: Readonly<PageState>) => boolean; resolve: () => void };
+
+export function installTestHook(store: PageStore, sources: HookSources): TestHook {
+  const waiters: Waiter[] = [];
+  store.subscribe((state) => {
+    for (const waiter of [...waiters]) {
+      if (waiter.test(state)) {
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve();
       }
+    }
+  });
+  function until(test: Waiter['test']): Promise<void> {
+    if (test(store.state)) return Promise.resolve();
+    return new Promise((resolve) => waiters.push({ test, resolve }));
+  }
+  const state = () => store.state;
+
+  const inside: InsideHook = {
+    get batch() { return state().heads; },
+    get measurement() { return state().measurement; },
+    get ablation() { return state().ablation; },
+    get ablationActive() { return state().ablationActive; },
+    get anatomy() { return state().anatomy; },
+    get flops() { return state().flops; },
+    rope: () => sources.rope(),
+    whenIdle: () => sources.insideIdle(),
+  };
+
+  const seeInside: SeeInsideHook = {
+    get position() { return positionOf(state().selection); },
+    get sequence() { return [...state().sequence]; },
+    get promptLength() { return state().selection.promptLength; },
+    get steps() {
+      return [...state().steps.values()].sort((a, b) => a.position - b.position).map((s) => ({ position: s.position, chosen: s.chosen, pipeline: s.pipeline }));
     },
+    get detail() { return state().detail; },
+    get lens() { return state().lens; },
+    get exported() { return state().exported; },
+    whenIdle: () => sources.seeInsideIdle(),
+  };
+
+  const hook: TestHook = {
+    get formats() { return state().engine?.formats ?? []; },
+    get samplerDefaults() { return state().engine?.samplerDefaults ?? null; },
+    get build() { return state().engine?.build ?? null; },
+    get info() { return state().model?.info ?? null; },
+    get modelLabel() { return state().model?.label ?? null; },
+    get loads() { return state().loads; },
+    get failedLoads() { return state().failedLoads; },
+    get hubRefreshes() { return state().hubRefreshes; },
+    get generations() { return state().generations; },
+    get last() { return state().generation; },
+    inside,
+    seeInside,
     whenLoaded(count = 1) {
-      return until(() => hook.loads >= count).then(() => hook.info!);
+      return until((s) => s.loads >= count).then(() => state().model!.info);
     },
     whenIdle() {
-      return until(() => !hook.last?.running).then(() => hook.last);
+      return until((s) => !s.generation?.running).then(() => state().generation);
     },
-    whenAttentionDrawn: () => attentionDrawn(),
-    memory: () => readMemory(),
+    whenAttentionDrawn: () => sources.attentionDrawn(),
+    memory: () => sources.readMemory(),
     async attention(layer, head) {
-      const trace = await readAttention(layer, head);
+      const trace = await sources.readAttention(layer, head);
       return {
         begin: trace.begin,
         size: trace.size,
@@ -81,10 +140,6 @@ export function createTestHook(
       };
     },
   };
-  function until(test: Waiter): Promise<void> {
-    if (test()) return Promise.resolve();
-    return new Promise((resolve) => waiters.push({ test, resolve }));
-  }
   (window as unknown as { __glassbox: TestHook }).__glassbox = hook;
   return hook;
 }

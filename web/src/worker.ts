@@ -5,14 +5,14 @@
 // acknowledges it. Between tokens the worker is back in its event loop, so a Stop (or a tokenize request
 // while the user types) is handled before the next forward pass.
 import type { GlassboxEngine } from '@glassbox/engine';
-import type { AttentionTrace, DoneReason, FromWorker, LoadResult, ModelSource, SamplerSettings, ToWorker } from './protocol';
+import { replyTo, type AttentionTrace, type DoneReason, type FromWorker, type ModelSource, type ReplyTo, type RequestType, type SamplerSettings, type ToWorker } from './protocol';
 import type { ChatRequest, ChatStarted } from './protocol-chat';
 import { chatSupport, startChat } from './worker/chat';
 import { chooseBuild, startEngine } from './worker/engine-build';
 import { explain, PageError, PlainError } from './worker/explain';
 import { cachedStates, deleteCached } from './worker/hub-cache';
-import { handleInside } from './worker/inside';
-import { handleSeeInside, stepPipeline } from './worker/see-inside';
+import { handleModelInspector } from './worker/model-inspector';
+import { handleStepInspector, stepPipeline } from './worker/step-inspector';
 import { type Part, uploadSource } from './worker/upload-source';
 
 interface WorkerScope {
@@ -67,8 +67,7 @@ async function load(req: number, source: ModelSource) {
     if (abort.signal.aborted) throw new PageError('cancelled', source.label);
     stopGeneration(e);
     const info = e.load(uploaded.model, uploaded.tokenizer?.name ?? '');
-    const value: LoadResult = { label: source.label, info, tokenizer: uploaded.tokenizer, setAside: uploaded.setAside, chat: chatSupport(e) };
-    post({ type: 'reply', req, ok: true, value });
+    post(replyTo('load', req, { label: source.label, info, tokenizer: uploaded.tokenizer, setAside: uploaded.setAside, chat: chatSupport(e) }));
   } catch (error) {
     post({ type: 'reply', req, ok: false, error: explain(error, 'The model could not be loaded', source.kind === 'files' ? 'files' : 'url') });
   } finally {
@@ -191,11 +190,12 @@ function attention(e: GlassboxEngine, layer: number, head: number): AttentionTra
 
 // --- messages ---------------------------------------------------------------------------------------------
 
-function reply(req: number, work: () => unknown, failTitle: string, transfer?: (value: unknown) => Transferable[]) {
+/** Answers request `req` of type `kind` with what `work` returns (its type is the one protocol.ts pairs with `kind`). */
+function reply<K extends RequestType>(kind: K, req: number, work: () => ReplyTo<K>, failTitle: string, transfer?: (value: ReplyTo<K>) => Transferable[]) {
   try {
     if (!engine) throw new PlainError('The engine is still starting');
     const value = work();
-    post({ type: 'reply', req, ok: true, value }, transfer?.(value) ?? []);
+    post(replyTo(kind, req, value), transfer?.(value) ?? []);
   } catch (error) {
     post({ type: 'reply', req, ok: false, error: explain(error, failTitle) });
   }
@@ -211,30 +211,26 @@ scope.onmessage = (event) => {
       currentLoad?.abort.abort(); // the load answers 'cancelled'; the model loaded before stays
       break;
     case 'tokenize':
-      reply(message.req, () => engine!.tokenize(message.text, true), 'Could not tokenize the text');
+      reply(message.type, message.req, () => engine!.tokenize(message.text, true), 'Could not tokenize the text');
       break;
     case 'attention':
-      reply(
-        message.req,
-        () => attention(engine!, message.layer, message.head),
-        'Could not read the attention trace',
-        (value) => [(value as AttentionTrace).matrix.buffer],
-      );
+      reply(message.type, message.req, () => attention(engine!, message.layer, message.head), 'Could not read the attention trace', (value) => [value.matrix.buffer]);
       break;
     case 'hub-cached':
       cachedStates(message.urls).then(
-        (value) => post({ type: 'reply', req: message.req, ok: true, value }),
+        (value) => post(replyTo(message.type, message.req, value)),
         (error: unknown) => post({ type: 'reply', req: message.req, ok: false, error: explain(error, 'Could not read the models kept in this browser') }),
       );
       break;
     case 'hub-delete':
       deleteCached(message.url).then(
-        () => post({ type: 'reply', req: message.req, ok: true, value: null }),
+        () => post(replyTo(message.type, message.req, null)),
         (error: unknown) => post({ type: 'reply', req: message.req, ok: false, error: explain(error, 'Could not delete the saved copy') }),
       );
       break;
     case 'memory':
       reply(
+        message.type,
         message.req,
         () => ({ wasmBytes: engine!.memoryBytes(), traceBytes: engine!.traceInfo().bytesHeld, traceBudgetBytes: engine!.traceBudgetBytes() }),
         'Could not read the memory use',
@@ -253,10 +249,10 @@ scope.onmessage = (event) => {
       if (generation && generation.gen === message.gen && engine) stopGeneration(engine);
       break;
     default:
-      // The part-1 views (worker/see-inside.ts): attention step by step, the logit lens, the document.
-      if (handleSeeInside(engine, post, message)) break;
-      // The part-2 inspection views (worker/inside.ts): heads, ablation, positions, anatomy.
-      handleInside({ engine, post, generating: () => generation !== null }, message);
+      // The step inspector (worker/step-inspector.ts): attention step by step, the logit lens, the document.
+      if (handleStepInspector(engine, post, message)) break;
+      // The model inspector (worker/model-inspector.ts): heads, ablation, positions, anatomy.
+      handleModelInspector({ engine, post, generating: () => generation !== null }, message);
       break;
   }
 };

@@ -1,24 +1,39 @@
 // The one current step every view shares: a position of the sequence (a query of the attention, a column of
-// the logit lens, the step whose logits were at that position). Views listen; any of them may select.
+// the logit lens, the step whose logits were at that position). It lives in the page's store (its
+// `selection`); this class reads and moves it. Views listen; any of them may select.
+import type { PageStore, Selection } from '../state/page-state';
+
 export type StepListener = (position: number) => void;
 
 export class CurrentStep {
-  private listeners: StepListener[] = [];
-  private selected = -1; // -1: none yet (the views then follow the newest position)
+  constructor(private readonly store: PageStore) {}
+
+  private get selection(): Selection {
+    return this.store.state.selection;
+  }
+
   /** Positions 0 .. last of the sequence that can be selected (prompt and generated tokens). */
-  last = -1;
+  get last(): number {
+    return this.selection.last;
+  }
+
   /** The position followed when none is pinned: the newest one the model has read. */
-  newest = -1;
+  get newest(): number {
+    return this.selection.newest;
+  }
+
   /** Tokens of the prompt (BOS included): position promptLength - 1 drew the first generated token. */
-  promptLength = 0;
+  get promptLength(): number {
+    return this.selection.promptLength;
+  }
 
   get position(): number {
-    return this.selected >= 0 ? Math.min(this.selected, this.last) : this.newest;
+    return positionOf(this.selection);
   }
 
   /** Whether the user picked a position (else the views follow the newest one). */
   get pinned(): boolean {
-    return this.selected >= 0;
+    return this.selection.selected >= 0;
   }
 
   /** The index of the generated token drawn from the logits at `position` (-1: a prompt position). */
@@ -29,31 +44,27 @@ export class CurrentStep {
 
   select(position: number) {
     if (this.last < 0) return;
-    this.selected = Math.max(0, Math.min(position, this.last));
-    this.notify();
+    this.store.set({ selection: { ...this.selection, selected: Math.max(0, Math.min(position, this.last)) } });
   }
 
   /** The sequence grew or was replaced: `last` positions, keeping a pinned selection that still exists. */
   setExtent(last: number, newest: number, promptLength: number, keepSelection: boolean) {
-    this.last = last;
-    this.newest = Math.min(newest, last);
-    this.promptLength = promptLength;
-    if (!keepSelection || this.selected > last) this.selected = -1;
-    this.notify();
+    const selected = !keepSelection || this.selection.selected > last ? -1 : this.selection.selected;
+    this.store.set({ selection: { selected, last, newest: Math.min(newest, last), promptLength } });
   }
 
   /** Follows the newest position again. */
   follow() {
-    this.selected = -1;
-    this.notify();
+    this.store.set({ selection: { ...this.selection, selected: -1 } });
   }
 
+  /** Every change of the selection (a new selection object each time, so selecting the same position again is heard too). */
   onChange(listener: StepListener) {
-    this.listeners.push(listener);
+    this.store.subscribe((state) => listener(positionOf(state.selection)), ['selection']);
   }
+}
 
-  private notify() {
-    const position = this.position;
-    for (const listener of this.listeners) listener(position);
-  }
+/** The position the views show: the pinned one (within the sequence), else the newest. */
+export function positionOf(selection: Selection): number {
+  return selection.selected >= 0 ? Math.min(selection.selected, selection.last) : selection.newest;
 }

@@ -2,7 +2,7 @@
 // scaled, the worker reads the current tokens again with them, and the page shows how the next-token
 // distribution at the last position changed (KL divergence in bits, the top token's probability) while every
 // attention view redraws from the ablated run. A badge says so until Reset.
-import type { AblationResult } from '../protocol-inside';
+import type { AblationResult } from '../protocol-model-inspector';
 import { setDisabled } from '../ui/keep-focus';
 import { el, tokenLabel } from '../ui/text';
 import type { HeadSelection } from './head-selection';

@@ -2,7 +2,7 @@
 // bytes one token reads, and the arithmetic of one token at the current sequence length — attention's
 // projections, its scores (the part that grows with every token), the feed-forward and the output — updated
 // as tokens are generated.
-import type { FlopsResult, ModelAnatomy } from '../protocol-inside';
+import type { FlopsResult, ModelAnatomy } from '../protocol-model-inspector';
 import { describeBytes, el } from '../ui/text';
 
 const number = (n: number) => n.toLocaleString('en-US');

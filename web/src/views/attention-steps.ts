@@ -2,7 +2,7 @@
 //   q (and, with RoPE, q before the rotation and its angles) · each key k_j → divided by √d_k → masked
 //   future → softmax → Σ p_j v_j = the head's output.
 // The keys with the largest weights are listed (the rest summed up), so a long sequence stays readable.
-import type { StepByStep } from '../protocol-see-inside';
+import type { StepByStep } from '../protocol-step-inspector';
 import { el, tokenLabel } from '../ui/text';
 
 const KEYS_SHOWN = 8;

@@ -8,7 +8,8 @@ import { cssColor, inkOn, legend, type Scale } from '../ui/colors';
 import { describeProbability, el, tokenLabel } from '../ui/text';
 import { hideTip, pinTip, showTip } from '../ui/tooltip';
 import { HeadGrid } from './head-grid';
-import { Heatmap, isMasked, type Cell, type KeyMask, outsideWindow } from './heatmap';
+import { isMasked, type KeyMask, outsideWindow } from './attention-image';
+import { Heatmap, type Cell } from './heatmap';
 
 /** Why query row q cannot see key k, in plain words. */
 function maskedWhy(mask: KeyMask, q: number, k: number): string {
@@ -300,7 +301,7 @@ export class AttentionView {
     });
   }
 
-  // --- see inside, part 1: the page's one current step (ui/current-step.ts) ---
+  // --- the step inspector: the page's one current step (ui/current-step.ts) ---
   /** Called when a click pins a query row: its position in the sequence. */
   onQuery: (position: number) => void = () => {};
   /** Called when the layer or head shown changes. */

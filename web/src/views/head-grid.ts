@@ -1,9 +1,9 @@
 // The "all heads" overview of one layer: a thumbnail heatmap per head with three numbers that name common
 // attention patterns — mean entropy (how spread out), sink (weight on the first token) and previous-token
 // (weight on the token just before), computed by the engine. Clicking a thumbnail selects that head.
-import { LUT, MASKED, level, type Scale } from '../ui/colors';
+import type { Scale } from '../ui/colors';
 import { el } from '../ui/text';
-import { isMasked, type KeyMask } from './heatmap';
+import { attentionImage, type KeyMask } from './attention-image';
 
 /** The engine's statistics of one head (core/src/inspect/head_stats.cpp), over the window's query rows. */
 export interface HeadStats {
@@ -29,29 +29,7 @@ function thumbnail(matrix: Float32Array, offset: number, n: number, scale: Scale
   const canvas = el('canvas', 'head-thumb');
   canvas.width = size;
   canvas.height = size;
-  const image = new ImageData(size, size);
-  const pixels = new Uint32Array(image.data.buffer);
-  const edge = (i: number) => Math.floor((i * n) / size);
-  for (let y = 0; y < size; y++) {
-    const q0 = edge(y);
-    const q1 = Math.max(q0 + 1, edge(y + 1));
-    for (let x = 0; x < size; x++) {
-      const k0 = edge(x);
-      const k1 = Math.max(k0 + 1, edge(x + 1));
-      let max = 0;
-      let visible = false; // some cell of the block is not masked (the future, or outside a sliding window)
-      for (let q = q0; q < q1; q++) {
-        const row = offset + q * n;
-        for (let k = k0; k < k1; k++) {
-          if (isMasked(mask, q, k)) continue;
-          visible = true;
-          max = Math.max(max, matrix[row + k]);
-        }
-      }
-      pixels[y * size + x] = visible ? LUT[level(max, scale)] : MASKED;
-    }
-  }
-  canvas.getContext('2d')!.putImageData(image, 0, 0);
+  canvas.getContext('2d')!.putImageData(attentionImage(matrix, offset, n, mask, scale, size), 0, 0);
   return canvas;
 }
 

@@ -1,7 +1,7 @@
 // Head statistics and roles: "Measure heads" has the worker measure every head over the current tokens
 // (one head at a time, with progress), then a table of each head's numbers and role label, sortable by any
 // column, and how many heads have each role. The definitions come with their thresholds from the engine.
-import type { HeadReport, HeadRoleThresholds, MeasureResult } from '../protocol-inside';
+import type { HeadReport, HeadRoleThresholds, MeasureResult } from '../protocol-model-inspector';
 import { setDisabled } from '../ui/keep-focus';
 import { el } from '../ui/text';
 import type { HeadSelection } from './head-selection';

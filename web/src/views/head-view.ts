@@ -1,7 +1,7 @@
 // The head view (after bertviz): the window's tokens twice, the ones doing the looking (queries) on the
 // left and the ones looked at (keys) on the right, with a line from the selected query to every key it
 // attends to, one colour per head, opacity = weight. Heads are switched on and off with their buttons.
-import type { AttentionBatch } from '../protocol-inside';
+import type { AttentionBatch } from '../protocol-model-inspector';
 import { headColor } from '../ui/palette';
 import { el, tokenLabel } from '../ui/text';
 

@@ -5,7 +5,8 @@
 // scrolls sideways (a phone at 200 tokens) rather than shrinking cells to a pixel that no finger can pick;
 // with a mouse, hover reads even thin cells and the whole matrix stays in view. The overlay takes the
 // keyboard too: arrow keys move a cell cursor (what hovering shows), Enter or Space picks it as a click does.
-import { LUT, MASKED, level, type Scale } from '../ui/colors';
+import type { Scale } from '../ui/colors';
+import { attentionImage, type KeyMask } from './attention-image';
 
 export interface HeatmapData {
   size: number;
@@ -14,18 +15,6 @@ export interface HeatmapData {
   labels: string[];
   mask: KeyMask;
 }
-
-/** Which keys each query row of a window sees: the engine's firstVisible (sliding-window layers) and the causal mask. */
-export interface KeyMask {
-  begin: number; // the window's first position
-  firstVisible: Int32Array; // per query row, the first position it sees (the engine's rule)
-}
-
-/** Whether query row q of the window cannot see key k (relative indices): the future, or older than its sliding window. */
-export const isMasked = (mask: KeyMask, q: number, k: number) => k > q || mask.begin + k < (mask.firstVisible[q] ?? 0);
-
-/** Whether some key before row q's own is hidden by a sliding window (not by the causal mask). */
-export const outsideWindow = (mask: KeyMask, q: number, k: number) => k <= q && mask.begin + k < (mask.firstVisible[q] ?? 0);
 
 export interface Cell {
   query: number;
@@ -141,16 +130,10 @@ export class Heatmap {
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     ctx.clearRect(0, 0, this.geometry.width, this.geometry.height);
     // The matrix, one pixel per cell, scaled up without smoothing.
-    const image = new ImageData(n, n);
-    const pixels = new Uint32Array(image.data.buffer);
-    for (let q = 0; q < n; q++) {
-      const row = data.offset + q * n;
-      for (let k = 0; k < n; k++) pixels[q * n + k] = isMasked(data.mask, q, k) ? MASKED : LUT[level(data.matrix[row + k], scale)];
-    }
     const bitmap = document.createElement('canvas');
     bitmap.width = n;
     bitmap.height = n;
-    bitmap.getContext('2d')!.putImageData(image, 0, 0);
+    bitmap.getContext('2d')!.putImageData(attentionImage(data.matrix, data.offset, n, data.mask, scale), 0, 0);
     ctx.imageSmoothingEnabled = false;
     ctx.drawImage(bitmap, this.geometry.left, top, plot, plot);
     ctx.strokeStyle = '#d5d9e2';

@@ -2,7 +2,7 @@
 // of recent positions: the residual stream taken through the model's final norm and unembedding. Row 0 is
 // the token embedding alone; the last row is the model's own prediction. Shading: the top token's
 // probability. Clicking a column selects that position everywhere.
-import type { LensWindow } from '../protocol-see-inside';
+import type { LensWindow } from '../protocol-step-inspector';
 import { cssColor, inkOn } from '../ui/colors';
 import { el, tokenLabel } from '../ui/text';
 

@@ -2,7 +2,7 @@
 // the temperature, after top-k and after top-p (each cut renormalized over what it kept), where top-k and
 // top-p cut, and the token that was drawn. Every number is the worker's (the core's sampling_pipeline).
 import type { SamplerSettings } from '../protocol';
-import type { StepPipeline } from '../protocol-see-inside';
+import type { StepPipeline } from '../protocol-step-inspector';
 import { el, tokenLabel } from '../ui/text';
 
 const COLUMNS: { key: 'pTemperature1' | 'pTemperature' | 'pTopK' | 'pTopP'; title: string }[] = [

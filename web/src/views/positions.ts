@@ -3,7 +3,7 @@
 // for every other model), and for RoPE models q·k as a function of the query's and the key's positions
 // computed with the model's own theta, head size and pairing: every diagonal (one offset m − n) holds one
 // value, the point of RoPE. Plus the angle each pair turns by at a chosen position.
-import type { PositionInfo, RopePicture, RopeSource } from '../protocol-inside';
+import type { PositionInfo, RopePicture, RopeSource } from '../protocol-model-inspector';
 import { el } from '../ui/text';
 
 export type FetchSinusoidal = (positions: number, dim: number) => Promise<Float32Array>;

@@ -1,4 +1,4 @@
-// The messages of the "see inside, part 1" views (the sampling pipeline, attention step by step, the logit
+// The messages of the step inspector's views (the sampling pipeline, attention step by step, the logit
 // lens, the inspection document) between the page and the worker. protocol.ts adds them to its unions.
 import type { AttentionDetail, PipelineToken, SamplerSettings, SamplingPipeline } from '@glassbox/engine';
 
@@ -28,9 +28,18 @@ export interface LensWindow {
   inputPieces: Uint8Array[];
 }
 
-export type SeeInsideRequest =
+export type StepInspectorRequest =
   | { type: 'attention-detail'; req: number; layer: number; head: number; query: number }
   | { type: 'logit-lens'; req: number; window: number; end: number }
   | { type: 'inspect-json'; req: number; prompt: string; sampler: SamplerSettings; steps: number };
 
-export const seeInsideTypes: SeeInsideRequest['type'][] = ['attention-detail', 'logit-lens', 'inspect-json'];
+/** Each request's reply: the one place a request is paired with what answers it (protocol.ts joins them). */
+export interface StepInspectorReplies {
+  'attention-detail': StepByStep;
+  'logit-lens': LensWindow;
+  'inspect-json': string; // the engine's inspection document
+}
+
+/** The request types above, as a value (the worker dispatches on it); naming each once keeps the list whole. */
+const stepInspectorKinds: Record<keyof StepInspectorReplies, true> = { 'attention-detail': true, 'logit-lens': true, 'inspect-json': true };
+export const isStepInspectorRequest = (type: string): type is keyof StepInspectorReplies => Object.hasOwn(stepInspectorKinds, type);

@@ -1,28 +1,26 @@
-// The worker's side of the "see inside, part 2" views: every head's attention in one batch, head
-// statistics measured one head per task (progress, and other requests answered in between), ablation,
+// The worker's side of the model inspector (the views of the whole model at once): every head's attention
+// in one batch, head statistics measured one head per task (progress, and other requests answered in between), ablation,
 // positional encodings and the model's anatomy. Every number comes from the engine; this file only moves
 // them and decides nothing about the model.
 import type { GlassboxEngine } from '@glassbox/engine';
-import type { FromWorker } from '../protocol';
-import type { AttentionBatch, InsideRequest, MeasureResult, RopePicture, RopeSource } from '../protocol-inside';
+import { replyTo, type FromWorker } from '../protocol';
+import { isModelInspectorRequest, type AttentionBatch, type ModelInspectorRequest, type RopePicture, type RopeSource } from '../protocol-model-inspector';
 import { explain } from './explain';
 
 type Post = (message: FromWorker, transfer?: Transferable[]) => void;
 
-export interface InsideContext {
+export interface ModelInspectorContext {
   engine: GlassboxEngine | null;
   post: Post;
   generating(): boolean; // a generation is under way (ablation waits for it to end)
 }
 
-const isInside = (type: string) => ['attention-batch', 'measure-heads', 'ablate', 'clear-ablation', 'inside-info', 'flops', 'sinusoidal', 'rope'].includes(type);
-
 let measurement = 0; // the newest measure-heads request: an older one stops at its next head
 
-/** Handles one of the part-2 requests; false for any other message. */
-export function handleInside(context: InsideContext, message: { type: string }): boolean {
-  if (!isInside(message.type)) return false;
-  const m = message as InsideRequest;
+/** Handles one of the model inspector's requests; false for any other message. */
+export function handleModelInspector(context: ModelInspectorContext, message: { type: string }): boolean {
+  if (!isModelInspectorRequest(message.type)) return false;
+  const m = message as ModelInspectorRequest;
   const { post } = context;
   const fail = (error: unknown, title: string) => post({ type: 'reply', req: m.req, ok: false, error: explain(error, title) });
   const e = context.engine;
@@ -34,7 +32,7 @@ export function handleInside(context: InsideContext, message: { type: string }):
     switch (m.type) {
       case 'attention-batch': {
         const batch = attentionBatch(e, m.window);
-        post({ type: 'reply', req: m.req, ok: true, value: batch }, [batch.matrix.buffer]);
+        post(replyTo(m.type, m.req, batch), [batch.matrix.buffer]);
         break;
       }
       case 'measure-heads':
@@ -44,26 +42,26 @@ export function handleInside(context: InsideContext, message: { type: string }):
         if (context.generating()) throw new Error('Stop the generation first: the ablation reads its tokens again.');
         {
           const change = e.ablate(m.scales);
-          post({ type: 'reply', req: m.req, ok: true, value: { ...change, pieceBefore: e.piece(change.topBefore), pieceAfter: e.piece(change.topAfter) } });
+          post(replyTo(m.type, m.req, { ...change, pieceBefore: e.piece(change.topBefore), pieceAfter: e.piece(change.topAfter) }));
         }
         break;
       case 'clear-ablation':
         if (context.generating()) throw new Error('Stop the generation first.');
-        post({ type: 'reply', req: m.req, ok: true, value: e.clearAblation() });
+        post(replyTo(m.type, m.req, e.clearAblation()));
         break;
       case 'inside-info':
-        post({ type: 'reply', req: m.req, ok: true, value: { positions: e.positionInfo(), anatomy: e.anatomy(), thresholds: e.headRoleThresholds() } });
+        post(replyTo(m.type, m.req, { positions: e.positionInfo(), anatomy: e.anatomy(), thresholds: e.headRoleThresholds() }));
         break;
       case 'flops':
-        post({ type: 'reply', req: m.req, ok: true, value: e.flopsPerToken(m.sequenceLength) });
+        post(replyTo(m.type, m.req, e.flopsPerToken(m.sequenceLength)));
         break;
       case 'sinusoidal': {
         const table = e.sinusoidalTable(m.positions, m.dim);
-        post({ type: 'reply', req: m.req, ok: true, value: table }, [table.buffer]);
+        post(replyTo(m.type, m.req, table), [table.buffer]);
         break;
       }
       case 'rope':
-        post({ type: 'reply', req: m.req, ok: true, value: rope(e, m.positions, m.anglePosition, m.source) });
+        post(replyTo(m.type, m.req, rope(e, m.positions, m.anglePosition, m.source)));
         break;
     }
   } catch (error) {
@@ -94,7 +92,7 @@ function attentionBatch(e: GlassboxEngine, window: number): AttentionBatch {
 }
 
 /** One head per task, so a Stop, a tokenize or an attention request is answered between heads. */
-function measureHeads(context: InsideContext, e: GlassboxEngine, req: number, prompt: string) {
+function measureHeads(context: ModelInspectorContext, e: GlassboxEngine, req: number, prompt: string) {
   const id = ++measurement;
   const started = performance.now();
   let ids = Array.from(e.sequence());
@@ -110,8 +108,7 @@ function measureHeads(context: InsideContext, e: GlassboxEngine, req: number, pr
       const step = job.step();
       context.post({ type: 'measure-progress', req, completed: step.completed, total: step.total });
       if (step.done) {
-        const value: MeasureResult = { heads: step.heads, roles: step.roles, tokens: ids.length, ms: performance.now() - started };
-        context.post({ type: 'reply', req, ok: true, value });
+        context.post(replyTo('measure-heads', req, { heads: step.heads, roles: step.roles, tokens: ids.length, ms: performance.now() - started }));
       } else {
         setTimeout(next, 0);
       }

@@ -1,13 +1,12 @@
 // The model view: every head of every layer as a small heatmap of the same window of recent tokens, one row
 // per layer, all drawn from one batch the worker sends. Clicking a thumbnail opens it large in the attention
 // view; Shift+click (or the X key) marks it for ablation. After "Measure heads" each carries its role.
-import type { AttentionBatch, HeadReport } from '../protocol-inside';
-import { LUT, MASKED, level } from '../ui/colors';
+import type { AttentionBatch, HeadReport } from '../protocol-model-inspector';
 import { el } from '../ui/text';
-import { isMasked } from './heatmap';
+import { attentionImage } from './attention-image';
 import type { HeadSelection } from './head-selection';
 
-export class ModelView {
+export class HeadsOverview {
   private batch: AttentionBatch | null = null;
   private roles = new Map<number, HeadReport>();
   private tiles: HTMLButtonElement[] = [];
@@ -120,14 +119,9 @@ export class ModelView {
   private paint(canvas: HTMLCanvasElement, batch: AttentionBatch, layer: number, head: number) {
     const n = batch.size;
     if (canvas.width !== n) canvas.width = canvas.height = n;
-    const image = new ImageData(n, n);
-    const pixels = new Uint32Array(image.data.buffer);
     const offset = (layer * batch.heads + head) * n * n;
     const mask = { begin: batch.begin, firstVisible: batch.firstVisible.subarray(layer * n, (layer + 1) * n) };
-    for (let q = 0; q < n; q++) {
-      for (let k = 0; k < n; k++) pixels[q * n + k] = isMasked(mask, q, k) ? MASKED : LUT[level(batch.matrix[offset + q * n + k], 'sqrt')];
-    }
-    canvas.getContext('2d')!.putImageData(image, 0, 0);
+    canvas.getContext('2d')!.putImageData(attentionImage(batch.matrix, offset, n, mask, 'sqrt'), 0, 0);
   }
 
   /** Roles, ablation marks and accessible names. */

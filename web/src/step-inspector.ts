@@ -1,88 +1,48 @@
-// The "see inside, part 1" views wired to the worker and to each other: one current step (a position of the
-// sequence) shared by the prompt strip, the output, the attention heatmap, the next-token panel, the
-// sampling pipeline, attention step by step and the logit lens; the step control; export. main.ts tells it
+// The step inspector: the views of one selected step, wired to the worker and to each other. One current
+// step (a position of the sequence, the store's selection) is shared by the prompt strip, the output, the
+// attention heatmap, the next-token panel, the sampling pipeline, attention step by step and the logit
+// lens; the step control; export. main.ts tells it
 // when a generation starts, each token, and when it ends; everything else happens here.
 import type { EngineClient, TokenEvent } from './client';
 import type { SamplerSettings } from './protocol';
-import type { LensWindow, StepByStep, StepPipeline } from './protocol-see-inside';
-import type { TestHook } from './test-hook';
+import { isGenerating, type PageStore, type StepRecord } from './state/page-state';
 import { CurrentStep } from './ui/current-step';
 import { downloadBlob, downloadCanvas } from './ui/download';
 import { byId } from './ui/text';
+import { WorkInFlight } from './ui/work-in-flight';
 import type { AttentionView } from './views/attention';
 import { AttentionStepsView } from './views/attention-steps';
 import { LogitLensView } from './views/logit-lens';
-import type { StepDistribution } from './views/next-token';
 import { PipelineView } from './views/pipeline';
 import { StepControl } from './views/step-control';
 
 /** Positions the logit lens shows at once: the newest ones, or around the selected one. */
 const LENS_WINDOW = 16;
 
-/** One generated token's step: the distribution it was drawn from, at `position`. */
-export interface StepRecord extends StepDistribution {
-  position: number;
-  pipeline: StepPipeline | null;
-}
+export type { StepRecord };
 
-/** What the browser tests read (window.__glassbox.seeInside). */
-export interface SeeInsideHook {
-  position: number;
-  sequence: number[]; // prompt ids and generated ids
-  promptLength: number;
-  steps: { position: number; chosen: number; pipeline: StepPipeline | null }[];
-  detail: StepByStep | null;
-  lens: LensWindow | null;
-  exported: string | null;
-  whenIdle(): Promise<void>;
-}
-
-export interface SeeInsideHandlers {
+export interface StepInspectorHandlers {
   /** The selection changed: mark the prompt chip and output token, show the next-token step. */
   selected(position: number, step: StepRecord | null): void;
   step(): void; // the Step button
 }
 
-export function mountSeeInside(client: EngineClient, attention: AttentionView, hook: TestHook, handlers: SeeInsideHandlers) {
-  const current = new CurrentStep();
+export function mountStepInspector(client: EngineClient, attention: AttentionView, store: PageStore, handlers: StepInspectorHandlers) {
+  const current = new CurrentStep(store); // the store's selection
   const control = new StepControl(byId('step-control'), current, () => handlers.step());
   const pipelineView = new PipelineView(byId('pipeline'));
   const stepsView = new AttentionStepsView(byId('attention-steps'));
   const lensView = new LogitLensView(byId('logit-lens'));
-  let sequence: number[] = [];
-  let promptLength = 0;
-  let steps = new Map<number, StepRecord>(); // by position
-  let sampler: SamplerSettings | null = null;
-  let traced = 0; // positions the engine has read (the newest token is read with the next step)
-  let pending = 0; // requests in flight (whenIdle)
-  let generating = false; // while streaming, the worker's time goes to tokens: only a pinned step is read
-  const idleWaiters: (() => void)[] = [];
-
-  const seeInside: SeeInsideHook = {
-    position: -1,
-    sequence: [],
-    promptLength: 0,
-    steps: [],
-    detail: null,
-    lens: null,
-    exported: null,
-    whenIdle: () => (pending === 0 ? Promise.resolve() : new Promise((resolve) => idleWaiters.push(resolve))),
-  };
-  (hook as TestHook & { seeInside: SeeInsideHook }).seeInside = seeInside;
-
-  function track<T>(work: Promise<T>): Promise<T> {
-    pending++;
-    return work.finally(() => {
-      pending--;
-      if (pending === 0) idleWaiters.splice(0).forEach((resolve) => resolve());
-    });
-  }
+  // The sequence, its steps, the sampler and the trace's extent are the store's (state/page-state.ts).
+  const state = () => store.state;
+  const inFlight = new WorkInFlight(); // requests in flight (whenIdle, for the tests)
+  const track = <T>(work: Promise<T>) => inFlight.track(work);
 
   // --- the selection, shown everywhere ---
   let frame = 0;
   let queryShown: number | null = null; // the row the attention view has pinned for us
   current.onChange((position) => {
-    seeInside.position = position;
+    const { steps, sampler } = state();
     const step = steps.get(position) ?? null;
     handlers.selected(position, step);
     // Following, the heatmap keeps its own focus; it is told only when the pinned row changes (each call
@@ -91,8 +51,9 @@ export function mountSeeInside(client: EngineClient, attention: AttentionView, h
     if (query !== queryShown) attention.selectQuery((queryShown = query));
     if (step?.pipeline) pipelineView.show(step.pipeline, step.chosen, step.chosenPiece, sampler, step.index);
     else if (position >= 0) pipelineView.empty(promptNote(position));
-    // The worker's answers follow once per frame, however fast the slider moves.
-    if (generating && !current.pinned) return;
+    // The worker's answers follow once per frame, however fast the slider moves. While streaming, the
+    // worker's time goes to tokens: only a pinned step is read.
+    if (isGenerating(state()) && !current.pinned) return;
     if (!frame) frame = requestAnimationFrame(() => {
       frame = 0;
       readDetail();
@@ -107,7 +68,7 @@ export function mountSeeInside(client: EngineClient, attention: AttentionView, h
   lensView.onSelect = (position) => current.select(position);
 
   function promptNote(position: number) {
-    return position < promptLength - 1
+    return position < current.promptLength - 1
       ? `Position ${position} is a prompt token: the model read it but did not sample there. The logit lens below shows what it would have predicted.`
       : `Position ${position} has not been sampled from yet.`;
   }
@@ -116,13 +77,14 @@ export function mountSeeInside(client: EngineClient, attention: AttentionView, h
   let detailRequest = 0;
   function readDetail() {
     const query = current.position;
+    const { traced } = state();
     if (query < 0 || traced === 0) return stepsView.empty('Generate some text to work through a query here.');
     if (query >= traced) return stepsView.empty(`Token ${query} has not been read yet: the model reads it when it writes the next token.`);
     const request = ++detailRequest;
-    void track(client.seeInside<StepByStep>({ type: 'attention-detail', layer: attention.selectedLayer, head: attention.selectedHead, query })).then(
+    void track(client.request('attention-detail', { layer: attention.selectedLayer, head: attention.selectedHead, query })).then(
       (detail) => {
         if (request !== detailRequest) return;
-        seeInside.detail = detail;
+        store.set({ detail });
         stepsView.show(detail);
       },
       (error: unknown) => request === detailRequest && stepsView.empty(`Could not read this query: ${error instanceof Error ? error.message : String(error)}`),
@@ -132,14 +94,15 @@ export function mountSeeInside(client: EngineClient, attention: AttentionView, h
   // --- the logit lens around the selected position ---
   let lensRequest = 0;
   function readLens() {
+    const { traced } = state();
     if (traced === 0) return lensView.empty('Generate some text: each layer\'s guess for the next token shows here.');
     const position = Math.min(current.position, traced - 1);
     const end = Math.min(traced, Math.max(position + 1 + LENS_WINDOW / 2, LENS_WINDOW));
     const request = ++lensRequest;
-    void track(client.seeInside<LensWindow>({ type: 'logit-lens', window: LENS_WINDOW, end })).then(
+    void track(client.request('logit-lens', { window: LENS_WINDOW, end })).then(
       (lens) => {
         if (request !== lensRequest) return;
-        seeInside.lens = lens;
+        store.set({ lens });
         lensView.show(lens, current.position);
       },
       (error: unknown) => request === lensRequest && lensView.empty(`The logit lens could not be read: ${error instanceof Error ? error.message : String(error)}`),
@@ -151,12 +114,12 @@ export function mountSeeInside(client: EngineClient, attention: AttentionView, h
   const exportPng = byId<HTMLButtonElement>('export-png');
   const exportNote = byId('export-note');
   exportJson.addEventListener('click', () => {
-    const last = hook.last;
+    const { generation: last, sampler } = state();
     if (!last || !sampler) return;
     exportNote.textContent = 'Preparing the inspection document…';
-    void track(client.seeInside<string>({ type: 'inspect-json', prompt: last.prompt, sampler, steps: last.ids.length })).then(
+    void track(client.request('inspect-json', { prompt: last.prompt, sampler, steps: last.ids.length })).then(
       (json) => {
-        seeInside.exported = json;
+        store.set({ exported: json });
         downloadBlob(new Blob([json], { type: 'application/json' }), 'glassbox-inspect.json');
         exportNote.textContent = `Saved glassbox-inspect.json (${Math.round(json.length / 1024)} KiB): what "glassbox inspect --json" prints for this prompt and these settings.`;
       },
@@ -171,25 +134,18 @@ export function mountSeeInside(client: EngineClient, attention: AttentionView, h
   });
 
   function setExportable(generating: boolean) {
-    exportJson.disabled = generating || !hook.last || hook.last.ids.length === 0;
+    const { generation: last, traced } = state();
+    exportJson.disabled = generating || !last || last.ids.length === 0;
     exportPng.disabled = generating || traced === 0;
   }
   setExportable(false);
 
-  function publishSteps() {
-    seeInside.sequence = [...sequence];
-    seeInside.promptLength = promptLength;
-    seeInside.steps = [...steps.values()].sort((a, b) => a.position - b.position).map((s) => ({ position: s.position, chosen: s.chosen, pipeline: s.pipeline }));
-  }
-
   return {
     current,
     control,
+    whenIdle: () => inFlight.idle(),
     modelLoaded() {
-      sequence = [];
-      promptLength = 0;
-      steps = new Map();
-      traced = 0;
+      store.set({ sequence: [], steps: new Map(), traced: 0 });
       current.setExtent(-1, -1, 0, false);
       pipelineView.empty('Generate some text: each step shows here how the sampler turned the model\'s probabilities into a choice.');
       stepsView.empty('Pick a token: its query in the selected head is worked through here, number by number.');
@@ -198,37 +154,27 @@ export function mountSeeInside(client: EngineClient, attention: AttentionView, h
     },
     generationStarted(promptIds: number[], settings: SamplerSettings) {
       // A Step continues the text: the steps before it stay valid when the new prompt is the old sequence.
+      const { sequence, sampler } = state();
       const continues = promptIds.length > 0 && sequence.length >= promptIds.length - 1 && promptIds.every((id, i) => i >= sequence.length || sequence[i] === id);
-      if (!continues || JSON.stringify(settings) !== JSON.stringify(sampler)) steps = new Map();
+      const steps = new Map(!continues || JSON.stringify(settings) !== JSON.stringify(sampler) ? [] : state().steps);
       for (const position of [...steps.keys()]) if (position >= promptIds.length - 1) steps.delete(position);
-      sampler = settings;
-      generating = true;
-      sequence = [...promptIds];
-      promptLength = promptIds.length;
-      traced = 0;
-      current.setExtent(promptIds.length - 1, promptIds.length - 1, promptLength, continues);
-      publishSteps();
+      store.set({ sampler: settings, sequence: [...promptIds], steps, traced: 0 });
+      current.setExtent(promptIds.length - 1, promptIds.length - 1, promptIds.length, continues);
       setExportable(true);
     },
     token(event: TokenEvent) {
+      const { sequence, steps } = state();
       const position = sequence.length - 1;
-      steps.set(position, { index: event.index, chosen: event.id, chosenPiece: event.piece, top: event.top, position, pipeline: event.pipeline ?? null });
-      sequence.push(event.id);
-      traced = position + 1;
-      publishSteps();
+      const step: StepRecord = { index: event.index, chosen: event.id, chosenPiece: event.piece, top: event.top, position, pipeline: event.pipeline ?? null };
+      store.set({ steps: new Map(steps).set(position, step), sequence: [...sequence, event.id], traced: position + 1 });
     },
     /** After a token's frame: follows the newest position unless one is pinned. */
     tokenDrawn() {
-      current.setExtent(sequence.length - 1, traced - 1, promptLength, true);
+      current.setExtent(state().sequence.length - 1, state().traced - 1, current.promptLength, true);
     },
     generationDone() {
-      generating = false;
-      current.setExtent(sequence.length - 1, traced - 1, promptLength, true); // the views read their step
+      current.setExtent(state().sequence.length - 1, state().traced - 1, current.promptLength, true); // the views read their step
       setExportable(false);
     },
-    /** The step record at `position`, if a token was drawn there. */
-    stepAt: (position: number) => steps.get(position) ?? null,
-    /** The newest step, which the views show while following. */
-    newestPosition: () => traced - 1,
   };
 }

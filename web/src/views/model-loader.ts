@@ -34,7 +34,7 @@ export async function fetchCatalog(): Promise<{ entries: CatalogEntry[]; base: U
   return { entries: manifest.models ?? [], base };
 }
 
-export class ModelPanel {
+export class ModelLoader {
   private readonly select = byId<HTMLSelectElement>('model-select');
   private readonly description = byId('model-description');
   private readonly progress = byId('progress');

@@ -1,26 +1,26 @@
-// The worker's side of the "see inside, part 1" views: attention step by step, the logit lens and the
-// inspection document. Every number comes from the engine; this file only moves them.
+// The worker's side of the step inspector (the views of one selected step): attention step by step, the
+// logit lens and the inspection document. Every number comes from the engine; this file only moves them.
 import type { GlassboxEngine } from '@glassbox/engine';
-import type { FromWorker } from '../protocol';
-import { type LensWindow, type SeeInsideRequest, seeInsideTypes, type StepPipeline } from '../protocol-see-inside';
+import { replyTo, type FromWorker } from '../protocol';
+import { isStepInspectorRequest, type LensWindow, type StepInspectorReplies, type StepInspectorRequest, type StepPipeline } from '../protocol-step-inspector';
 import { explain } from './explain';
 
 type Post = (message: FromWorker, transfer?: Transferable[]) => void;
 
-/** Handles one of the part-1 requests; false for any other message. */
-export function handleSeeInside(engine: GlassboxEngine | null, post: Post, message: { type: string }): boolean {
-  if (!(seeInsideTypes as string[]).includes(message.type)) return false;
-  const m = message as SeeInsideRequest;
+/** Handles one of the step inspector's requests; false for any other message. */
+export function handleStepInspector(engine: GlassboxEngine | null, post: Post, message: { type: string }): boolean {
+  if (!isStepInspectorRequest(message.type)) return false;
+  const m = message as StepInspectorRequest;
   try {
     if (!engine) throw new Error('The engine is still starting');
-    post({ type: 'reply', req: m.req, ok: true, value: answer(engine, m) });
+    post(replyTo(m.type, m.req, answer(engine, m)));
   } catch (error) {
     post({ type: 'reply', req: m.req, ok: false, error: explain(error, 'Could not read inside the model') });
   }
   return true;
 }
 
-function answer(e: GlassboxEngine, m: SeeInsideRequest): unknown {
+function answer(e: GlassboxEngine, m: StepInspectorRequest): StepInspectorReplies[StepInspectorRequest['type']] {
   switch (m.type) {
     case 'attention-detail': {
       const detail = e.attentionDetail(m.layer, m.head, m.query);

@@ -1,4 +1,4 @@
-// The messages of the "see inside, part 2" views (model view, head view, head statistics, ablation,
+// The messages of the model inspector's views (model view, head view, head statistics, ablation,
 // positional encodings, anatomy) between the page and the worker. protocol.ts adds them to its unions.
 import type { AblationChange, HeadMeasurement, HeadRoleThresholds, ModelAnatomy, PositionInfo, TokenFlops } from '@glassbox/engine';
 
@@ -35,13 +35,13 @@ export interface RopePicture {
 
 export type RopeSource = { kind: 'random'; seed: number } | { kind: 'query'; layer: number; head: number; position: number };
 
-export interface InsideInfo {
+export interface ModelInspectorInfo {
   positions: PositionInfo;
   anatomy: ModelAnatomy;
   thresholds: HeadRoleThresholds;
 }
 
-export type InsideRequest =
+export type ModelInspectorRequest =
   | { type: 'attention-batch'; req: number; window: number }
   | { type: 'measure-heads'; req: number; prompt: string }
   | { type: 'ablate'; req: number; scales: number[] }
@@ -51,7 +51,23 @@ export type InsideRequest =
   | { type: 'sinusoidal'; req: number; positions: number; dim: number }
   | { type: 'rope'; req: number; positions: number; anglePosition: number; source: RopeSource };
 
-export type InsideEvent = { type: 'measure-progress'; req: number; completed: number; total: number };
+export type ModelInspectorEvent = { type: 'measure-progress'; req: number; completed: number; total: number };
+
+/** Each request's reply: the one place a request is paired with what answers it (protocol.ts joins them). */
+export interface ModelInspectorReplies {
+  'attention-batch': AttentionBatch;
+  'measure-heads': MeasureResult; // progress arrives meanwhile as ModelInspectorEvent
+  ablate: AblationResult;
+  'clear-ablation': boolean;
+  'inside-info': ModelInspectorInfo;
+  flops: TokenFlops;
+  sinusoidal: Float32Array;
+  rope: RopePicture;
+}
+
+/** The request types above, as a value (the worker dispatches on it); naming each once keeps the list whole. */
+const modelInspectorKinds: Record<keyof ModelInspectorReplies, true> = { 'attention-batch': true, 'measure-heads': true, ablate: true, 'clear-ablation': true, 'inside-info': true, flops: true, sinusoidal: true, rope: true };
+export const isModelInspectorRequest = (type: string): type is keyof ModelInspectorReplies => Object.hasOwn(modelInspectorKinds, type);
 
 export interface MeasureResult extends HeadMeasurement {
   tokens: number; // how many tokens were measured
