@@ -1,8 +1,9 @@
-// The page's main flows in every browser engine: Chromium, Firefox ESR and WebKit (WebKitGTK's MiniBrowser,
-// the engine Safari uses), driven as tests/browser/engines.mjs describes. In each: stories260K loads (on the
-// threaded build where the engine can share memory with workers), 40 greedy tokens match Chromium's (and the golden
-// file's, when it is there), the attention views are drawn from a causal trace, a file that is no model gets
-// its message, and the page reloads and generates with its site gone (service worker). Screenshots go to
+// The page's main flows in every browser engine: Firefox ESR and WebKit (WebKitGTK's MiniBrowser, the engine
+// Safari uses) beside Chromium, driven as tests/browser/engines.mjs describes. In each: stories260K loads (on the
+// threaded build where the engine can share memory with workers), 40 greedy tokens match Chromium's (and the
+// golden file's, when it is there), the attention views are drawn from a causal trace, a file that is no model
+// gets its message, and the page reloads and generates with its site gone (service worker). Chromium runs only
+// as far as its tokens, the reference: page.test.mjs has its other flows. Screenshots (the viewport) go to
 // test-output/engines-<engine>-*.png. An engine whose programs are absent is skipped with a message, or fails
 // under CI=true or GLASSBOX_REQUIRE_MODELS=1 (as in .ci/run).
 // Run: node --test --test-concurrency=1 tests/browser/engines.test.mjs
