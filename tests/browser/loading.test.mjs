@@ -92,7 +92,8 @@ test('2. Generate waits while a model downloads, and Cancel keeps the previous m
       assert.equal(await page.isEnabled('#generate'), true);
       await screenshot(page, 'loading-02-cancelled');
       await expectStoriesStillWork(page);
-      await page.waitForTimeout(300);
+      // A round trip to the worker: a load it had still finished before answering would be counted by now.
+      await page.evaluate(() => window.__glassbox.memory());
       assert.deepEqual(await loadCounts(page), { loads: before.loads, failedLoads: before.failedLoads + 1 }, 'the cancelled download never replaces the model');
       assert.deepEqual(errors, []);
     },
@@ -105,7 +106,7 @@ test('3. a tokenizer dropped alone is acknowledged, and the previous error goes'
     assert.equal(await dropAndSettle(page, [fileOf('junk.bin', crypto.randomBytes(4096))]), 'failed');
     assert.equal(await page.isVisible('#model-error'), true);
     await drop(page, [fileOf('tok512.bin')]);
-    await page.waitForTimeout(100);
+    await page.waitForSelector('#drop-note', { state: 'visible' });
     assert.equal(await page.isVisible('#model-error'), false, 'the error about junk.bin is gone');
     assert.equal(await page.isVisible('#drop-note'), true, 'the drop is acknowledged');
     assert.match(await textOf(page, '#drop-note'), /tok512\.bin is the tokenizer now/);

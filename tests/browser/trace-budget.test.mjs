@@ -76,7 +76,9 @@ test('a 0.5B-shaped model at 2,048 tokens keeps its inspection trace within the 
 
     const loaded = await page.evaluate(() => window.__glassbox.memory());
     const started = Date.now();
-    const prompt = promptOf(SHAPE.context - 40);
+    // Up to 8 tokens short of the context (whole sentences, so up to one sentence more): each generated token
+    // costs a 0.5B-shaped forward pass, and the trace fills as well from the prompt as from generation.
+    const prompt = promptOf(SHAPE.context - 8);
     const result = await generate(page, prompt, { temperature: 0, maxTokens: 200 });
     const seconds = (Date.now() - started) / 1000;
     assert.equal(result.reason, 'context-full', `the generation ran to the end of the context (${result.error?.detail ?? ''})`);

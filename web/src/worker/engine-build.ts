@@ -1,7 +1,7 @@
 // Which WebAssembly build of the engine the worker runs, and with how many threads. The threaded build
 // (glassbox-engine-threads) shares its memory between Web Workers, which browsers allow only on a
 // cross-origin isolated page (COOP/COEP headers: docs/hosting.md); everywhere else the single-threaded build
-// runs, and gives the same tokens.
+// runs, and gives the same tokens. Whether memory can be shared is asked of the engine itself (canShareMemory).
 import { GlassboxEngine, type ModuleFactory } from '@glassbox/engine';
 import singleWasmUrl from '@engine-build/glassbox-engine.wasm?url';
 // The threaded module stays a file of its own (not bundled into this worker): each of its pthread Workers
@@ -25,12 +25,33 @@ export interface EngineChoice {
   threads: number;
 }
 
-/** The threaded build on a cross-origin isolated page with more than one core, one thread per core up to the cap. */
+/**
+ * Whether this engine can do what the threaded build needs: make a shared WebAssembly.Memory and send it to
+ * another worker (each pthread is a Worker that receives the memory by postMessage). It is tried rather than
+ * inferred from `crossOriginIsolated` and the `SharedArrayBuffer` global: WebKitGTK (2.50) hides that global on
+ * an isolated page yet makes shared memory, but refuses to send it (DataCloneError), so the threaded build
+ * could not start its threads there (docs/hosting.md). Sending through a MessageChannel raises the same error
+ * synchronously, without a Worker.
+ */
+export function canShareMemory(): boolean {
+  if (self.crossOriginIsolated !== true) return false;
+  const channel = new MessageChannel();
+  try {
+    channel.port1.postMessage(new WebAssembly.Memory({ initial: 1, maximum: 1, shared: true }));
+    return true;
+  } catch {
+    return false;
+  } finally {
+    channel.port1.close();
+    channel.port2.close();
+  }
+}
+
+/** The threaded build where memory can be shared between workers and there is more than one core, one thread per core up to the cap. */
 export function chooseBuild(): EngineChoice {
   const cores = Math.max(1, Math.floor(navigator.hardwareConcurrency || 1));
   const threads = Math.min(cores, MAX_THREADS);
-  const isolated = self.crossOriginIsolated === true && typeof SharedArrayBuffer === 'function';
-  return isolated && threads > 1 ? { threaded: true, threads } : { threaded: false, threads: 1 };
+  return canShareMemory() && threads > 1 ? { threaded: true, threads } : { threaded: false, threads: 1 };
 }
 
 const absolute = (url: string) => new URL(url, import.meta.url).href;

@@ -1,0 +1,165 @@
+// The page's main flows in every browser engine: Firefox ESR and WebKit (WebKitGTK's MiniBrowser, the engine
+// Safari uses) beside Chromium, driven as tests/browser/engines.mjs describes. In each: stories260K loads (on the
+// threaded build where the engine can share memory with workers), 40 greedy tokens match Chromium's (and the
+// golden file's, when it is there), the attention views are drawn from a causal trace, a file that is no model
+// gets its message, and the page reloads and generates with its site gone (service worker). Chromium runs only
+// as far as its tokens, the reference: page.test.mjs has its other flows. Screenshots (the viewport) go to
+// test-output/engines-<engine>-*.png. An engine whose programs are absent is skipped with a message, or fails
+// under CI=true or GLASSBOX_REQUIRE_MODELS=1 (as in .ci/run).
+// Run: node --test --test-concurrency=1 tests/browser/engines.test.mjs
+import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { startStaticServer } from '../../web/tools/static-server.mjs';
+import { ENGINES, missingPrograms } from './engines.mjs';
+import { SUBFOLDER, dist, haveStories, outputDir, readGolden, requireAll } from './harness.mjs';
+
+const mustRun = requireAll || process.env.CI === 'true';
+const PROMPT = 'Once upon a time';
+const TOKENS = 40;
+const golden = readGolden()?.find((g) => g.prompt === PROMPT)?.generated_ids.slice(0, TOKENS) ?? null;
+/** Each engine's 40 greedy tokens, by engine name: Chromium's run first and are the reference. */
+const greedy = {};
+
+// In the page: sets form fields as typing would (input and change events), then presses Generate elsewhere.
+const setFields = (fields) => {
+  for (const [selector, value] of Object.entries(fields)) {
+    const field = document.querySelector(selector);
+    field.value = String(value);
+    field.dispatchEvent(new Event('input', { bubbles: true }));
+    field.dispatchEvent(new Event('change', { bubbles: true }));
+  }
+  return true;
+};
+
+/** Waits until the page has ended `count` loads either way; says how many succeeded and failed. */
+const loadsEnded = (driver, count) =>
+  driver.waitFor((n) => window.__glassbox && window.__glassbox.loads + window.__glassbox.failedLoads >= n && { loads: window.__glassbox.loads, failed: window.__glassbox.failedLoads }, count);
+
+/** Greedy generation of `maxTokens` from `prompt`, as a person would start it; the page's record of it. */
+async function generate(driver, prompt, maxTokens) {
+  await driver.run(setFields, { '#prompt': prompt, '#temperature': 0, '#max-tokens': maxTokens });
+  const before = await driver.run(() => window.__glassbox.generations);
+  await driver.click('#generate');
+  await driver.waitFor((n) => window.__glassbox.generations > n, before);
+  return driver.run(() => window.__glassbox.whenIdle());
+}
+
+for (const engine of ENGINES) {
+  const missing = missingPrograms(engine);
+  const why = !haveStories ? 'models/stories260K.bin and models/tok512.bin are absent: run scripts/fetch-models.sh' : missing.length ? `${missing.join(', ')} absent: apt-get install firefox-esr webkit2gtk-driver xvfb (scripts/install-deps.sh)` : null;
+  if (why && !mustRun) {
+    test(`${engine.name}: the page's main flows`, (t) => t.skip(why));
+    continue;
+  }
+  describe(engine.name, () => {
+    let driver;
+    let server;
+    const shot = (name) => path.join(outputDir, `engines-${engine.name}-${name}.png`);
+    before(async () => {
+      assert.equal(why, null, `${why} (CI=true or GLASSBOX_REQUIRE_MODELS=1)`);
+      if (!fs.existsSync(path.join(dist, 'index.html'))) throw new Error('dist/index.html is missing: run `npm run build` first');
+      fs.mkdirSync(outputDir, { recursive: true });
+      server = await startStaticServer({ root: dist, base: SUBFOLDER }); // its own origin: its own service worker and caches
+      driver = await engine.start();
+    });
+    after(async () => {
+      await driver?.close();
+      await server?.close();
+    });
+
+    test(`stories260K loads, on the ${engine.threaded ? 'threaded' : 'single-threaded'} build`, async () => {
+      await driver.open(server.url);
+      assert.deepEqual(await loadsEnded(driver, 1), { loads: 1, failed: 0 });
+      const page = await driver.run(() => ({ isolated: self.crossOriginIsolated, info: window.__glassbox.info, footer: document.querySelector('#engine-threads').textContent }));
+      assert.equal(page.info.parameters, 260032);
+      assert.equal(page.info.layers, 5);
+      assert.equal(page.isolated, true, 'the page is cross-origin isolated (COOP/COEP)');
+      if (engine.threaded) assert.ok(page.info.threads > 1, `the threaded build runs (${page.info.threads} threads; the page says "${page.footer}")`);
+      else assert.match(page.footer, /single-threaded build/, 'the engine cannot share memory with its threads: the single-threaded build runs');
+      assert.deepEqual(await driver.errorsSoFar(), []);
+    });
+
+    test(`${TOKENS} greedy tokens are Chromium's`, async () => {
+      const record = await generate(driver, PROMPT, TOKENS);
+      assert.equal(record.error, null, JSON.stringify(record.error));
+      assert.equal(record.ids.length, TOKENS);
+      greedy[engine.name] = record.ids;
+      if (golden) assert.deepEqual(record.ids, golden, 'the golden tokens (the native engine\'s)');
+      if (engine.name !== 'chromium') {
+        assert.ok(greedy.chromium, 'Chromium ran first');
+        assert.deepEqual(record.ids, greedy.chromium, 'the tokens Chromium gave');
+      }
+      assert.deepEqual(await driver.errorsSoFar(), []);
+    });
+
+    const flow = engine.referenceOnly ? () => {} : test; // Chromium: page.test.mjs has these flows (tests 6, 7b, 9)
+    flow('the attention views are drawn from a causal trace', async () => {
+      await driver.run(() => window.__glassbox.whenAttentionDrawn());
+      const trace = await driver.run(() => window.__glassbox.attention(0, 0));
+      const n = trace.size;
+      assert.equal(n, PROMPT.split(' ').length + TOKENS); // BOS + 4 prompt tokens + 40 generated, less the last
+      for (let q = 0; q < n; q++) {
+        const row = trace.matrix.slice(q * n, (q + 1) * n);
+        assert.ok(row.slice(q + 1).every((w) => w === 0), `row ${q}: nothing above the diagonal`);
+        const sum = row.reduce((a, b) => a + b, 0);
+        assert.ok(Math.abs(sum - 1) < 1e-4, `row ${q} sums to ${sum}`);
+      }
+      // The heatmap's pixels: masked cells in their one grey, and cells in other colours beside them.
+      const pixels = await driver.run(() => {
+        const canvas = document.querySelector('canvas.heatmap');
+        const { data } = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height);
+        let [masked, coloured] = [0, 0];
+        for (let i = 0; i < data.length; i += 4) {
+          if (data[i] === 238 && data[i + 1] === 240 && data[i + 2] === 242) masked++;
+          else if (data[i + 3] === 255 && !(data[i] === 255 && data[i + 1] === 255 && data[i + 2] === 255)) coloured++;
+        }
+        return { masked, coloured, heads: document.querySelectorAll('.head-tile').length };
+      });
+      assert.ok(pixels.masked > 0 && pixels.coloured > 0, `the heatmap is drawn (${JSON.stringify(pixels)})`);
+      assert.equal(pixels.heads, 8, 'the heads overview shows the 8 heads');
+      await driver.screenshot(shot('generated'));
+      assert.deepEqual(await driver.errorsSoFar(), []);
+    });
+
+    flow('a file that is no model gets its message, and the model stays', async () => {
+      const before = await driver.run(() => window.__glassbox.loads + window.__glassbox.failedLoads);
+      const junk = { name: 'random.bin', base64: crypto.randomBytes(4096).toString('base64') };
+      await driver.run((file) => {
+        const transfer = new DataTransfer();
+        transfer.items.add(new File([Uint8Array.from(atob(file.base64), (c) => c.charCodeAt(0))], file.name));
+        document.querySelector('#dropzone').dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }));
+        return true;
+      }, junk);
+      assert.deepEqual(await loadsEnded(driver, before + 1), { loads: 1, failed: 1 });
+      const shown = await driver.run(() => ({ error: document.querySelector('#model-error').textContent, visible: document.querySelector('#model-error').offsetParent !== null, status: document.querySelector('#status').textContent }));
+      assert.ok(shown.visible, 'the error is shown');
+      assert.match(shown.error, /This file is not a model glassbox can read/);
+      assert.match(shown.status, /stories260K · ready/);
+      await driver.screenshot(shot('bad-file'));
+      assert.deepEqual(await driver.errorsSoFar(), []);
+    });
+
+    flow('with its site gone, the page reloads from its service worker and generates', async () => {
+      await driver.run(async () => {
+        await navigator.serviceWorker.ready;
+        const wanted = ['models/stories260K.bin', 'models/tok512.bin', 'models/manifest.json', 'index.html'];
+        for (;;) {
+          const cached = await Promise.all((await caches.keys()).map(async (k) => (await caches.open(k)).keys()));
+          const urls = cached.flat().map((r) => r.url);
+          if (wanted.every((f) => urls.some((u) => u.endsWith(f)))) return true;
+          await new Promise((resolve) => setTimeout(resolve, 50)); // the service worker is still caching
+        }
+      });
+      await server.close(); // the site is gone
+      await driver.reload();
+      assert.deepEqual(await loadsEnded(driver, 1), { loads: 1, failed: 0 });
+      const record = await generate(driver, PROMPT, 20);
+      assert.deepEqual(record.ids, greedy[engine.name].slice(0, 20));
+      await driver.screenshot(shot('offline'));
+      assert.deepEqual(await driver.errorsSoFar(), []);
+    });
+  });
+}
