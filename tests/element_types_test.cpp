@@ -87,6 +87,36 @@ TEST(ElementTypes, EveryDTypeHasItsRowWithADecoder) {
             "F32, F16, BF16, Q8_0, Q4_0, Q4_K, Q6_K, Q4_1, Q5_0, Q5_1, Q2_K, Q3_K, Q5_K, IQ4_NL and IQ4_XS");
 }
 
+// The kernels' entry points (kernels/block_kernels.hpp) come with the row: every type but F32 has a fused dot,
+// the integer types all of their integer entry points, and the others none of them.
+TEST(ElementTypes, EveryComputableTypeHasItsKernelEntryPoints) {
+  EXPECT_EQ(block_kernels(DType::F32), nullptr);
+  std::string integer_types;
+  for (const ElementType& row : kElementTypes) {
+    if (!row.dtype || *row.dtype == DType::F32) {
+      EXPECT_EQ(row.block_kernels, nullptr) << row.name;
+      continue;
+    }
+    ASSERT_NE(row.block_kernels, nullptr) << row.name;
+    const kernels::BlockKernels& k = *row.block_kernels;
+    EXPECT_NE(k.fused_matvec, nullptr) << row.name;
+    const bool integer = k.int_matvec != nullptr;
+    EXPECT_EQ(k.decode_integer_row != nullptr, integer) << row.name;
+    if (!integer) {
+      EXPECT_FALSE(k.int_offsets) << row.name;
+      EXPECT_FALSE(k.int_group_scales) << row.name;
+    }
+    EXPECT_FALSE(k.int_offsets && k.int_group_scales) << row.name;  // no prompt kernel handles both
+#if defined(__AVX2__)
+    EXPECT_EQ(k.int_matmul_avx2 != nullptr, integer) << row.name;
+#else
+    EXPECT_EQ(k.int_matmul_avx2, nullptr) << row.name;
+#endif
+    if (integer) integer_types += std::string(integer_types.empty() ? "" : " ") + row.name;
+  }
+  EXPECT_EQ(integer_types, "Q8_0 Q4_0 Q4_K Q6_K");
+}
+
 TEST(ElementTypes, TensorBytesFollowTheBlocks) {
   EXPECT_EQ(tensor_bytes(DType::F32, 3, 5), 60);
   EXPECT_EQ(tensor_bytes(DType::BF16, 3, 5), 30);

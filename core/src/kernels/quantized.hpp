@@ -28,6 +28,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "glassbox/tensor.hpp"
 
@@ -36,6 +37,13 @@ namespace glassbox::kernels {
 float half_to_float(uint16_t half);
 uint16_t float_to_half(float value);  // round to nearest even, as ggml's GGML_FP32_TO_FP16
 float bfloat16_to_float(uint16_t value);
+
+// The f16 stored (little-endian, unaligned) at p, as a float.
+inline float half_at(const std::byte* p) {
+  uint16_t bits;
+  std::memcpy(&bits, p, 2);
+  return half_to_float(bits);
+}
 
 // Decodes n values (a whole number of blocks) starting at `row`, with the type's decoder from the element
 // table (element_types.hpp).
