@@ -3,7 +3,8 @@
 // (blocks/<type>.cpp) defines its BlockKernels, pointing at the kernels it instantiates there; a type leaves
 // null what it does not have. The dispatchers (quantized_dot.cpp, quantized_int_dot.cpp,
 // quantized_int_rows.cpp, quantized_int_matmul*.cpp) look a type up once per call and pass the pointer down,
-// so no lookup sits inside a loop over rows or blocks, and the hot loops stay inlined inside each entry point.
+// so no lookup sits inside a loop over rows or blocks, and the hot loops stay inlined inside each entry
+// point.
 #pragma once
 
 #include <cstddef>

@@ -1,6 +1,6 @@
 // The integer dot product kernels (contract and float order: quantized_int_dot.hpp): a lookup in the element
-// table (block_kernels.hpp), once per call. The loops over rows are in quantized_int_dot_rows.hpp, each type's
-// format and entry point in its file blocks/<type>.cpp.
+// table (block_kernels.hpp), once per call. The loops over rows are in quantized_int_dot_rows.hpp, each
+// type's format and entry point in its file blocks/<type>.cpp.
 #include "kernels/quantized_int_dot.hpp"
 
 #include "kernels/element_types.hpp"

@@ -63,14 +63,14 @@ void super_block_rows_dot(float* out, const std::byte* w, std::size_t row_bytes,
 }
 
 // Asks for the cache lines of the row about kPrefetchBytes ahead of the one being read.
-// Why only Q8_0 (Format::kPrefetch, blocks/q8_0.cpp): its kernel outruns memory. With the matrix in L2 it reads 18.5 GB/s on
-// Zen 3, from memory 10-12 GB/s, less than the bandwidth probe's 15.6: the core's window fills with the
-// arithmetic and the hardware prefetcher alone does not keep enough lines in flight. Asking ahead gave
-// 12.5-14.3 GB/s against 9.5-12.2 in a microbenchmark, and in generation (glassbox bench, in turn, 5 rounds)
-// 1.20x and 1.19x on 110M at 1 and 2 threads, 1.10x and 1.16x on 15M. Q4_0's and the K-quants' kernels read
-// about 10 GB/s even from L2, bound by their arithmetic: asking ahead cost 15M Q4_0 generation 6% and left
-// 110M Q4_K_M's unchanged (1.01x, 1.02x). 1 KB ahead did nothing for 15M's 306-byte rows; 3 KB is 4 rows of
-// 110M's and 10 of 15M's.
+// Why only Q8_0 (Format::kPrefetch, blocks/q8_0.cpp): its kernel outruns memory. With the matrix in L2 it
+// reads 18.5 GB/s on Zen 3, from memory 10-12 GB/s, less than the bandwidth probe's 15.6: the core's
+// window fills with the arithmetic and the hardware prefetcher alone does not keep enough lines in flight.
+// Asking ahead gave 12.5-14.3 GB/s against 9.5-12.2 in a microbenchmark, and in generation (glassbox
+// bench, in turn, 5 rounds) 1.20x and 1.19x on 110M at 1 and 2 threads, 1.10x and 1.16x on 15M. Q4_0's and
+// the K-quants' kernels read about 10 GB/s even from L2, bound by their arithmetic: asking ahead cost 15M
+// Q4_0 generation 6% and left 110M Q4_K_M's unchanged (1.01x, 1.02x). 1 KB ahead did nothing for 15M's
+// 306-byte rows; 3 KB is 4 rows of 110M's and 10 of 15M's.
 constexpr std::size_t kPrefetchBytes = 3072;
 
 inline void prefetch_row(const std::byte* row, std::size_t row_bytes) {

@@ -5,7 +5,12 @@
 #include "kernels/element_types.hpp"
 #include "kernels/quantized_dot_rows.hpp"
 
-namespace glassbox::kernels::blocks {
+namespace glassbox::kernels {
+void decode_bf16_row(const std::byte* row, float* out, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i)
+    out[i] = bfloat16_to_float(u16_at(row + 2 * i));
+}
+
 namespace {
 
 static_assert(element_type(DType::BF16).block_bytes == 2);
@@ -19,6 +24,6 @@ void fused_matvec(float* out, const std::byte* w, std::size_t row_bytes, std::si
 
 }  // namespace
 
-constinit const BlockKernels kBF16 = {.fused_matvec = fused_matvec};
+constinit const BlockKernels blocks::kBF16 = {.fused_matvec = fused_matvec};
 
-}  // namespace glassbox::kernels::blocks
+}  // namespace glassbox::kernels

@@ -5,7 +5,19 @@
 #include "kernels/element_types.hpp"
 #include "kernels/quantized_dot_rows.hpp"
 
-namespace glassbox::kernels::blocks {
+namespace glassbox::kernels {
+void decode_f16_row(const std::byte* row, float* out, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i)
+    out[i] = half_to_float(u16_at(row + 2 * i));
+}
+
+void encode_f16_row(const float* x, std::byte* out, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) {
+    const uint16_t h = float_to_half(x[i]);
+    std::memcpy(out + 2 * i, &h, 2);
+  }
+}
+
 namespace {
 
 static_assert(element_type(DType::F16).block_bytes == 2);
@@ -19,6 +31,6 @@ void fused_matvec(float* out, const std::byte* w, std::size_t row_bytes, std::si
 
 }  // namespace
 
-constinit const BlockKernels kF16 = {.fused_matvec = fused_matvec};
+constinit const BlockKernels blocks::kF16 = {.fused_matvec = fused_matvec};
 
-}  // namespace glassbox::kernels::blocks
+}  // namespace glassbox::kernels

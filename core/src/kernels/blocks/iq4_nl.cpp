@@ -5,7 +5,42 @@
 #include "kernels/element_types.hpp"
 #include "kernels/quantized_dot_iquants.hpp"
 
-namespace glassbox::kernels::blocks {
+namespace glassbox::kernels::fused {
+namespace {
+
+// IQ4_NL: 32 values per 18-byte block, f16 d then 16 bytes of indices: x = d * kIq4NlValues[index].
+struct IQ4_NL {
+  static constexpr std::size_t kValues = 32, kBytes = 18;
+  template <std::size_t R>
+  GLASSBOX_INLINE static void accumulate(Accumulators<R>& acc, const std::byte* const* blocks,
+                                         const float* x) {
+    Batch xv[kAcc];
+    load_x(xv, x);
+    unrolled<R>([&](auto r) __attribute__((always_inline)) {
+      alignas(16) int8_t values[32];
+      look_up_iq4(blocks[r] + 2, values);
+      const Batch d(lanes::half_to_float_exact(lanes::load_u16(blocks[r])));
+      accumulate_iq4_32(acc[r], values, d, xv);
+    });
+  }
+};
+
+}  // namespace
+}  // namespace glassbox::kernels::fused
+
+namespace glassbox::kernels {
+namespace {
+
+constexpr ElementType kLayout = element_type(DType::IQ4_NL);
+static_assert(kLayout.block_values == 32 && kLayout.block_bytes == 2 + 16);
+
+}  // namespace
+
+void dequantize_row_iq4_nl(const std::byte* row, float* out, std::size_t n) {
+  for (std::size_t b = 0; b < n / kLayout.block_values; ++b, row += kLayout.block_bytes, out += 32)
+    iq4_block_of_32(row + 2, half_to_float(u16_at(row)), out);
+}
+
 namespace {
 
 static_assert(element_type(DType::IQ4_NL).block_values == fused::IQ4_NL::kValues &&
@@ -20,6 +55,6 @@ void fused_matvec(float* out, const std::byte* w, std::size_t row_bytes, std::si
 
 }  // namespace
 
-constinit const BlockKernels kIQ4_NL = {.fused_matvec = fused_matvec};
+constinit const BlockKernels blocks::kIQ4_NL = {.fused_matvec = fused_matvec};
 
-}  // namespace glassbox::kernels::blocks
+}  // namespace glassbox::kernels

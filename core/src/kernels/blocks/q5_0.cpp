@@ -5,7 +5,33 @@
 #include "kernels/element_types.hpp"
 #include "kernels/quantized_dot_nibble_blocks.hpp"
 
-namespace glassbox::kernels::blocks {
+namespace glassbox::kernels::fused {
+namespace {
+
+// Q5_0: fifth bits and no min (quantized_dot_nibble_blocks.hpp).
+using Q5_0 = NibbleBlock<false, true>;
+
+}  // namespace
+}  // namespace glassbox::kernels::fused
+
+namespace glassbox::kernels {
+namespace {
+
+constexpr ElementType kLayout = element_type(DType::Q5_0);
+static_assert(kLayout.block_values == 32 && kLayout.block_bytes == 2 + 4 + 16);
+
+}  // namespace
+
+void dequantize_row_q5_0(const std::byte* row, float* out, std::size_t n) {
+  for (std::size_t b = 0; b < n / kLayout.block_values; ++b, row += kLayout.block_bytes, out += 32) {
+    const float d = half_to_float(u16_at(row));
+    int q[32];
+    block_of_32_integers(row + 6, u32_at(row + 2), q);
+    for (int j = 0; j < 32; ++j)
+      out[j] = d * static_cast<float>(q[j] - 16);
+  }
+}
+
 namespace {
 
 static_assert(element_type(DType::Q5_0).block_values == fused::Q5_0::kValues &&
@@ -20,6 +46,6 @@ void fused_matvec(float* out, const std::byte* w, std::size_t row_bytes, std::si
 
 }  // namespace
 
-constinit const BlockKernels kQ5_0 = {.fused_matvec = fused_matvec};
+constinit const BlockKernels blocks::kQ5_0 = {.fused_matvec = fused_matvec};
 
-}  // namespace glassbox::kernels::blocks
+}  // namespace glassbox::kernels

@@ -5,7 +5,33 @@
 #include "kernels/element_types.hpp"
 #include "kernels/quantized_dot_nibble_blocks.hpp"
 
-namespace glassbox::kernels::blocks {
+namespace glassbox::kernels::fused {
+namespace {
+
+// Q5_1: a min and fifth bits (quantized_dot_nibble_blocks.hpp).
+using Q5_1 = NibbleBlock<true, true>;
+
+}  // namespace
+}  // namespace glassbox::kernels::fused
+
+namespace glassbox::kernels {
+namespace {
+
+constexpr ElementType kLayout = element_type(DType::Q5_1);
+static_assert(kLayout.block_values == 32 && kLayout.block_bytes == 2 + 2 + 4 + 16);
+
+}  // namespace
+
+void dequantize_row_q5_1(const std::byte* row, float* out, std::size_t n) {
+  for (std::size_t b = 0; b < n / kLayout.block_values; ++b, row += kLayout.block_bytes, out += 32) {
+    const float d = half_to_float(u16_at(row)), m = half_to_float(u16_at(row + 2));
+    int q[32];
+    block_of_32_integers(row + 8, u32_at(row + 4), q);
+    for (int j = 0; j < 32; ++j)
+      out[j] = d * static_cast<float>(q[j]) + m;
+  }
+}
+
 namespace {
 
 static_assert(element_type(DType::Q5_1).block_values == fused::Q5_1::kValues &&
@@ -20,6 +46,6 @@ void fused_matvec(float* out, const std::byte* w, std::size_t row_bytes, std::si
 
 }  // namespace
 
-constinit const BlockKernels kQ5_1 = {.fused_matvec = fused_matvec};
+constinit const BlockKernels blocks::kQ5_1 = {.fused_matvec = fused_matvec};
 
-}  // namespace glassbox::kernels::blocks
+}  // namespace glassbox::kernels

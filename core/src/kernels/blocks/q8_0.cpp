@@ -1,4 +1,6 @@
 // Q8_0's kernels and their entry points (block_kernels.hpp).
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -9,7 +11,63 @@
 #include "kernels/quantized_int_dot_rows.hpp"
 #include "kernels/quantized_int_matmul_avx2.hpp"
 
-namespace glassbox::kernels::blocks {
+namespace glassbox::kernels::fused {
+namespace {
+
+// Q8_0: 32 values per 34-byte block, x = d * q.
+struct Q8_0 {
+  static constexpr std::size_t kValues = 32, kBytes = 34;
+  template <std::size_t R>
+  GLASSBOX_INLINE static void accumulate(Accumulators<R>& acc, const std::byte* const* blocks,
+                                         const float* x) {
+    Batch xv[kAcc];
+    load_x(xv, x);
+    unrolled<R>([&](auto r) __attribute__((always_inline)) {
+      const Batch d(lanes::half_to_float_exact(lanes::load_u16(blocks[r])));
+      IntBatch q[kAcc];
+      lanes::widen_32_bytes<true>(blocks[r] + 2, q);
+      unrolled<kAcc>([&](auto k) __attribute__((always_inline)) {
+        acc[r][k] = acc[r][k] + (d * to_float(q[k])) * xv[k];
+      });
+    });
+  }
+};
+
+}  // namespace
+}  // namespace glassbox::kernels::fused
+
+namespace glassbox::kernels {
+namespace {
+
+constexpr ElementType kLayout = element_type(DType::Q8_0);
+static_assert(kLayout.block_values == 32 && kLayout.block_bytes == 2 + 32);
+
+}  // namespace
+
+void dequantize_row_q8_0(const std::byte* row, float* out, std::size_t n) {
+  for (std::size_t b = 0; b < n / kLayout.block_values; ++b, row += kLayout.block_bytes) {
+    const float d = half_to_float(u16_at(row));
+    const auto* q = reinterpret_cast<const int8_t*>(row + 2);
+    for (int j = 0; j < 32; ++j)
+      *out++ = d * static_cast<float>(q[j]);
+  }
+}
+
+void quantize_row_q8_0(const float* x, std::byte* out, std::size_t n) {
+  for (std::size_t b = 0; b < n / kLayout.block_values;
+       ++b, x += kLayout.block_values, out += kLayout.block_bytes) {
+    float amax = 0.0f;
+    for (int j = 0; j < 32; ++j)
+      amax = std::fmax(amax, std::fabs(x[j]));
+    const float d = amax / 127.0f;
+    const float inverse = d != 0.0f ? 1.0f / d : 0.0f;
+    const uint16_t d16 = float_to_half(d);
+    std::memcpy(out, &d16, 2);
+    for (int j = 0; j < 32; ++j)
+      out[2 + j] = static_cast<std::byte>(static_cast<int8_t>(std::lround(x[j] * inverse)));
+  }
+}
+
 namespace {
 
 static_assert(element_type(DType::Q8_0).block_values == fused::Q8_0::kValues &&
@@ -51,7 +109,7 @@ void decode_integer_row(const std::byte* row, std::size_t cols, int8_t* w, int16
 
 }  // namespace
 
-constinit const BlockKernels kQ8_0 = {
+constinit const BlockKernels blocks::kQ8_0 = {
     .fused_matvec = fused_matvec,
     .int_matvec = int_matvec,
     .decode_integer_row = decode_integer_row,
@@ -60,4 +118,4 @@ constinit const BlockKernels kQ8_0 = {
 #endif
 };
 
-}  // namespace glassbox::kernels::blocks
+}  // namespace glassbox::kernels
