@@ -1,6 +1,6 @@
-// The entry points of one element type's kernels, found by lookup in the element table
+// The entry points of one computable element type's kernels (its row decoder and encoder among them), found by lookup in the element table
 // (element_types.hpp: ElementType::block_kernels) rather than by a switch over types. Each block type's file
-// (blocks/<type>.cpp) defines its BlockKernels, pointing at the kernels it instantiates there; a type leaves
+// (blocks/<type>.cpp) defines its BlockKernels, pointing at the kernels it defines there; a type leaves
 // null what it does not have. The dispatchers (quantized_dot.cpp, quantized_int_dot.cpp,
 // quantized_int_rows.cpp, quantized_int_matmul*.cpp) look a type up once per call and pass the pointer down,
 // so no lookup sits inside a loop over rows or blocks, and the hot loops stay inlined inside each entry
@@ -14,6 +14,10 @@
 #include "kernels/quantized_int_matmul.hpp"
 
 namespace glassbox::kernels {
+
+// n values (a whole number of blocks) from the encoded `row`, or into the encoded `out`.
+using RowDecoder = void (*)(const std::byte* row, float* out, std::size_t n);
+using RowEncoder = void (*)(const float* row, std::byte* out, std::size_t n);
 
 // The fused decode-and-dot product (quantized_dot.hpp): out[r] for r in [row_begin, row_end).
 using FusedMatvec = void (*)(float* out, const std::byte* w, std::size_t row_bytes, std::size_t cols,
@@ -34,7 +38,9 @@ using TypedIntMatmul = void (*)(float* out, std::size_t out_stride, const std::b
                                 std::size_t row_end, IntMatmulScratch scratch);
 
 struct BlockKernels {
-  FusedMatvec fused_matvec = nullptr;  // every type the table decodes but F32
+  RowDecoder decode = nullptr;         // every computable type
+  RowEncoder encode = nullptr;         // the types `convert` can write
+  FusedMatvec fused_matvec = nullptr;  // every computable type but F32
   // The integer kernels; null (and the flags false) for types whose products decode to floats.
   IntMatvec int_matvec = nullptr;
   IntegerRowDecoder decode_integer_row = nullptr;

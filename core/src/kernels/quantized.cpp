@@ -1,5 +1,4 @@
-// The conversions every decoder shares (f16, bf16), F32's plain copies, and the lookup of a type's
-// decoder. Each block type's decoder and encoder are in its file, blocks/<type>.cpp.
+// The conversions the decoders share (f16, bf16), and the lookup of a type's decoder and encoder. Each block type's decoder and encoder are in its file, blocks/<type>.cpp.
 #include "kernels/quantized.hpp"
 
 #include <cstring>
@@ -63,16 +62,12 @@ float bfloat16_to_float(uint16_t value) {
   return f;
 }
 
-void decode_f32_row(const std::byte* row, float* out, std::size_t n) {
-  std::memcpy(out, row, n * sizeof(float));
-}
-
 void dequantize_row(DType type, const std::byte* row, float* out, std::size_t n) {
-  element_type(type).decode(row, out, n);
+  block_kernels(type)->decode(row, out, n);
 }
 
-void encode_f32_row(const float* x, std::byte* out, std::size_t n) {
-  std::memcpy(out, x, n * sizeof(float));
+void encode_row(DType type, const float* x, std::byte* out, std::size_t n) {
+  block_kernels(type)->encode(x, out, n);
 }
 
 }  // namespace glassbox::kernels

@@ -59,27 +59,12 @@ inline float half_at(const std::byte* p) {
 // table (element_types.hpp). Each block type's decoder is in its file, kernels/blocks/<type>.cpp.
 void dequantize_row(DType type, const std::byte* row, float* out, std::size_t n);
 
-// The row decoders the element table points to: n values, a whole number of blocks.
-void decode_f32_row(const std::byte* row, float* out, std::size_t n);
-void decode_f16_row(const std::byte* row, float* out, std::size_t n);
-void decode_bf16_row(const std::byte* row, float* out, std::size_t n);
-void dequantize_row_q8_0(const std::byte* row, float* out, std::size_t n);
-void dequantize_row_q4_0(const std::byte* row, float* out, std::size_t n);
-void dequantize_row_q4_k(const std::byte* row, float* out, std::size_t n);
-void dequantize_row_q6_k(const std::byte* row, float* out, std::size_t n);
-void dequantize_row_q4_1(const std::byte* row, float* out, std::size_t n);
-void dequantize_row_q5_0(const std::byte* row, float* out, std::size_t n);
-void dequantize_row_q5_1(const std::byte* row, float* out, std::size_t n);
-void dequantize_row_q2_k(const std::byte* row, float* out, std::size_t n);
-void dequantize_row_q3_k(const std::byte* row, float* out, std::size_t n);
-void dequantize_row_q5_k(const std::byte* row, float* out, std::size_t n);
-void dequantize_row_iq4_nl(const std::byte* row, float* out, std::size_t n);
-void dequantize_row_iq4_xs(const std::byte* row, float* out, std::size_t n);
+// Encodes n values (a whole number of blocks) into `out`, with the type's encoder from the element table;
+// for the types `convert` writes (F32, F16, Q8_0, Q4_0).
+void encode_row(DType type, const float* x, std::byte* out, std::size_t n);
 
-// The row encoders: plain copies and conversions, and ggml's reference quantizers (quantize_row_q8_0_ref /
-// q4_0_ref) for n values, a multiple of the block.
-void encode_f32_row(const float* x, std::byte* out, std::size_t n);
-void encode_f16_row(const float* x, std::byte* out, std::size_t n);
+// ggml's reference quantizers (quantize_row_q8_0_ref / q4_0_ref), the encoders of Q8_0 and Q4_0
+// (blocks/q8_0.cpp, blocks/q4_0.cpp), for n values, a multiple of the block.
 void quantize_row_q8_0(const float* x, std::byte* out, std::size_t n);
 void quantize_row_q4_0(const float* x, std::byte* out, std::size_t n);
 

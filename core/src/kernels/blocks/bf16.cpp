@@ -1,4 +1,4 @@
-// BF16's kernels and their entry points (block_kernels.hpp).
+// BF16: its row decoder, its kernels and their entry points (block_kernels.hpp).
 #include <cstddef>
 #include <cstdint>
 
@@ -6,12 +6,12 @@
 #include "kernels/quantized_dot_rows.hpp"
 
 namespace glassbox::kernels {
+namespace {
+
 void decode_bf16_row(const std::byte* row, float* out, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i)
     out[i] = bfloat16_to_float(u16_at(row + 2 * i));
 }
-
-namespace {
 
 static_assert(element_type(DType::BF16).block_bytes == 2);
 
@@ -24,6 +24,6 @@ void fused_matvec(float* out, const std::byte* w, std::size_t row_bytes, std::si
 
 }  // namespace
 
-constinit const BlockKernels blocks::kBF16 = {.fused_matvec = fused_matvec};
+constinit const BlockKernels blocks::kBF16 = {.decode = decode_bf16_row, .fused_matvec = fused_matvec};
 
 }  // namespace glassbox::kernels

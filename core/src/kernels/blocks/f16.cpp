@@ -1,11 +1,14 @@
-// F16's kernels and their entry points (block_kernels.hpp).
+// F16: its row decoder and encoder, its kernels and their entry points (block_kernels.hpp).
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "kernels/element_types.hpp"
 #include "kernels/quantized_dot_rows.hpp"
 
 namespace glassbox::kernels {
+namespace {
+
 void decode_f16_row(const std::byte* row, float* out, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i)
     out[i] = half_to_float(u16_at(row + 2 * i));
@@ -18,8 +21,6 @@ void encode_f16_row(const float* x, std::byte* out, std::size_t n) {
   }
 }
 
-namespace {
-
 static_assert(element_type(DType::F16).block_bytes == 2);
 
 // The fused decode-and-dot product (quantized_dot.hpp), one row per pass: two were up to 2x slower on a
@@ -31,6 +32,7 @@ void fused_matvec(float* out, const std::byte* w, std::size_t row_bytes, std::si
 
 }  // namespace
 
-constinit const BlockKernels blocks::kF16 = {.fused_matvec = fused_matvec};
+constinit const BlockKernels blocks::kF16 = {
+    .decode = decode_f16_row, .encode = encode_f16_row, .fused_matvec = fused_matvec};
 
 }  // namespace glassbox::kernels

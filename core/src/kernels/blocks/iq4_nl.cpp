@@ -1,4 +1,4 @@
-// IQ4_NL's kernels and their entry points (block_kernels.hpp).
+// IQ4_NL: its row decoder, its kernels and their entry points (block_kernels.hpp).
 #include <cstddef>
 #include <cstdint>
 
@@ -34,14 +34,10 @@ namespace {
 constexpr ElementType kLayout = element_type(DType::IQ4_NL);
 static_assert(kLayout.block_values == 32 && kLayout.block_bytes == 2 + 16);
 
-}  // namespace
-
 void dequantize_row_iq4_nl(const std::byte* row, float* out, std::size_t n) {
   for (std::size_t b = 0; b < n / kLayout.block_values; ++b, row += kLayout.block_bytes, out += 32)
     iq4_block_of_32(row + 2, half_to_float(u16_at(row)), out);
 }
-
-namespace {
 
 static_assert(element_type(DType::IQ4_NL).block_values == fused::IQ4_NL::kValues &&
               element_type(DType::IQ4_NL).block_bytes == fused::IQ4_NL::kBytes);
@@ -55,6 +51,7 @@ void fused_matvec(float* out, const std::byte* w, std::size_t row_bytes, std::si
 
 }  // namespace
 
-constinit const BlockKernels blocks::kIQ4_NL = {.fused_matvec = fused_matvec};
+constinit const BlockKernels blocks::kIQ4_NL = {.decode = dequantize_row_iq4_nl,
+                                                .fused_matvec = fused_matvec};
 
 }  // namespace glassbox::kernels

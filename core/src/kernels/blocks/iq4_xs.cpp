@@ -1,4 +1,4 @@
-// IQ4_XS's kernels and their entry points (block_kernels.hpp).
+// IQ4_XS: its row decoder, its kernels and their entry points (block_kernels.hpp).
 #include <cstddef>
 #include <cstdint>
 
@@ -49,6 +49,8 @@ static_assert(kLayout.block_values == 256 && kLayout.block_bytes == 2 + 2 + 4 + 
 
 // IQ4_XS: sub-block j (0..7) of 32 values reads indices 16 j .. 16 j + 15 as an IQ4_NL block does, with the
 // scale d * iq4_xs_scale(j).
+namespace {
+
 void dequantize_row_iq4_xs(const std::byte* row, float* out, std::size_t n) {
   for (std::size_t b = 0; b < n / kLayout.block_values; ++b, row += kLayout.block_bytes) {
     const float d = half_to_float(u16_at(row));
@@ -58,8 +60,6 @@ void dequantize_row_iq4_xs(const std::byte* row, float* out, std::size_t n) {
       iq4_block_of_32(row + 8 + 16 * j, d * static_cast<float>(iq4_xs_scale(j, high, low)), out);
   }
 }
-
-namespace {
 
 static_assert(element_type(DType::IQ4_XS).block_values == fused::IQ4_XS::kValues &&
               element_type(DType::IQ4_XS).block_bytes == fused::IQ4_XS::kBytes);
@@ -73,6 +73,7 @@ void fused_matvec(float* out, const std::byte* w, std::size_t row_bytes, std::si
 
 }  // namespace
 
-constinit const BlockKernels blocks::kIQ4_XS = {.fused_matvec = fused_matvec};
+constinit const BlockKernels blocks::kIQ4_XS = {.decode = dequantize_row_iq4_xs,
+                                                .fused_matvec = fused_matvec};
 
 }  // namespace glassbox::kernels

@@ -1,4 +1,4 @@
-// Q2_K's kernels and their entry points (block_kernels.hpp).
+// Q2_K: its row decoder, its kernels and their entry points (block_kernels.hpp).
 #include <cstddef>
 #include <cstdint>
 
@@ -63,6 +63,8 @@ static_assert(kLayout.block_values == 256 && kLayout.block_bytes == 16 + 64 + 2 
 // Q2_K and Q3_K share one arrangement of their 2-bit values: two halves of 128 values, each reading 32 bytes
 // four times, shifting by 0, 2, 4, 6 bits; pass j of half h gives values 128 h + 32 j + l (l < 32) from bits
 // 2j..2j+1 of byte 32 h + l. Each 16 values (l < 16, l >= 16) have their own scale: number 8 h + 2 j + l / 16.
+namespace {
+
 void dequantize_row_q2_k(const std::byte* row, float* out, std::size_t n) {
   for (std::size_t b = 0; b < n / kLayout.block_values; ++b, row += kLayout.block_bytes) {
     const auto* scales = reinterpret_cast<const uint8_t*>(row);  // low nibble scale, high nibble min
@@ -78,8 +80,6 @@ void dequantize_row_q2_k(const std::byte* row, float* out, std::size_t n) {
   }
 }
 
-namespace {
-
 static_assert(element_type(DType::Q2_K).block_values == fused::Q2_K::kValues &&
               element_type(DType::Q2_K).block_bytes == fused::Q2_K::kBytes);
 
@@ -92,6 +92,6 @@ void fused_matvec(float* out, const std::byte* w, std::size_t row_bytes, std::si
 
 }  // namespace
 
-constinit const BlockKernels blocks::kQ2_K = {.fused_matvec = fused_matvec};
+constinit const BlockKernels blocks::kQ2_K = {.decode = dequantize_row_q2_k, .fused_matvec = fused_matvec};
 
 }  // namespace glassbox::kernels

@@ -1,4 +1,4 @@
-// Q3_K's kernels and their entry points (block_kernels.hpp).
+// Q3_K: its row decoder, its kernels and their entry points (block_kernels.hpp).
 #include <cstddef>
 #include <cstdint>
 
@@ -60,6 +60,8 @@ static_assert(kLayout.block_values == 256 && kLayout.block_bytes == 32 + 64 + 12
 
 // Q3_K: value 128 h + 32 j + l takes its two low bits as Q2_K does and its third bit from bit 4 h + j of
 // byte l of the 32 mask bytes; a clear bit subtracts 4 (q in -4..3).
+namespace {
+
 void dequantize_row_q3_k(const std::byte* row, float* out, std::size_t n) {
   for (std::size_t b = 0; b < n / kLayout.block_values; ++b, row += kLayout.block_bytes) {
     const auto* mask = reinterpret_cast<const uint8_t*>(row);
@@ -77,8 +79,6 @@ void dequantize_row_q3_k(const std::byte* row, float* out, std::size_t n) {
   }
 }
 
-namespace {
-
 static_assert(element_type(DType::Q3_K).block_values == fused::Q3_K::kValues &&
               element_type(DType::Q3_K).block_bytes == fused::Q3_K::kBytes);
 
@@ -91,6 +91,6 @@ void fused_matvec(float* out, const std::byte* w, std::size_t row_bytes, std::si
 
 }  // namespace
 
-constinit const BlockKernels blocks::kQ3_K = {.fused_matvec = fused_matvec};
+constinit const BlockKernels blocks::kQ3_K = {.decode = dequantize_row_q3_k, .fused_matvec = fused_matvec};
 
 }  // namespace glassbox::kernels

@@ -1,4 +1,4 @@
-// Q4_0's kernels and their entry points (block_kernels.hpp).
+// Q4_0: its row decoder and encoder, its kernels and their entry points (block_kernels.hpp).
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -45,8 +45,6 @@ namespace {
 constexpr ElementType kLayout = element_type(DType::Q4_0);
 static_assert(kLayout.block_values == 32 && kLayout.block_bytes == 2 + 16);
 
-}  // namespace
-
 void dequantize_row_q4_0(const std::byte* row, float* out, std::size_t n) {
   for (std::size_t b = 0; b < n / kLayout.block_values; ++b, row += kLayout.block_bytes) {
     const float d = half_to_float(u16_at(row));
@@ -58,6 +56,8 @@ void dequantize_row_q4_0(const std::byte* row, float* out, std::size_t n) {
     out += 32;
   }
 }
+
+}  // namespace
 
 void quantize_row_q4_0(const float* x, std::byte* out, std::size_t n) {
   for (std::size_t b = 0; b < n / kLayout.block_values;
@@ -139,6 +139,8 @@ void decode_integer_row(const std::byte* row, std::size_t cols, int8_t* w, int16
 }  // namespace
 
 constinit const BlockKernels blocks::kQ4_0 = {
+    .decode = dequantize_row_q4_0,
+    .encode = quantize_row_q4_0,
     .fused_matvec = fused_matvec,
     .int_matvec = int_matvec,
     .decode_integer_row = decode_integer_row,

@@ -1,4 +1,4 @@
-// Q4_K's kernels and their entry points (block_kernels.hpp).
+// Q4_K: its row decoder, its kernels and their entry points (block_kernels.hpp).
 #include <cstddef>
 #include <cstdint>
 
@@ -47,8 +47,6 @@ namespace {
 constexpr ElementType kLayout = element_type(DType::Q4_K);
 static_assert(kLayout.block_values == 256 && kLayout.block_bytes == 2 + 2 + 12 + 128);
 
-}  // namespace
-
 void dequantize_row_q4_k(const std::byte* row, float* out, std::size_t n) {
   for (std::size_t b = 0; b < n / kLayout.block_values; ++b, row += kLayout.block_bytes) {
     const float d = half_to_float(u16_at(row));
@@ -69,8 +67,6 @@ void dequantize_row_q4_k(const std::byte* row, float* out, std::size_t n) {
     }
   }
 }
-
-namespace {
 
 static_assert(element_type(DType::Q4_K).block_values == fused::Q4_K::kValues &&
               element_type(DType::Q4_K).block_bytes == fused::Q4_K::kBytes);
@@ -108,6 +104,7 @@ void decode_integer_row(const std::byte* row, std::size_t cols, int8_t* w, int16
 }  // namespace
 
 constinit const BlockKernels blocks::kQ4_K = {
+    .decode = dequantize_row_q4_k,
     .fused_matvec = fused_matvec,
     .int_matvec = int_matvec,
     .decode_integer_row = decode_integer_row,

@@ -1,4 +1,4 @@
-// Q5_1's kernels and their entry points (block_kernels.hpp).
+// Q5_1: its row decoder, its kernels and their entry points (block_kernels.hpp).
 #include <cstddef>
 #include <cstdint>
 
@@ -20,8 +20,6 @@ namespace {
 constexpr ElementType kLayout = element_type(DType::Q5_1);
 static_assert(kLayout.block_values == 32 && kLayout.block_bytes == 2 + 2 + 4 + 16);
 
-}  // namespace
-
 void dequantize_row_q5_1(const std::byte* row, float* out, std::size_t n) {
   for (std::size_t b = 0; b < n / kLayout.block_values; ++b, row += kLayout.block_bytes, out += 32) {
     const float d = half_to_float(u16_at(row)), m = half_to_float(u16_at(row + 2));
@@ -31,8 +29,6 @@ void dequantize_row_q5_1(const std::byte* row, float* out, std::size_t n) {
       out[j] = d * static_cast<float>(q[j]) + m;
   }
 }
-
-namespace {
 
 static_assert(element_type(DType::Q5_1).block_values == fused::Q5_1::kValues &&
               element_type(DType::Q5_1).block_bytes == fused::Q5_1::kBytes);
@@ -46,6 +42,6 @@ void fused_matvec(float* out, const std::byte* w, std::size_t row_bytes, std::si
 
 }  // namespace
 
-constinit const BlockKernels blocks::kQ5_1 = {.fused_matvec = fused_matvec};
+constinit const BlockKernels blocks::kQ5_1 = {.decode = dequantize_row_q5_1, .fused_matvec = fused_matvec};
 
 }  // namespace glassbox::kernels

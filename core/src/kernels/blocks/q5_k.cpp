@@ -1,4 +1,4 @@
-// Q5_K's kernels and their entry points (block_kernels.hpp).
+// Q5_K: its row decoder, its kernels and their entry points (block_kernels.hpp).
 #include <cstddef>
 #include <cstdint>
 
@@ -53,6 +53,8 @@ static_assert(kLayout.block_values == 256 && kLayout.block_bytes == 2 + 2 + 12 +
 
 // Q5_K: Q4_K's scales and nibbles; value 64 c + l (l < 32, low nibble of byte 32 c + l) gains 16 from bit
 // 2c of byte l of the 32 fifth-bit bytes, value 64 c + 32 + l (high nibble) from bit 2c + 1.
+namespace {
+
 void dequantize_row_q5_k(const std::byte* row, float* out, std::size_t n) {
   for (std::size_t b = 0; b < n / kLayout.block_values; ++b, row += kLayout.block_bytes) {
     const float d = half_to_float(u16_at(row));
@@ -74,8 +76,6 @@ void dequantize_row_q5_k(const std::byte* row, float* out, std::size_t n) {
   }
 }
 
-namespace {
-
 static_assert(element_type(DType::Q5_K).block_values == fused::Q5_K::kValues &&
               element_type(DType::Q5_K).block_bytes == fused::Q5_K::kBytes);
 
@@ -88,6 +88,6 @@ void fused_matvec(float* out, const std::byte* w, std::size_t row_bytes, std::si
 
 }  // namespace
 
-constinit const BlockKernels blocks::kQ5_K = {.fused_matvec = fused_matvec};
+constinit const BlockKernels blocks::kQ5_K = {.decode = dequantize_row_q5_k, .fused_matvec = fused_matvec};
 
 }  // namespace glassbox::kernels

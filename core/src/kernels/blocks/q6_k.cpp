@@ -1,4 +1,4 @@
-// Q6_K's kernels and their entry points (block_kernels.hpp).
+// Q6_K: its row decoder, its kernels and their entry points (block_kernels.hpp).
 #include <cstddef>
 #include <cstdint>
 
@@ -73,8 +73,6 @@ namespace {
 constexpr ElementType kLayout = element_type(DType::Q6_K);
 static_assert(kLayout.block_values == 256 && kLayout.block_bytes == 128 + 64 + 16 + 2);
 
-}  // namespace
-
 void dequantize_row_q6_k(const std::byte* row, float* out, std::size_t n) {
   for (std::size_t b = 0; b < n / kLayout.block_values; ++b, row += kLayout.block_bytes) {
     const auto* ql = reinterpret_cast<const uint8_t*>(row);
@@ -96,8 +94,6 @@ void dequantize_row_q6_k(const std::byte* row, float* out, std::size_t n) {
     }
   }
 }
-
-namespace {
 
 static_assert(element_type(DType::Q6_K).block_values == fused::Q6_K::kValues &&
               element_type(DType::Q6_K).block_bytes == fused::Q6_K::kBytes);
@@ -139,6 +135,7 @@ void decode_integer_row(const std::byte* row, std::size_t cols, int8_t* w, int16
 }  // namespace
 
 constinit const BlockKernels blocks::kQ6_K = {
+    .decode = dequantize_row_q6_k,
     .fused_matvec = fused_matvec,
     .int_matvec = int_matvec,
     .decode_integer_row = decode_integer_row,
