@@ -7,7 +7,8 @@
 #                            the cross-checks against llama.cpp, and the page in Chromium, Firefox and WebKit
 #   scripts/test.sh --deep   all of that, and the multi-threaded tests under ThreadSanitizer, the whole suite
 #                            under AddressSanitizer + UndefinedBehaviorSanitizer, and every parser fuzzed for
-#                            30 s (one clang build serves both: scripts/build-sanitized.sh). .ci/run runs this.
+#                            30 s (one clang build serves both: scripts/build-sanitized.sh), and the page's
+#                            longest test (the trace budget over a whole context). .ci/run runs this.
 # Each step prints its time, and a table of them ends the run. Any failure stops the script with a non-zero
 # status. Tests that need a model file skip when it is absent, unless GLASSBOX_REQUIRE_MODELS=1 (as in CI).
 set -euo pipefail
@@ -99,8 +100,10 @@ figures build 'kernel checksum'
 figures build-wasm 'kernel checksum'
 step "llama.cpp cross-checks"
 (cd tests/peers && node --test .)
+# trace-budget.test.mjs generates 2,048 tokens of a 0.5B-shaped model in the page (minutes): --deep runs it.
 step "browser tests (Chromium, Firefox ESR, WebKit)"
-node --test --test-concurrency=1 tests/browser/
+mapfile -t browser_tests < <(ls tests/browser/*.test.mjs | grep -v '/trace-budget\.test\.mjs$')
+node --test --test-concurrency=1 "${browser_tests[@]}"
 
 if [ "$deep" = 1 ]; then
   step "sanitizer builds (ThreadSanitizer; clang ASan+UBSan for the suite and the fuzzers)"
@@ -118,6 +121,9 @@ if [ "$deep" = 1 ]; then
   # (-fno-sanitize-recover), and so do a bad access and a leak.
   ASAN_OPTIONS="detect_leaks=1" UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" \
     ctest --test-dir build-asan --output-on-failure --parallel 2
+
+  step "browser: the trace's memory budget over a whole context (0.5B-shaped model, 2,048 tokens)"
+  node --test tests/browser/trace-budget.test.mjs
 
   step "fuzzing every parser (libFuzzer with ASan and UBSan, 30 s per harness)"
   scripts/fuzz.sh 30
