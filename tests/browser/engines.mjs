@@ -57,11 +57,8 @@ function waiter(test, arg, ms, what) {
   })`;
 }
 
-async function startChromium() {
-  const { chromium } = await import('playwright-core');
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-  const context = await browser.newContext({ viewport: VIEWPORT, deviceScaleFactor: 1 });
-  const page = await context.newPage();
+// Playwright's and Puppeteer's pages answer the same calls: one wrapper serves Chromium and Firefox.
+function wrapPage(browser, page) {
   const errors = [];
   page.on('console', (m) => m.type() === 'error' && errors.push(`console: ${m.text()}`));
   page.on('pageerror', (e) => errors.push(`page: ${e.message}`));
@@ -77,23 +74,17 @@ async function startChromium() {
   };
 }
 
+async function startChromium() {
+  const { chromium } = await import('playwright-core');
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  const context = await browser.newContext({ viewport: VIEWPORT, deviceScaleFactor: 1 });
+  return wrapPage(browser, await context.newPage());
+}
+
 async function startFirefox() {
   const { default: puppeteer } = await import('puppeteer-core');
   const browser = await puppeteer.launch({ browser: 'firefox', executablePath: FIREFOX, headless: true, defaultViewport: VIEWPORT });
-  const page = await browser.newPage();
-  const errors = [];
-  page.on('console', (m) => m.type() === 'error' && errors.push(`console: ${m.text()}`));
-  page.on('pageerror', (e) => errors.push(`page: ${e.message}`));
-  return {
-    errorsSoFar: async () => [...errors],
-    open: (url) => page.goto(url),
-    reload: () => page.reload(),
-    run: (fn, arg) => page.evaluate(call(fn, arg)),
-    waitFor: (fn, arg, ms = WAIT_MS) => page.evaluate(waiter(fn, arg, ms, String(fn))),
-    click: (selector) => page.click(selector),
-    screenshot: (file) => page.screenshot({ path: file }), // the viewport, as WebDriver's screenshots in WebKit
-    close: () => browser.close(),
-  };
+  return wrapPage(browser, await browser.newPage());
 }
 
 /** A free TCP port on 127.0.0.1 (for WebKitWebDriver, which needs one named). */
