@@ -1,8 +1,8 @@
 #include "glassbox/logit_lens.hpp"
 
 #include "glassbox/error.hpp"
-#include "glassbox/top_tokens.hpp"
 #include "glassbox/session.hpp"
+#include "glassbox/top_tokens.hpp"
 
 namespace glassbox {
 
