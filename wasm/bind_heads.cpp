@@ -41,12 +41,12 @@ val head_reports_to_js(const std::vector<HeadReport>& reports) {
   return result;
 }
 
-val progress_to_js(const HeadMeasurement& m) {
-  val result = val::object();
-  result.set("done", m.done());
-  result.set("completed", m.completed());
-  result.set("total", m.total());
-  return result;
+// {done, completed, total} of a measurement, set on `out`.
+val with_progress(val out, const HeadMeasurement& m) {
+  out.set("done", m.done());
+  out.set("completed", m.completed());
+  out.set("total", m.total());
+  return out;
 }
 
 }  // namespace
@@ -84,12 +84,8 @@ val Engine::measure_step() {
     measuring_.reset();
     return failure(stepped.error());
   }
-  val result = progress_to_js(*measuring_);
-  if (!measuring_->done()) return result;
-  val reports = head_reports_to_js(measuring_->reports());
-  reports.set("done", result["done"]);
-  reports.set("completed", result["completed"]);
-  reports.set("total", result["total"]);
+  if (!measuring_->done()) return with_progress(val::object(), *measuring_);
+  val reports = with_progress(head_reports_to_js(measuring_->reports()), *measuring_);
   measuring_.reset();
   return reports;
 }
