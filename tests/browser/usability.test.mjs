@@ -317,9 +317,18 @@ test('u4. the model view and the head view follow a running generation, not only
       requestAnimationFrame(tick);
     });
     // A long generation, so that several refreshes fall within it: from an empty prompt at temperature 1
-    // and seed 42, stories260K writes until its context is full (as in page.test.mjs's Stop test).
+    // and seed 42, stories260K writes until its context is full (as in page.test.mjs's Stop test). It writes
+    // those 511 tokens in about a second, as little as two refresh periods (0.5 s, or 9 times a refresh's cost
+    // on a busy machine). The worker computes a token only once the page has taken the one before, so drawing
+    // each token 10 ms slower paces the generation like a bigger model's: at least 5 s, whatever the machine.
     await page.fill('#prompt', '');
     await setControls(page, { temperature: 1, topK: 0, topP: 1, seed: 42, maxTokens: 512 });
+    await page.evaluate(() => {
+      new MutationObserver(() => {
+        const until = performance.now() + 10;
+        while (performance.now() < until);
+      }).observe(document.querySelector('#output'), { childList: true });
+    });
     await page.click('#generate');
     const record = await page.evaluate(() => window.__glassbox.whenIdle());
     await settle(page);
