@@ -76,15 +76,47 @@ TEST(ElementTypes, EveryDTypeHasItsRowWithADecoder) {
     const ElementType& row = element_type(type);
     ASSERT_TRUE(row.dtype.has_value()) << to_string(type);
     EXPECT_EQ(*row.dtype, type);
-    EXPECT_NE(row.decode, nullptr) << row.name;
+    ASSERT_NE(row.block_kernels, nullptr) << row.name;
+    EXPECT_NE(row.block_kernels->decode, nullptr) << row.name;
     EXPECT_EQ(ggml_element_type(row.ggml_id), &row) << row.name;
     EXPECT_STREQ(to_string(type), row.name);
   }
   // `convert` writes these.
   for (DType type : {DType::F32, DType::F16, DType::Q8_0, DType::Q4_0})
-    EXPECT_NE(element_type(type).encode, nullptr) << to_string(type);
+    EXPECT_NE(block_kernels(type)->encode, nullptr) << to_string(type);
   EXPECT_EQ(computable_type_names(),
             "F32, F16, BF16, Q8_0, Q4_0, Q4_K, Q6_K, Q4_1, Q5_0, Q5_1, Q2_K, Q3_K, Q5_K, IQ4_NL and IQ4_XS");
+}
+
+// The kernels' entry points (kernels/block_kernels.hpp) come with the row: every computable type has a
+// decoder, every one but F32 a fused dot,
+// the integer types all of their integer entry points, and the others none of them.
+TEST(ElementTypes, EveryComputableTypeHasItsKernelEntryPoints) {
+  std::string integer_types;
+  for (const ElementType& row : kElementTypes) {
+    if (!row.dtype) {
+      EXPECT_EQ(row.block_kernels, nullptr) << row.name;
+      continue;
+    }
+    ASSERT_NE(row.block_kernels, nullptr) << row.name;
+    const kernels::BlockKernels& k = *row.block_kernels;
+    EXPECT_NE(k.decode, nullptr) << row.name;
+    EXPECT_EQ(k.fused_matvec == nullptr, *row.dtype == DType::F32) << row.name;
+    const bool integer = k.int_matvec != nullptr;
+    EXPECT_EQ(k.decode_integer_row != nullptr, integer) << row.name;
+    if (!integer) {
+      EXPECT_FALSE(k.int_offsets) << row.name;
+      EXPECT_FALSE(k.int_group_scales) << row.name;
+    }
+    EXPECT_FALSE(k.int_offsets && k.int_group_scales) << row.name;  // no prompt kernel handles both
+#if defined(__AVX2__)
+    EXPECT_EQ(k.int_matmul_avx2 != nullptr, integer) << row.name;
+#else
+    EXPECT_EQ(k.int_matmul_avx2, nullptr) << row.name;
+#endif
+    if (integer) integer_types += std::string(integer_types.empty() ? "" : " ") + row.name;
+  }
+  EXPECT_EQ(integer_types, "Q8_0 Q4_0 Q4_K Q6_K");
 }
 
 TEST(ElementTypes, TensorBytesFollowTheBlocks) {

@@ -137,10 +137,10 @@ class RandomModel {
         v = normal(rng_);
       switch (type_) {
         case DType::F32:
-          kernels::encode_f32_row(values.data(), out, n);
+          kernels::encode_row(DType::F32, values.data(), out, n);
           break;
         case DType::F16:
-          kernels::encode_f16_row(values.data(), out, n);
+          kernels::encode_row(DType::F16, values.data(), out, n);
           break;
         case DType::BF16:  // truncated float32: the upper half of each value's bits
           for (std::size_t i = 0; i < n; ++i) {

@@ -130,8 +130,8 @@ TEST(QuantizedIntDot, Q6_KMatchesTheReference) {
 }
 
 TEST(QuantizedIntDot, Q8_0RowsAskedForAheadKeepTheirBits) {
-  // Decoding asks for Q8_0 rows a few KB ahead of the one it reads (quantized_int_dot.cpp's rows_dot): with
-  // 40 rows of 33 blocks (1,122 bytes each, so 3 rows ahead) and the range [5, 37), rows 8 to 36 are read
+  // Decoding asks for Q8_0 rows a few KB ahead of the one it reads (quantized_int_dot_rows.hpp's rows_dot):
+  // with 40 rows of 33 blocks (1,122 bytes each, so 3 rows ahead) and the range [5, 37), rows 8 to 36 are read
   // after being asked for and 5 to 7 without; nothing is asked for past the range, and no row outside it is
   // written.
   Inputs in(29);

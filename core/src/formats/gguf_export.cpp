@@ -62,7 +62,8 @@ class Exporter {
     std::vector<float> row(cols);
     for (int64_t r = 0; r < t.rows; ++r) {
       kernels::dequantize_row(t.type, t.data + static_cast<std::size_t>(r) * in_row_bytes, row.data(), cols);
-      out_type.encode(row.data(), data->data() + static_cast<std::size_t>(r) * out_row_bytes, cols);
+      kernels::encode_row(target, row.data(), data->data() + static_cast<std::size_t>(r) * out_row_bytes,
+                          cols);
     }
     add(name, {static_cast<uint64_t>(t.cols), static_cast<uint64_t>(t.rows)}, out_type.ggml_id, data);
   }

@@ -1,8 +1,9 @@
 // Every fact glassbox keeps about an element encoding, in one table: its name, its ggml/GGUF type id, how
 // many values a block packs into how many bytes, and (for the types glassbox computes with) the DType and the
-// functions that decode and encode a row. The GGUF reader and writer, the safetensors reader, the model's
-// tensor sizes and the kernels' block loops all read this table; a new type is one row here, its decoder in
-// quantized.cpp and its DType in glassbox/tensor.hpp.
+// functions that decode, encode and multiply its rows. The GGUF reader and writer, the safetensors reader,
+// the model's tensor sizes and the kernels' block loops all read this table, and the kernels find a type's
+// entry points (block_kernels.hpp: decoder, encoder, products) in it. A new type is one row here (and the declaration of
+// its BlockKernels above the table), its file blocks/<type>.cpp and its DType in glassbox/tensor.hpp.
 //
 // It lives among the kernels, next to the decoders it points to, because the kernels are the lowest layer:
 // formats and model already depend on them, so everyone can read it without the kernels reaching upward. It
@@ -17,13 +18,10 @@
 #include <string_view>
 
 #include "glassbox/tensor.hpp"
+#include "kernels/block_kernels.hpp"
 #include "kernels/quantized.hpp"
 
 namespace glassbox {
-
-// n values (a whole number of blocks) from the encoded `row`, or into the encoded `out`.
-using RowDecoder = void (*)(const std::byte* row, float* out, std::size_t n);
-using RowEncoder = void (*)(const float* row, std::byte* out, std::size_t n);
 
 struct ElementType {
   const char* name;       // ggml's spelling ("Q4_K"); also to_string(DType) and safetensors' plain dtypes
@@ -31,41 +29,47 @@ struct ElementType {
   uint32_t block_values;  // values per block; 1 for plain types
   uint32_t block_bytes;   // bytes per block
   std::optional<DType> dtype = std::nullopt;  // set for the types glassbox computes with
-  RowDecoder decode = nullptr;                // set with dtype
-  RowEncoder encode = nullptr;                // set for the types `convert` can write
+  // Set with dtype: the type's decoder, encoder and kernels (block_kernels.hpp).
+  const kernels::BlockKernels* block_kernels = nullptr;
 };
+
+// Each computable type's decoder, encoder and kernels, defined in its file kernels/blocks/<type>.cpp.
+namespace kernels::blocks {
+extern const BlockKernels kF32, kF16, kBF16, kQ8_0, kQ4_0, kQ4_K, kQ6_K, kQ4_1, kQ5_0, kQ5_1, kQ2_K, kQ3_K,
+    kQ5_K, kIQ4_NL, kIQ4_XS;
+}  // namespace kernels::blocks
 
 // Block layouts and ids as ggml defines them (ggml-common.h / ggml.h). The types glassbox computes with come
 // first, in DType order, so a DType indexes its row; the rest are known by size only, so the GGUF reader can
 // walk past them and name them in its "unsupported type" error.
 inline constexpr ElementType kElementTypes[] = {
-    {"F32", 0, 1, 4, DType::F32, kernels::decode_f32_row, kernels::encode_f32_row},
-    {"F16", 1, 1, 2, DType::F16, kernels::decode_f16_row, kernels::encode_f16_row},
-    {"BF16", 30, 1, 2, DType::BF16, kernels::decode_bf16_row},
+    {"F32", 0, 1, 4, DType::F32, &kernels::blocks::kF32},
+    {"F16", 1, 1, 2, DType::F16, &kernels::blocks::kF16},
+    {"BF16", 30, 1, 2, DType::BF16, &kernels::blocks::kBF16},
     // f16 scale + 32 int8
-    {"Q8_0", 8, 32, 34, DType::Q8_0, kernels::dequantize_row_q8_0, kernels::quantize_row_q8_0},
+    {"Q8_0", 8, 32, 34, DType::Q8_0, &kernels::blocks::kQ8_0},
     // f16 scale + 32 4-bit values
-    {"Q4_0", 2, 32, 18, DType::Q4_0, kernels::dequantize_row_q4_0, kernels::quantize_row_q4_0},
+    {"Q4_0", 2, 32, 18, DType::Q4_0, &kernels::blocks::kQ4_0},
     // super-block: 2 f16 + 12 bytes of 6-bit scales and mins + 128 bytes of nibbles
-    {"Q4_K", 12, 256, 144, DType::Q4_K, kernels::dequantize_row_q4_k},
+    {"Q4_K", 12, 256, 144, DType::Q4_K, &kernels::blocks::kQ4_K},
     // 128 bytes of low nibbles + 64 of high bits + 16 int8 scales + f16
-    {"Q6_K", 14, 256, 210, DType::Q6_K, kernels::dequantize_row_q6_k},
+    {"Q6_K", 14, 256, 210, DType::Q6_K, &kernels::blocks::kQ6_K},
     // f16 scale + f16 min + 16 bytes of nibbles
-    {"Q4_1", 3, 32, 20, DType::Q4_1, kernels::dequantize_row_q4_1},
+    {"Q4_1", 3, 32, 20, DType::Q4_1, &kernels::blocks::kQ4_1},
     // f16 scale + 4 bytes of fifth bits + 16 bytes of nibbles
-    {"Q5_0", 6, 32, 22, DType::Q5_0, kernels::dequantize_row_q5_0},
+    {"Q5_0", 6, 32, 22, DType::Q5_0, &kernels::blocks::kQ5_0},
     // f16 scale + f16 min + 4 bytes of fifth bits + 16 bytes of nibbles
-    {"Q5_1", 7, 32, 24, DType::Q5_1, kernels::dequantize_row_q5_1},
+    {"Q5_1", 7, 32, 24, DType::Q5_1, &kernels::blocks::kQ5_1},
     // super-block: 16 bytes of 4-bit (scale, min) pairs + 64 bytes of 2-bit values + f16 d + f16 dmin
-    {"Q2_K", 10, 256, 84, DType::Q2_K, kernels::dequantize_row_q2_k},
+    {"Q2_K", 10, 256, 84, DType::Q2_K, &kernels::blocks::kQ2_K},
     // 32 bytes of third bits + 64 bytes of 2-bit values + 12 bytes of 6-bit scales + f16 d
-    {"Q3_K", 11, 256, 110, DType::Q3_K, kernels::dequantize_row_q3_k},
+    {"Q3_K", 11, 256, 110, DType::Q3_K, &kernels::blocks::kQ3_K},
     // Q4_K's layout with 32 bytes of fifth bits between the scales and the nibbles
-    {"Q5_K", 13, 256, 176, DType::Q5_K, kernels::dequantize_row_q5_k},
+    {"Q5_K", 13, 256, 176, DType::Q5_K, &kernels::blocks::kQ5_K},
     // f16 scale + 16 bytes of nibbles, each an index into the 16 non-linear values kIq4NlValues
-    {"IQ4_NL", 20, 32, 18, DType::IQ4_NL, kernels::dequantize_row_iq4_nl},
+    {"IQ4_NL", 20, 32, 18, DType::IQ4_NL, &kernels::blocks::kIQ4_NL},
     // super-block: f16 d + 16 bits of high scale bits + 4 bytes of low scale nibbles + 128 bytes of indices
-    {"IQ4_XS", 23, 256, 136, DType::IQ4_XS, kernels::dequantize_row_iq4_xs},
+    {"IQ4_XS", 23, 256, 136, DType::IQ4_XS, &kernels::blocks::kIQ4_XS},
     {"Q8_1", 9, 32, 36},
     {"Q8_K", 15, 256, 292},
     {"I8", 24, 1, 1},
@@ -88,7 +92,7 @@ inline constexpr ElementType kElementTypes[] = {
 };
 
 namespace element_types_detail {
-// Rows 0..k-1 are DType 0..k-1, and no later row has a DType. (That each of them has a decoder is checked
+// Rows 0..k-1 are DType 0..k-1, and no later row has a DType. (That each of them has its kernels is checked
 // at run time, in tests/element_types_test.cpp: sanitizer builds cannot compare function addresses in a
 // constant expression.)
 constexpr bool computable_rows_lead_in_dtype_order() {
@@ -118,6 +122,11 @@ static_assert(ids_and_names_are_unique());
 
 constexpr const ElementType& element_type(DType type) {
   return kElementTypes[static_cast<std::size_t>(type)];
+}
+
+// The decoder, encoder and kernels of a computable `type`.
+inline const kernels::BlockKernels* block_kernels(DType type) {
+  return element_type(type).block_kernels;
 }
 
 // The row of a ggml type id; null for an id glassbox does not know.

@@ -23,11 +23,12 @@
 //   IQ4_XS super-blocks of 256: f16 d, 16 bits of high scale bits, 4 bytes of low scale nibbles (a 6-bit
 //         scale per sub-block of 32, stored plus 32), 128 bytes of indices, each 16 ordered as IQ4_NL's;
 //                                                                        x = (d * (scale - 32)) * kIq4NlValues[i]
-// The bit positions of the K-quants are spelled out beside each decoder (quantized.cpp).
+// The bit positions of the K-quants are spelled out beside each decoder (blocks/<type>.cpp).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "glassbox/tensor.hpp"
 
@@ -37,36 +38,50 @@ float half_to_float(uint16_t half);
 uint16_t float_to_half(float value);  // round to nearest even, as ggml's GGML_FP32_TO_FP16
 float bfloat16_to_float(uint16_t value);
 
+// The little-endian uint16 / uint32 stored (unaligned) at p.
+inline uint16_t u16_at(const std::byte* p) {
+  uint16_t v;
+  std::memcpy(&v, p, 2);
+  return v;
+}
+inline uint32_t u32_at(const std::byte* p) {
+  uint32_t v;
+  std::memcpy(&v, p, 4);
+  return v;
+}
+
+// The f16 stored at p, as a float.
+inline float half_at(const std::byte* p) {
+  return half_to_float(u16_at(p));
+}
+
 // Decodes n values (a whole number of blocks) starting at `row`, with the type's decoder from the element
-// table (element_types.hpp).
+// table (element_types.hpp). Each block type's decoder is in its file, kernels/blocks/<type>.cpp.
 void dequantize_row(DType type, const std::byte* row, float* out, std::size_t n);
 
-// The row decoders the element table points to: n values, a whole number of blocks.
-void decode_f32_row(const std::byte* row, float* out, std::size_t n);
-void decode_f16_row(const std::byte* row, float* out, std::size_t n);
-void decode_bf16_row(const std::byte* row, float* out, std::size_t n);
-void dequantize_row_q8_0(const std::byte* row, float* out, std::size_t n);
-void dequantize_row_q4_0(const std::byte* row, float* out, std::size_t n);
-void dequantize_row_q4_k(const std::byte* row, float* out, std::size_t n);
-void dequantize_row_q6_k(const std::byte* row, float* out, std::size_t n);
-void dequantize_row_q4_1(const std::byte* row, float* out, std::size_t n);
-void dequantize_row_q5_0(const std::byte* row, float* out, std::size_t n);
-void dequantize_row_q5_1(const std::byte* row, float* out, std::size_t n);
-void dequantize_row_q2_k(const std::byte* row, float* out, std::size_t n);
-void dequantize_row_q3_k(const std::byte* row, float* out, std::size_t n);
-void dequantize_row_q5_k(const std::byte* row, float* out, std::size_t n);
-void dequantize_row_iq4_nl(const std::byte* row, float* out, std::size_t n);
-void dequantize_row_iq4_xs(const std::byte* row, float* out, std::size_t n);
+// Encodes n values (a whole number of blocks) into `out`, with the type's encoder from the element table;
+// for the types `convert` writes (F32, F16, Q8_0, Q4_0).
+void encode_row(DType type, const float* x, std::byte* out, std::size_t n);
 
-// The row encoders: plain copies and conversions, and ggml's reference quantizers (quantize_row_q8_0_ref /
-// q4_0_ref) for n values, a multiple of the block.
-void encode_f32_row(const float* x, std::byte* out, std::size_t n);
-void encode_f16_row(const float* x, std::byte* out, std::size_t n);
+// ggml's reference quantizers (quantize_row_q8_0_ref / q4_0_ref), the encoders of Q8_0 and Q4_0
+// (blocks/q8_0.cpp, blocks/q4_0.cpp), for n values, a multiple of the block.
 void quantize_row_q8_0(const float* x, std::byte* out, std::size_t n);
 void quantize_row_q4_0(const float* x, std::byte* out, std::size_t n);
 
+// Helpers shared by the decoders of several block types (blocks/<type>.cpp).
+
+// The 32 values of a Q4_1 / Q5_0 / Q5_1 block as integers: the nibbles (value j low in byte j, value j + 16
+// high), plus 16 where the value's bit of `fifth` is set (bit j for value j; zero for Q4_1).
+inline void block_of_32_integers(const std::byte* nibbles, uint32_t fifth, int* q) {
+  const auto* qs = reinterpret_cast<const uint8_t*>(nibbles);
+  for (int j = 0; j < 16; ++j) {
+    q[j] = (qs[j] & 0x0F) | static_cast<int>(((fifth >> j) & 1) << 4);
+    q[j + 16] = (qs[j] >> 4) | static_cast<int>(((fifth >> (j + 16)) & 1) << 4);
+  }
+}
+
 // Scale and min of Q4_K (and Q5_K) sub-block j (0..7): six bits each, packed into 12 bytes for the eight
-// sub-blocks. Shared by the decoders and the fused dots (quantized_dot_rows.hpp, quantized_dot_kquants.hpp).
+// sub-blocks. Shared by the decoders, the fused dots and the integer kernels of Q4_K and Q5_K.
 inline void q4_k_scale_min(int j, const uint8_t* packed, uint8_t* scale, uint8_t* min) {
   if (j < 4) {
     *scale = packed[j] & 63;
@@ -90,6 +105,16 @@ inline int q3_k_scale(int i, const uint8_t* packed) {
 // where most weights lie.
 inline constexpr int8_t kIq4NlValues[16] = {-127, -104, -83, -65, -49, -35, -22, -10,
                                             1,    13,   25,  38,  53,  69,  89,  113};
+
+// 32 values from 16 bytes of IQ4_NL indices (value j low in byte j, value j + 16 high), each scale * the
+// table value it indexes (IQ4_NL's blocks, IQ4_XS's sub-blocks).
+inline void iq4_block_of_32(const std::byte* indices, float scale, float* out) {
+  const auto* qs = reinterpret_cast<const uint8_t*>(indices);
+  for (int j = 0; j < 16; ++j) {
+    out[j] = scale * static_cast<float>(kIq4NlValues[qs[j] & 0x0F]);
+    out[j + 16] = scale * static_cast<float>(kIq4NlValues[qs[j] >> 4]);
+  }
+}
 
 // The signed scale (-32..31) of IQ4_XS sub-block j (0..7): its low four bits are nibble j % 2 of byte j / 2
 // of `low` (the 4 bytes after scales_h), its top two bits are bits 2j, 2j + 1 of the little-endian uint16

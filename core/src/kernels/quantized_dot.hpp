@@ -2,7 +2,7 @@
 // F16, BF16 and the block types): the weights are decoded in registers and multiplied by x straight away,
 // never written to a float row.
 //
-// The contract: every result is bit-identical to decoding the row with dequantize_row (quantized.cpp) and
+// The contract: every result is bit-identical to decoding the row with dequantize_row (blocks/<type>.cpp) and
 // taking the canonical dot() (kernels.hpp) of the decoded row with x. Each weight is computed with the same
 // float expression as its decoder (e.g. Q4_K's d1 * q - m1 with d1 = d * scale), and its product with x
 // lands in the same one of the kReductionLanes partial sums, in the same order, finished by the same tree.

@@ -1,7 +1,7 @@
 // Fused decode-and-dot kernels (quantized_dot.hpp) for the non-linear 4-bit types IQ4_NL and IQ4_XS. Their
 // nibbles index a table of 16 values (kIq4NlValues) rather than being the values: each 16 bytes of indices
 // are first looked up into 32 int8, then widened and scaled lane by lane with the decoder's float
-// expression (quantized.cpp). Every 32 values are one pass over the accumulators, in increasing order, as
+// expression (blocks/<type>.cpp). Every 32 values are one pass over the accumulators, in increasing order, as
 // quantized_dot_rows.hpp requires for bit-identical results.
 //
 // The lookup is a byte shuffle where the instruction set has one (xsimd 8.1 offers none): SSSE3's pshufb
@@ -51,50 +51,5 @@ GLASSBOX_INLINE void accumulate_iq4_32(Batch (&acc)[kAcc], const int8_t* values,
   unrolled<kAcc>([&](auto k)
                      __attribute__((always_inline)) { acc[k] = acc[k] + (scale * to_float(q[k])) * xv[k]; });
 }
-
-// IQ4_NL: 32 values per 18-byte block, f16 d then 16 bytes of indices: x = d * kIq4NlValues[index].
-struct IQ4_NL {
-  static constexpr std::size_t kValues = 32, kBytes = 18;
-  template <std::size_t R>
-  GLASSBOX_INLINE static void accumulate(Accumulators<R>& acc, const std::byte* const* blocks,
-                                         const float* x) {
-    Batch xv[kAcc];
-    load_x(xv, x);
-    unrolled<R>([&](auto r) __attribute__((always_inline)) {
-      alignas(16) int8_t values[32];
-      look_up_iq4(blocks[r] + 2, values);
-      const Batch d(lanes::half_to_float_exact(lanes::load_u16(blocks[r])));
-      accumulate_iq4_32(acc[r], values, d, xv);
-    });
-  }
-};
-
-// IQ4_XS: super-blocks of 256 values in 136 bytes: f16 d, uint16 of high scale bits, 4 bytes of low scale
-// nibbles, 128 bytes of indices; sub-block j (values 32 j ..) reads bytes 16 j .. 16 j + 15 of the indices
-// as an IQ4_NL block and has the scale d * iq4_xs_scale(j): x = (d * scale) * kIq4NlValues[index].
-struct IQ4_XS {
-  static constexpr std::size_t kValues = 256, kBytes = 136;
-  template <std::size_t R>
-  GLASSBOX_INLINE static void accumulate(Accumulators<R>& acc, const std::byte* const* blocks,
-                                         const float* x) {
-    float scale[R][8];
-    for (std::size_t r = 0; r < R; ++r) {
-      const float d = lanes::half_to_float_exact(lanes::load_u16(blocks[r]));
-      const uint16_t high = lanes::load_u16(blocks[r] + 2);
-      const auto* low = reinterpret_cast<const uint8_t*>(blocks[r] + 4);
-      for (int j = 0; j < 8; ++j)
-        scale[r][j] = d * static_cast<float>(iq4_xs_scale(j, high, low));
-    }
-    for (int j = 0; j < 8; ++j) {
-      Batch xv[kAcc];
-      load_x(xv, x + 32 * j);
-      unrolled<R>([&](auto r) __attribute__((always_inline)) {
-        alignas(16) int8_t values[32];
-        look_up_iq4(blocks[r] + 8 + 16 * j, values);
-        accumulate_iq4_32(acc[r], values, Batch(scale[r][j]), xv);
-      });
-    }
-  }
-};
 
 }  // namespace glassbox::kernels::fused

@@ -1,7 +1,7 @@
-// The integer dot products of the K-quant super-blocks (256 values, 8 sub-blocks of 32): Q4_K and Q6_K, the
-// two types of llama.cpp's Q4_K_M files. What ws_b, wm_b and isum_b are for each: quantized_int_dot.hpp; the
-// bit layouts are the decoders' (quantized.cpp). A super-block's 8 sub-blocks start at a multiple of 8, so its
-// terms are two whole passes over the four partial sums.
+// The integer dot products of the K-quant super-blocks (256 values, 8 sub-blocks of 32): Q4_K and Q6_K,
+// the two types of llama.cpp's Q4_K_M files. What ws_b, wm_b and isum_b are for each:
+// quantized_int_dot.hpp; the bit layouts are the decoders' (blocks/<type>.cpp). A super-block's 8
+// sub-blocks start at a multiple of 8, so its terms are two whole passes over the four partial sums.
 #pragma once
 
 #include <cstddef>

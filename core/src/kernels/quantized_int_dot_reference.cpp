@@ -1,6 +1,6 @@
 // The integer dot products of quantized_int_dot.hpp written the plainest way: the row decoded to its integers
 // (quantized_int_rows.hpp), one product at a time, then the header's float order. The kernels
-// (quantized_int_dot.cpp, quantized_int_matmul.cpp, quantized_int_matmul_vnni.cpp) must give exactly these bits.
+// (quantized_int_dot_rows.hpp, quantized_int_matmul*.cpp) must give exactly these bits.
 #include <cstdint>
 #include <vector>
 

@@ -1,5 +1,5 @@
-// The integer core of the quantized-activation dot products (quantized_int_dot.cpp): 32 weight bytes times 32
-// activation bytes (quantized_activations.hpp), summed exactly, on each instruction set.
+// The integer core of the quantized-activation dot products (quantized_int_dot_rows.hpp): 32 weight bytes
+// times 32 activation bytes (quantized_activations.hpp), summed exactly, on each instruction set.
 //
 // Why intrinsics and not xsimd: xsimd 8.1 has no widening 8-bit multiply-add (x86's pmaddubsw / vpdpbusd,
 // WebAssembly's i32x4.dot_i16x8_s); built from its generic operations the products would be widened lane by

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "kernels/dot_rows.hpp"
+#include "kernels/element_types.hpp"
 #include "kernels/quantized_int_dot.hpp"
 #include "kernels/quantized_int_matmul_avx2.hpp"
 #include "kernels/quantized_int_matmul_vnni.hpp"
@@ -99,14 +100,14 @@ void rows_times_columns(float* out, std::size_t out_stride, std::size_t first_ro
 
 // Row i of the scratch for the float kernel: the integers as floats, each times its group's scale (exact: at
 // most 128 * 32).
-void decode_float_row(DType type, const std::byte* row, std::size_t cols, const IntMatmulScratch& s,
-                      std::size_t i) {
+void decode_float_row(const BlockKernels& type, const std::byte* row, std::size_t cols,
+                      const IntMatmulScratch& s, std::size_t i) {
   int8_t* bytes = s.bytes + i * cols;
   const int16_t* groups = s.groups + i * (cols / 16);
-  decode_integer_row(type, row, cols, bytes, s.groups + i * (cols / 16), s.ws + i * (cols / 32),
-                     s.wm + i * (cols / 32));
+  type.decode_integer_row(row, cols, bytes, s.groups + i * (cols / 16), s.ws + i * (cols / 32),
+                          s.wm + i * (cols / 32));
   float* w = s.w + i * cols;
-  if (int_dot_has_group_scales(type)) {
+  if (type.int_group_scales) {
     for (std::size_t k = 0; k < cols; ++k)
       w[k] = static_cast<float>(bytes[k] * groups[k / 16]);
   } else {
@@ -116,9 +117,9 @@ void decode_float_row(DType type, const std::byte* row, std::size_t cols, const 
 }
 
 template <bool kOffsets>
-void matmul_rows(float* out, std::size_t out_stride, DType type, const std::byte* w, std::size_t row_bytes,
-                 std::size_t cols, const ActivationColumns& x, std::size_t row_begin, std::size_t row_end,
-                 IntMatmulScratch s) {
+void matmul_rows(float* out, std::size_t out_stride, const BlockKernels& type, const std::byte* w,
+                 std::size_t row_bytes, std::size_t cols, const ActivationColumns& x, std::size_t row_begin,
+                 std::size_t row_end, IntMatmulScratch s) {
   for_row_tiles(
       row_begin, row_end,
       [&](std::size_t r, std::size_t i) { decode_float_row(type, w + r * row_bytes, cols, s, i); },
@@ -131,7 +132,7 @@ void matmul_rows(float* out, std::size_t out_stride, DType type, const std::byte
 // Only the VNNI kernel's block depends on `lanes` (it takes them all as one).
 std::size_t byte_block(DType type, [[maybe_unused]] std::size_t lanes) {
 #if GLASSBOX_HAS_VNNI_MATMUL
-  if (vnni_matmul_handles(type)) return lanes;
+  if (has_int_dot(type)) return lanes;
 #endif
   if (GLASSBOX_HAS_AVX2_MATMUL && has_int_dot(type)) return kAvx2MatmulTokens;
   if (GLASSBOX_HAS_WASM_MATMUL && has_int_dot(type)) return kWasmMatmulTokens;
@@ -190,20 +191,21 @@ ActivationColumns fill_activation_columns(const QuantizedActivations* x, std::si
 void int_matmul(float* out, std::size_t out_stride, DType type, const std::byte* w, std::size_t row_bytes,
                 std::size_t cols, const ActivationColumns& x, std::size_t row_begin, std::size_t row_end,
                 IntMatmulScratch scratch) {
+  if (!has_int_dot(type)) return;
+  const BlockKernels& kernels = *block_kernels(type);
 #if GLASSBOX_HAS_VNNI_MATMUL
-  if (vnni_matmul_handles(type))
-    return int_matmul_vnni(out, out_stride, type, w, row_bytes, cols, x, row_begin, row_end, scratch);
+  return int_matmul_vnni(out, out_stride, kernels, w, row_bytes, cols, x, row_begin, row_end, scratch);
 #endif
 #if GLASSBOX_HAS_AVX2_MATMUL
-  return int_matmul_avx2(out, out_stride, type, w, row_bytes, cols, x, row_begin, row_end, scratch);
+  return kernels.int_matmul_avx2(out, out_stride, w, row_bytes, cols, x, row_begin, row_end, scratch);
 #endif
 #if GLASSBOX_HAS_WASM_MATMUL
-  return int_matmul_wasm(out, out_stride, type, w, row_bytes, cols, x, row_begin, row_end, scratch);
+  return int_matmul_wasm(out, out_stride, kernels, w, row_bytes, cols, x, row_begin, row_end, scratch);
 #endif
-  if (int_dot_has_offsets(type)) {
-    matmul_rows<true>(out, out_stride, type, w, row_bytes, cols, x, row_begin, row_end, scratch);
+  if (kernels.int_offsets) {
+    matmul_rows<true>(out, out_stride, kernels, w, row_bytes, cols, x, row_begin, row_end, scratch);
   } else {
-    matmul_rows<false>(out, out_stride, type, w, row_bytes, cols, x, row_begin, row_end, scratch);
+    matmul_rows<false>(out, out_stride, kernels, w, row_bytes, cols, x, row_begin, row_end, scratch);
   }
 }
 

@@ -287,22 +287,26 @@ void matmul_rows(float* out, std::size_t out_stride, const std::byte* w, std::si
 
 }  // namespace
 
-void int_matmul_avx2(float* out, std::size_t out_stride, DType type, const std::byte* w,
-                     std::size_t row_bytes, std::size_t cols, const ActivationColumns& x,
-                     std::size_t row_begin, std::size_t row_end, IntMatmulScratch s) {
-  switch (type) {
-    case DType::Q8_0:
-      return matmul_rows<DType::Q8_0>(out, out_stride, w, row_bytes, cols, x, row_begin, row_end, s);
-    case DType::Q4_0:
-      return matmul_rows<DType::Q4_0>(out, out_stride, w, row_bytes, cols, x, row_begin, row_end, s);
-    case DType::Q4_K:
-      return matmul_rows<DType::Q4_K>(out, out_stride, w, row_bytes, cols, x, row_begin, row_end, s);
-    case DType::Q6_K:
-      return matmul_rows<DType::Q6_K>(out, out_stride, w, row_bytes, cols, x, row_begin, row_end, s);
-    default:
-      return;  // has_int_dot(type) is false
-  }
+template <DType kType>
+void int_matmul_avx2(float* out, std::size_t out_stride, const std::byte* w, std::size_t row_bytes,
+                     std::size_t cols, const ActivationColumns& x, std::size_t row_begin, std::size_t row_end,
+                     IntMatmulScratch s) {
+  matmul_rows<kType>(out, out_stride, w, row_bytes, cols, x, row_begin, row_end, s);
 }
+
+// The types with a Format above; their files (blocks/<type>.cpp) point their entry at these.
+template void int_matmul_avx2<DType::Q8_0>(float*, std::size_t, const std::byte*, std::size_t, std::size_t,
+                                           const ActivationColumns&, std::size_t, std::size_t,
+                                           IntMatmulScratch);
+template void int_matmul_avx2<DType::Q4_0>(float*, std::size_t, const std::byte*, std::size_t, std::size_t,
+                                           const ActivationColumns&, std::size_t, std::size_t,
+                                           IntMatmulScratch);
+template void int_matmul_avx2<DType::Q4_K>(float*, std::size_t, const std::byte*, std::size_t, std::size_t,
+                                           const ActivationColumns&, std::size_t, std::size_t,
+                                           IntMatmulScratch);
+template void int_matmul_avx2<DType::Q6_K>(float*, std::size_t, const std::byte*, std::size_t, std::size_t,
+                                           const ActivationColumns&, std::size_t, std::size_t,
+                                           IntMatmulScratch);
 
 }  // namespace glassbox::kernels
 #endif

@@ -20,9 +20,12 @@ namespace glassbox::kernels {
 inline constexpr std::size_t kAvx2MatmulTokens = 16;
 
 #if GLASSBOX_HAS_AVX2_MATMUL
-void int_matmul_avx2(float* out, std::size_t out_stride, DType type, const std::byte* w,
-                     std::size_t row_bytes, std::size_t cols, const ActivationColumns& x,
-                     std::size_t row_begin, std::size_t row_end, IntMatmulScratch scratch);
+// For one type with integer kernels: its file (blocks/<type>.cpp) points its BlockKernels::int_matmul_avx2
+// here.
+template <DType kType>
+void int_matmul_avx2(float* out, std::size_t out_stride, const std::byte* w, std::size_t row_bytes,
+                     std::size_t cols, const ActivationColumns& x, std::size_t row_begin, std::size_t row_end,
+                     IntMatmulScratch scratch);
 #endif
 
 }  // namespace glassbox::kernels

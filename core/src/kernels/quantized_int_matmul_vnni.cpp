@@ -23,11 +23,10 @@ constexpr std::size_t kTokens = 16;  // int32 lanes in a zmm
 
 // Row i of the scratch: its integers (quantized_int_rows.hpp) and each 16 bytes' sum (exact: the 16 bytes
 // plus 128 summed as unsigned, 128 * 16 taken off again).
-void decode_row(DType type, const std::byte* row, std::size_t cols, const IntMatmulScratch& s,
+void decode_row(IntegerRowDecoder decode, const std::byte* row, std::size_t cols, const IntMatmulScratch& s,
                 std::size_t i) {
   int8_t* w = s.bytes + i * cols;
-  decode_integer_row(type, row, cols, w, s.groups + i * (cols / 16), s.ws + i * (cols / 32),
-                     s.wm + i * (cols / 32));
+  decode(row, cols, w, s.groups + i * (cols / 16), s.ws + i * (cols / 32), s.wm + i * (cols / 32));
   int32_t* sums = s.sums + i * (cols / 16);
   const __m128i top_bit = _mm_set1_epi8(static_cast<char>(0x80));
   for (std::size_t g = 0; g < cols / 16; ++g) {
@@ -128,36 +127,33 @@ void rows_times_columns(float* out, std::size_t out_stride, std::size_t first_ro
 }
 
 template <bool kGroups, bool kOffsets>
-void matmul_rows(float* out, std::size_t out_stride, DType type, const std::byte* w, std::size_t row_bytes,
-                 std::size_t cols, const ActivationColumns& x, std::size_t row_begin, std::size_t row_end,
-                 const IntMatmulScratch& s) {
+void matmul_rows(float* out, std::size_t out_stride, IntegerRowDecoder decode, const std::byte* w,
+                 std::size_t row_bytes, std::size_t cols, const ActivationColumns& x, std::size_t row_begin,
+                 std::size_t row_end, const IntMatmulScratch& s) {
   std::size_t r = row_begin;
   for (; r + kIntMatmulRows <= row_end; r += kIntMatmulRows) {
     for (std::size_t i = 0; i < kIntMatmulRows; ++i)
-      decode_row(type, w + (r + i) * row_bytes, cols, s, i);
+      decode_row(decode, w + (r + i) * row_bytes, cols, s, i);
     rows_times_columns<kIntMatmulRows, kGroups, kOffsets>(out, out_stride, r, s, cols, x);
   }
   for (; r < row_end; ++r) {
-    decode_row(type, w + r * row_bytes, cols, s, 0);
+    decode_row(decode, w + r * row_bytes, cols, s, 0);
     rows_times_columns<1, kGroups, kOffsets>(out, out_stride, r, s, cols, x);
   }
 }
 
 }  // namespace
 
-bool vnni_matmul_handles(DType type) {
-  return type == DType::Q8_0 || type == DType::Q4_0 || type == DType::Q4_K || type == DType::Q6_K;
-}
-
-void int_matmul_vnni(float* out, std::size_t out_stride, DType type, const std::byte* w,
+void int_matmul_vnni(float* out, std::size_t out_stride, const BlockKernels& type, const std::byte* w,
                      std::size_t row_bytes, std::size_t cols, const ActivationColumns& x,
                      std::size_t row_begin, std::size_t row_end, IntMatmulScratch s) {
-  if (int_dot_has_group_scales(type)) {
-    matmul_rows<true, false>(out, out_stride, type, w, row_bytes, cols, x, row_begin, row_end, s);
-  } else if (int_dot_has_offsets(type)) {
-    matmul_rows<false, true>(out, out_stride, type, w, row_bytes, cols, x, row_begin, row_end, s);
+  const IntegerRowDecoder decode = type.decode_integer_row;
+  if (type.int_group_scales) {
+    matmul_rows<true, false>(out, out_stride, decode, w, row_bytes, cols, x, row_begin, row_end, s);
+  } else if (type.int_offsets) {
+    matmul_rows<false, true>(out, out_stride, decode, w, row_bytes, cols, x, row_begin, row_end, s);
   } else {
-    matmul_rows<false, false>(out, out_stride, type, w, row_bytes, cols, x, row_begin, row_end, s);
+    matmul_rows<false, false>(out, out_stride, decode, w, row_bytes, cols, x, row_begin, row_end, s);
   }
 }
 

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/block_kernels.hpp"
 #include "kernels/quantized_int_matmul.hpp"
 
 #if defined(__AVX512VNNI__) && defined(__AVX512BW__)
@@ -16,8 +17,8 @@
 namespace glassbox::kernels {
 
 #if GLASSBOX_HAS_VNNI_MATMUL
-bool vnni_matmul_handles(DType type);
-void int_matmul_vnni(float* out, std::size_t out_stride, DType type, const std::byte* w,
+// For every type with integer kernels (has_int_dot), given its entry points.
+void int_matmul_vnni(float* out, std::size_t out_stride, const BlockKernels& type, const std::byte* w,
                      std::size_t row_bytes, std::size_t cols, const ActivationColumns& x,
                      std::size_t row_begin, std::size_t row_end, IntMatmulScratch scratch);
 #endif

@@ -104,14 +104,14 @@ void rows_times_lanes(float* out, std::size_t out_stride, std::size_t first_row,
 }
 
 // Row i of the scratch: the decoder's integers as 16 bits, Q6_K's times their scale, and the corrections.
-void decode_row(DType type, const std::byte* row, std::size_t cols, const IntMatmulScratch& s,
+void decode_row(const BlockKernels& type, const std::byte* row, std::size_t cols, const IntMatmulScratch& s,
                 std::size_t i) {
   int8_t* bytes = s.bytes + i * cols;
   int16_t* groups = s.groups + i * (cols / 16);
-  decode_integer_row(type, row, cols, bytes, groups, s.ws + i * (cols / 32), s.wm + i * (cols / 32));
+  type.decode_integer_row(row, cols, bytes, groups, s.ws + i * (cols / 32), s.wm + i * (cols / 32));
   int16_t* w = s.wide + i * cols;
   int32_t* corrections = s.sums + i * (cols / 16);
-  const bool scaled = int_dot_has_group_scales(type);
+  const bool scaled = type.int_group_scales;
   for (std::size_t b = 0; b < cols / 32; ++b) {
     int32_t sum = 0;
     for (std::size_t k = 32 * b; k < 32 * b + 32; ++k) {
@@ -135,9 +135,9 @@ void rows_times_columns(float* out, std::size_t out_stride, std::size_t first_ro
 }
 
 template <bool kOffsets>
-void matmul_rows(float* out, std::size_t out_stride, DType type, const std::byte* w, std::size_t row_bytes,
-                 std::size_t cols, const ActivationColumns& x, std::size_t row_begin, std::size_t row_end,
-                 const IntMatmulScratch& s) {
+void matmul_rows(float* out, std::size_t out_stride, const BlockKernels& type, const std::byte* w,
+                 std::size_t row_bytes, std::size_t cols, const ActivationColumns& x, std::size_t row_begin,
+                 std::size_t row_end, const IntMatmulScratch& s) {
   for_row_tiles(
       row_begin, row_end,
       [&](std::size_t r, std::size_t i) { decode_row(type, w + r * row_bytes, cols, s, i); },
@@ -148,10 +148,10 @@ void matmul_rows(float* out, std::size_t out_stride, DType type, const std::byte
 
 }  // namespace
 
-void int_matmul_wasm(float* out, std::size_t out_stride, DType type, const std::byte* w,
+void int_matmul_wasm(float* out, std::size_t out_stride, const BlockKernels& type, const std::byte* w,
                      std::size_t row_bytes, std::size_t cols, const ActivationColumns& x,
                      std::size_t row_begin, std::size_t row_end, IntMatmulScratch s) {
-  if (int_dot_has_offsets(type)) {
+  if (type.int_offsets) {
     matmul_rows<true>(out, out_stride, type, w, row_bytes, cols, x, row_begin, row_end, s);
   } else {
     matmul_rows<false>(out, out_stride, type, w, row_bytes, cols, x, row_begin, row_end, s);

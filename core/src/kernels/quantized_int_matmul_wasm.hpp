@@ -5,6 +5,7 @@
 
 #include <cstddef>
 
+#include "kernels/block_kernels.hpp"
 #include "kernels/quantized_int_matmul.hpp"
 
 #if defined(__wasm_simd128__)
@@ -20,7 +21,7 @@ namespace glassbox::kernels {
 inline constexpr std::size_t kWasmMatmulTokens = 8;
 
 #if GLASSBOX_HAS_WASM_MATMUL
-void int_matmul_wasm(float* out, std::size_t out_stride, DType type, const std::byte* w,
+void int_matmul_wasm(float* out, std::size_t out_stride, const BlockKernels& type, const std::byte* w,
                      std::size_t row_bytes, std::size_t cols, const ActivationColumns& x,
                      std::size_t row_begin, std::size_t row_end, IntMatmulScratch scratch);
 #endif

@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "glassbox/tensor.hpp"
+#include "kernels/block_kernels.hpp"
 
 namespace glassbox::kernels {
 
@@ -18,6 +19,9 @@ namespace glassbox::kernels {
 bool int_dot_has_offsets(DType type);
 // Whether `type` has an integer scale per 16 values (group_scales below).
 bool int_dot_has_group_scales(DType type);
+
+// `type`'s decoder, null where the type has no integer kernels: the prompt kernels look it up once per call.
+IntegerRowDecoder integer_row_decoder(DType type);
 
 // Decodes one row of `cols` values of a type with integer kernels: w[cols], ws[cols / 32], and where the type
 // has them wm[cols / 32] and group_scales[cols / 16] (left untouched otherwise).

@@ -1,4 +1,4 @@
-// Widening loads for the fused quantized dot products (quantized_dot.cpp): packed 8- and 16-bit integers
+// Widening loads for the fused quantized dot products (quantized_dot_rows.hpp): packed 8- and 16-bit integers
 // from memory into int32 lanes of an IntBatch, and the exact 16-bit float decoders built on them.
 //
 // xsimd 8.1 can only load narrow integers into wider lanes element by element (its "slow conversion" path

@@ -1,0 +1,47 @@
+// Q5_0: its row decoder, its kernels and their entry points (block_kernels.hpp).
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/element_types.hpp"
+#include "kernels/quantized_dot_nibble_blocks.hpp"
+
+namespace glassbox::kernels::fused {
+namespace {
+
+// Q5_0: fifth bits and no min (quantized_dot_nibble_blocks.hpp).
+using Q5_0 = NibbleBlock<false, true>;
+
+}  // namespace
+}  // namespace glassbox::kernels::fused
+
+namespace glassbox::kernels {
+namespace {
+
+constexpr ElementType kLayout = element_type(DType::Q5_0);
+static_assert(kLayout.block_values == 32 && kLayout.block_bytes == 2 + 4 + 16);
+
+void dequantize_row_q5_0(const std::byte* row, float* out, std::size_t n) {
+  for (std::size_t b = 0; b < n / kLayout.block_values; ++b, row += kLayout.block_bytes, out += 32) {
+    const float d = half_to_float(u16_at(row));
+    int q[32];
+    block_of_32_integers(row + 6, u32_at(row + 2), q);
+    for (int j = 0; j < 32; ++j)
+      out[j] = d * static_cast<float>(q[j] - 16);
+  }
+}
+
+static_assert(element_type(DType::Q5_0).block_values == fused::Q5_0::kValues &&
+              element_type(DType::Q5_0).block_bytes == fused::Q5_0::kBytes);
+
+// The fused decode-and-dot product (quantized_dot.hpp), two rows per pass: on a 768 x 2048 matrix as fast
+// or up to 6% faster than one (AVX2, AVX-512).
+void fused_matvec(float* out, const std::byte* w, std::size_t row_bytes, std::size_t cols, const float* x,
+                  std::size_t row_begin, std::size_t row_end) {
+  fused::matvec_rows<fused::Blocks<fused::Q5_0>, 2>(out, w, row_bytes, cols, x, row_begin, row_end);
+}
+
+}  // namespace
+
+constinit const BlockKernels blocks::kQ5_0 = {.decode = dequantize_row_q5_0, .fused_matvec = fused_matvec};
+
+}  // namespace glassbox::kernels

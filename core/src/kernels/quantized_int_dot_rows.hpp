@@ -1,0 +1,93 @@
+// The integer dot product's loops over a matrix's rows (contract and float order: quantized_int_dot.hpp),
+// generic over a block type's format: each block type's file (blocks/<type>.cpp) instantiates one of them
+// with its format as its int_matvec entry point, so the format's code is inlined into the loop.
+//   rows_dot: blocks of 32 values (Format: kBytes, kPrefetch, kOffsetAfter, sums(), exact()), four blocks
+//     at a time: their integer sums come out of quantized_int_lanes.hpp as vectors, are totalled together,
+//     and the four terms go to the four partial sums at once.
+//   super_block_rows_dot: super-blocks of 256 values (Format: kBytes, SuperBlock, unpack(), add()), a
+//     super-block of eight sub-blocks at a time.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/quantized_activations.hpp"
+#include "kernels/quantized_int_lanes.hpp"
+#include "kernels/quantized_int_terms.hpp"
+
+namespace glassbox::kernels::int_rows {
+
+using int_lanes::Sums;
+using int_terms::f16_at;
+using int_terms::Partials;
+
+template <class Format>
+inline float row_dot(const std::byte* row, const QuantizedActivations& x, std::size_t nblocks) {
+  Partials partials;
+  std::size_t b = 0;
+  for (; b + 4 <= nblocks; b += 4) {
+    const std::byte* block = row + b * Format::kBytes;
+    const Sums s0 = Format::sums(block, x.q + b * 32);
+    const Sums s1 = Format::sums(block + Format::kBytes, x.q + (b + 1) * 32);
+    const Sums s2 = Format::sums(block + 2 * Format::kBytes, x.q + (b + 2) * 32);
+    const Sums s3 = Format::sums(block + 3 * Format::kBytes, x.q + (b + 3) * 32);
+    int32_t isum[4];
+    int_lanes::totals4(s0, s1, s2, s3, isum);
+    if constexpr (Format::kOffsetAfter) int_lanes::less_8_times(isum, x.sums32 + b);
+    float ws[4];
+    int_terms::f16_at4(block, Format::kBytes, ws);
+    partials.add4(ws, x.d + b, isum);
+  }
+  for (; b < nblocks; ++b) {
+    const std::byte* block = row + b * Format::kBytes;
+    const int32_t isum = Format::exact(int_lanes::total(Format::sums(block, x.q + b * 32)), x, b);
+    partials.add(b, f16_at(block), x.d[b], isum);
+  }
+  return partials.total();
+}
+
+// Rows of K-quant super-blocks (Format: e.g. blocks/q4_k.cpp's), 8 sub-blocks of 32 each: each super-block
+// unpacked (its weight bytes and scales), then its terms added in the header's order.
+template <class Format>
+void super_block_rows_dot(float* out, const std::byte* w, std::size_t row_bytes, std::size_t cols,
+                          const QuantizedActivations& x, std::size_t row_begin, std::size_t row_end) {
+  for (std::size_t r = row_begin; r < row_end; ++r) {
+    Partials partials;
+    for (std::size_t b = 0; b < cols / 32; b += 8) {
+      typename Format::SuperBlock unpacked;
+      Format::unpack(w + r * row_bytes + (b / 8) * Format::kBytes, unpacked);
+      Format::add(partials, unpacked, x, b);
+    }
+    out[r] = partials.total();
+  }
+}
+
+// Asks for the cache lines of the row about kPrefetchBytes ahead of the one being read.
+// Why only Q8_0 (Format::kPrefetch, blocks/q8_0.cpp): its kernel outruns memory. With the matrix in L2 it
+// reads 18.5 GB/s on Zen 3, from memory 10-12 GB/s, less than the bandwidth probe's 15.6: the core's
+// window fills with the arithmetic and the hardware prefetcher alone does not keep enough lines in flight.
+// Asking ahead gave 12.5-14.3 GB/s against 9.5-12.2 in a microbenchmark, and in generation (glassbox
+// bench, in turn, 5 rounds) 1.20x and 1.19x on 110M at 1 and 2 threads, 1.10x and 1.16x on 15M. Q4_0's and
+// the K-quants' kernels read about 10 GB/s even from L2, bound by their arithmetic: asking ahead cost 15M
+// Q4_0 generation 6% and left 110M Q4_K_M's unchanged (1.01x, 1.02x). 1 KB ahead did nothing for 15M's
+// 306-byte rows; 3 KB is 4 rows of 110M's and 10 of 15M's.
+constexpr std::size_t kPrefetchBytes = 3072;
+
+inline void prefetch_row(const std::byte* row, std::size_t row_bytes) {
+  for (std::size_t offset = 0; offset < row_bytes; offset += 64)
+    __builtin_prefetch(row + offset);
+}
+
+template <class Format>
+void rows_dot(float* out, const std::byte* w, std::size_t row_bytes, std::size_t cols,
+              const QuantizedActivations& x, std::size_t row_begin, std::size_t row_end) {
+  // Rows ahead; none where row_bytes is 0 (a single row may come so).
+  const std::size_t ahead = row_bytes > 0 ? (kPrefetchBytes + row_bytes - 1) / row_bytes : 0;
+  for (std::size_t r = row_begin; r < row_end; ++r) {
+    if constexpr (Format::kPrefetch)
+      if (ahead > 0 && r + ahead < row_end) prefetch_row(w + (r + ahead) * row_bytes, row_bytes);
+    out[r] = row_dot<Format>(w + r * row_bytes, x, cols / 32);
+  }
+}
+
+}  // namespace glassbox::kernels::int_rows
