@@ -39,6 +39,9 @@ using Sums = __m256i;   // int32 lanes whose total is a block's dot product
 GLASSBOX_INT_INLINE Bytes load32(const void* p) {
   return _mm256_loadu_si256(static_cast<const __m256i*>(p));
 }
+GLASSBOX_INT_INLINE void store32(void* p, Bytes b) {
+  _mm256_storeu_si256(static_cast<__m256i*>(p), b);
+}
 
 // 16 packed bytes to 32 values: the low nibbles (values 0..15 of the block), then the high ones (16..31).
 GLASSBOX_INT_INLINE Bytes nibbles(const void* p) {
@@ -134,6 +137,11 @@ GLASSBOX_INT_INLINE Bytes load32(const void* p) {
   const auto* bytes = static_cast<const uint8_t*>(p);
   return {wasm_v128_load(bytes), wasm_v128_load(bytes + 16)};
 }
+GLASSBOX_INT_INLINE void store32(void* p, Bytes b) {
+  auto* bytes = static_cast<uint8_t*>(p);
+  wasm_v128_store(bytes, b.low);
+  wasm_v128_store(bytes + 16, b.high);
+}
 
 GLASSBOX_INT_INLINE Bytes nibbles(const void* p) {
   const v128_t packed = wasm_v128_load(p);
@@ -216,6 +224,9 @@ GLASSBOX_INT_INLINE Bytes load32(const void* p) {
   Bytes b;
   std::memcpy(b.v, p, 32);
   return b;
+}
+GLASSBOX_INT_INLINE void store32(void* p, const Bytes& b) {
+  std::memcpy(p, b.v, 32);
 }
 
 GLASSBOX_INT_INLINE Bytes nibbles(const void* p) {

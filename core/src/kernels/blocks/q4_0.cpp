@@ -124,15 +124,11 @@ void int_matvec(float* out, const std::byte* w, std::size_t row_bytes, std::size
 }
 
 // One row as the integer kernels see it (quantized_int_rows.hpp): 18-byte blocks, an f16 scale then 16 bytes
-// of nibbles (values 0..15 low, 16..31 high), value q - 8.
+// of nibbles (values 0..15 low, 16..31 high), value q - 8; a block's bytes in one vector (int_lanes).
 void decode_integer_row(const std::byte* row, std::size_t cols, int8_t* w, int16_t*, float* ws, float*) {
   for (std::size_t b = 0; b < cols / 32; ++b, row += 18, w += 32) {
     ws[b] = half_at(row);
-    const auto* packed = reinterpret_cast<const uint8_t*>(row + 2);
-    for (int j = 0; j < 16; ++j) {
-      w[j] = static_cast<int8_t>((packed[j] & 0x0F) - 8);
-      w[j + 16] = static_cast<int8_t>((packed[j] >> 4) - 8);
-    }
+    int_lanes::store32(w, int_lanes::minus(int_lanes::nibbles(row + 2), 8));
   }
 }
 

@@ -1,6 +1,7 @@
 // Q4_K: its row decoder, its kernels and their entry points (block_kernels.hpp).
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "kernels/element_types.hpp"
 #include "kernels/quantized.hpp"
@@ -88,15 +89,17 @@ void int_matvec(float* out, const std::byte* w, std::size_t row_bytes, std::size
 void decode_integer_row(const std::byte* row, std::size_t cols, int8_t* w, int16_t*, float* ws, float* wm) {
   for (std::size_t s = 0; s < cols / 256; ++s, row += 144) {
     const float d = half_at(row), dmin = half_at(row + 2);
-    const auto* packed = reinterpret_cast<const uint8_t*>(row + 4);
-    for (int j = 0; j < 8; ++j, w += 32) {  // sub-block j: the low (j even) or high nibbles of 32 bytes
+    const auto* scales = reinterpret_cast<const uint8_t*>(row + 4);
+    for (int j = 0; j < 8; ++j) {
       uint8_t scale, min;
-      q4_k_scale_min(j, packed, &scale, &min);
+      q4_k_scale_min(j, scales, &scale, &min);
       ws[8 * s + j] = d * scale;
       wm[8 * s + j] = dmin * min;
-      const auto* q = reinterpret_cast<const uint8_t*>(row + 16 + 32 * (j / 2));
-      for (int l = 0; l < 32; ++l)
-        w[l] = static_cast<int8_t>(j % 2 == 0 ? q[l] & 0x0F : q[l] >> 4);
+    }
+    for (int pair = 0; pair < 4; ++pair, w += 64) {  // sub-blocks 2 pair and 2 pair + 1: low and high nibbles
+      const int_lanes::Bytes packed = int_lanes::load32(row + 16 + 32 * pair);
+      int_lanes::store32(w, int_lanes::low_nibbles(packed));
+      int_lanes::store32(w + 32, int_lanes::high_nibbles(packed));
     }
   }
 }

@@ -1,6 +1,7 @@
 // Q6_K: its row decoder, its kernels and their entry points (block_kernels.hpp).
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "kernels/element_types.hpp"
 #include "kernels/quantized.hpp"
@@ -114,21 +115,14 @@ void int_matvec(float* out, const std::byte* w, std::size_t row_bytes, std::size
 // int8 scales[16], f16 d; w = q - 32.
 void decode_integer_row(const std::byte* row, std::size_t cols, int8_t* w, int16_t* group_scales, float* ws,
                         float*) {
-  for (std::size_t s = 0; s < cols / 256; ++s, row += 210) {
-    const float d = half_at(row + 208);
-    for (int b = 0; b < 8; ++b, w += 32) {  // half h, sub-block k of the half
-      const int h = b / 4, k = b % 4;
-      const auto* ql = reinterpret_cast<const uint8_t*>(row + 64 * h + 32 * (k % 2));
-      const auto* qh = reinterpret_cast<const uint8_t*>(row + 128 + 32 * h);
-      const auto* scales = reinterpret_cast<const int8_t*>(row + 192 + 8 * h + 2 * k);
-      ws[8 * s + b] = d;
-      group_scales[16 * s + 2 * b] = scales[0];
-      group_scales[16 * s + 2 * b + 1] = scales[1];
-      for (int l = 0; l < 32; ++l) {
-        const int low = k < 2 ? ql[l] & 0x0F : ql[l] >> 4;
-        w[l] = static_cast<int8_t>((low | (((qh[l] >> (2 * k)) & 3) << 4)) - 32);
-      }
+  for (std::size_t s = 0; s < cols / 256; ++s, row += 210, w += 256) {
+    int_kquants::Q6_K::SuperBlock u;  // the integer dot product's unpacking: values 0..63, int16 scales
+    int_kquants::Q6_K::unpack(row, u);
+    for (int b = 0; b < 8; ++b) {
+      ws[8 * s + b] = u.d;
+      int_lanes::store32(w + 32 * b, int_lanes::minus(u.q[b], 32));
     }
+    std::memcpy(group_scales + 16 * s, u.scale, sizeof u.scale);
   }
 }
 
