@@ -20,6 +20,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import configs  # noqa: E402
+import encoder  # noqa: E402
 import ggml_quants  # noqa: E402
 import gguf  # noqa: E402
 import gguf_export  # noqa: E402
@@ -65,6 +66,10 @@ def known_values_of_ops():
     close(ops.silu(np.array([1.0])), [1 / (1 + np.exp(-1))], what="silu(1)")
     # GELU tanh approximation at 1: 0.5 (1 + tanh(sqrt(2/pi) * 1.044715))
     close(ops.gelu_tanh(np.array([1.0])), [0.8411919906082768], 1e-15, "gelu(1)")
+    # exact GELU: x Phi(x), Phi(1) = 0.8413447460685429 (the standard normal CDF); and it is not the tanh form
+    close(ops.gelu_erf(np.array([1.0, -1.0, 0.0])), [0.8413447460685429, -0.15865525393145707, 0.0], 1e-15,
+          "gelu_erf(1, -1, 0)")
+    differ(ops.gelu_erf(np.array([1.0])), ops.gelu_tanh(np.array([1.0])), 1e-4, "gelu erf vs tanh at 1")
     close(ops.relu(np.array([-2.0, 3.0])), [0.0, 3.0], what="relu")
     close(ops.rms_norm(np.array([3.0, 4.0]), np.array([1.0, 2.0]), 0.0),
           [3 / np.sqrt(12.5), 8 / np.sqrt(12.5)], what="rms_norm")
@@ -819,6 +824,63 @@ def check_glassbox_metadata(f, cfg):
     for key, field in keys.items():
         assert f.value(key) == cfg[field], f"{key} = {f.value(key)!r}, config says {cfg[field]!r}"
     assert ("output.weight" in [t.name for t in f.tensor_infos]) == (not cfg["tied_embeddings"])
+
+
+# -- encoders -------------------------------------------------------------------------
+
+def _bert(seed=7, **overrides):
+    cfg = configs.bert_tiny(64, **overrides)
+    return cfg, random_weights(cfg, seed)
+
+
+_BATCH = [[2, 10, 11, 12, 3], [2, 20, 3], [2, 30, 31, 32, 33, 34, 35, 36, 37, 3]]
+
+
+@check
+def encoder_padded_batch_equals_each_text_alone():
+    cfg, w = _bert(mlm_head=True)
+    trace = {}
+    batch = encoder.encode(cfg, w, _BATCH, trace=trace)
+    assert batch["tokens"].shape == (3, 10) and (batch["tokens"][1, 3:] == cfg["pad_id"]).all()
+    for b, text in enumerate(_BATCH):
+        alone = encoder.encode(cfg, w, [text])
+        close(batch["hidden"][b, :len(text)], alone["hidden"][0], 1e-12, f"text {b} hidden in the batch vs alone")
+        close(batch["pooled"][b], alone["pooled"][0], 1e-12, f"text {b} pooled")
+        close(encoder.mlm_logits(cfg, w, batch["hidden"][b, :len(text)]),
+              encoder.mlm_logits(cfg, w, alone["hidden"][0]), 1e-12, f"text {b} MLM logits")
+        for layer, probs in enumerate(trace["attention"]):
+            assert (probs[b, :, :, len(text):] == 0).all(), f"layer {layer}: text {b} attends to padding"
+            close(probs[b].sum(axis=-1), np.ones(probs[b].shape[:-1]), 1e-12, "attention rows sum to 1")
+    # ... which the mask is what gives: without it the short texts read their padding
+    unmasked = encoder.hidden_states(cfg, w, batch["tokens"], np.full(3, 10))
+    differ(unmasked[1, :3], batch["hidden"][1, :3], 1e-2, "padding mask")
+
+
+@check
+def encoder_attention_is_bidirectional():
+    """A later token changes an earlier position's state (it would not under a causal mask), and the causal
+    variant really is causal."""
+    cfg, w = _bert()
+    a, b = [2, 10, 11, 12, 3], [2, 10, 11, 40, 3]
+    ha, hb = (encoder.encode(cfg, w, [t])["hidden"][0] for t in (a, b))
+    differ(ha[1], hb[1], 1e-2, "a later token on an earlier position")
+    causal = dict(cfg, causal=True)
+    ca, cb = (encoder.hidden_states(causal, w, *encoder.pad_batch([t], 0)) for t in (a, b))
+    close(ca[0, :3], cb[0, :3], 1e-12, "causal variant: earlier positions ignore later tokens")
+
+
+@check
+def encoder_pooling_and_normalization():
+    h = np.arange(2 * 3 * 2, dtype=np.float64).reshape(2, 3, 2)
+    close(encoder.pool(h, [3, 1], "mean"), [[2, 3], [6, 7]], 0, "mean over the real rows only")
+    close(encoder.pool(h, [3, 1], "cls"), [[0, 1], [6, 7]], 0, "row 0")
+    close(encoder.l2_normalize(np.array([[3.0, 4.0]])), [[0.6, 0.8]], 1e-15, "L2 normalize")
+    # embedding: token + position + type, then LayerNorm with the embedding norm's weights
+    cfg, w = _bert()
+    x = w["token_embd.weight"][7] + w["position_embd.weight"][1] + w["token_types.weight"][1]
+    close(encoder.embed(cfg, w, [[5, 7]], [[0, 1]])[0, 1],
+          ops.layer_norm(x, w["token_embd_norm.weight"], w["token_embd_norm.bias"], cfg["norm_eps"]), 1e-12,
+          "embedding of token 7 at position 1, type 1")
 
 
 def main():

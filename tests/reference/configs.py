@@ -119,3 +119,22 @@ def real_vocab(base, vocab_size, **overrides):
                context_length=128, rotary_dim=16 if base["position"] == "rope" else None)
     cfg.update(overrides)
     return cfg
+
+
+# -- encoders (encoder.py) ----------------------------------------------------------
+
+def bert_tiny(vocab_size, **overrides):
+    """A BERT encoder 32 wide (4 heads of 8), 2 layers, FFN 64, 48 positions, 2 token types."""
+    cfg = {
+        "architecture": "bert", "vocab_size": vocab_size, "dim": 32, "n_layers": 2, "n_heads": 4,
+        "hidden_dim": 64, "context_length": 48, "n_token_types": 2, "norm_eps": 1e-12, "activation": "gelu_erf",
+        "causal": False,
+        "pooling": "mean", "mlm_head": False, "pad_id": 0,
+    }
+    cfg.update(overrides)
+    return cfg
+
+
+def bert_as_float32_file(cfg):
+    """A GGUF file stores the LayerNorm epsilon as float32; compute with that value."""
+    return dict(cfg, norm_eps=float(np.float32(cfg["norm_eps"])))

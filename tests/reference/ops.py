@@ -4,6 +4,8 @@ Everything works on float64 NumPy arrays whose last axis is the feature axis, so
 a whole sequence (shape [T, D]) goes through at once.
 """
 
+import math
+
 import numpy as np
 
 
@@ -37,11 +39,22 @@ def gelu_tanh(x):
     return 0.5 * x * (1.0 + np.tanh(np.sqrt(2.0 / np.pi) * (x + 0.044715 * x ** 3)))
 
 
+_erf = np.vectorize(math.erf, otypes=[np.float64])
+
+
+def gelu_erf(x):
+    """GELU, exact form (BERT's and Hugging Face's "gelu", PyTorch's nn.GELU()):
+    0.5 x (1 + erf(x / sqrt 2)), x times the standard normal CDF of x. NumPy has no erf; math.erf
+    (correctly rounded to about 1 ulp) is applied element by element."""
+    x = np.asarray(x, dtype=np.float64)
+    return 0.5 * x * (1.0 + _erf(x / math.sqrt(2.0)))
+
+
 def relu(x):
     return np.maximum(x, 0.0)
 
 
-ACTIVATIONS = {"silu": silu, "gelu": gelu_tanh, "relu": relu}
+ACTIVATIONS = {"silu": silu, "gelu": gelu_tanh, "relu": relu}  # the decoders' "gelu" is the tanh form
 
 
 # -- attention pieces -------------------------------------------------------------

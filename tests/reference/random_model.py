@@ -62,6 +62,26 @@ def weight_shapes(cfg):
     return shapes
 
 
+def encoder_weight_shapes(cfg):
+    """Ordered {tensor name: NumPy shape} of a BERT encoder (encoder.py), MLM head included if it has one."""
+    D, F = cfg["dim"], cfg["hidden_dim"]
+    shapes = OrderedDict([("token_embd.weight", (cfg["vocab_size"], D)),
+                          ("position_embd.weight", (cfg["context_length"], D)),
+                          ("token_types.weight", (cfg["n_token_types"], D)),
+                          ("token_embd_norm.weight", (D,)), ("token_embd_norm.bias", (D,))])
+    for i in range(cfg["n_layers"]):
+        p = f"blk.{i}."
+        for name, rows, cols in (("attn_q", D, D), ("attn_k", D, D), ("attn_v", D, D), ("attn_output", D, D),
+                                 ("attn_output_norm", D, None), ("ffn_up", F, D), ("ffn_down", D, F),
+                                 ("layer_output_norm", D, None)):
+            shapes[p + name + ".weight"] = (rows, cols) if cols else (rows,)
+            shapes[p + name + ".bias"] = (rows,)
+    if cfg.get("mlm_head"):
+        shapes.update([("mlm_dense.weight", (D, D)), ("mlm_dense.bias", (D,)), ("mlm_norm.weight", (D,)),
+                       ("mlm_norm.bias", (D,)), ("mlm_output.bias", (cfg["vocab_size"],))])
+    return shapes
+
+
 def random_weights(cfg, seed, matrix_std=0.3, embedding_std=None, output_std=None):
     """Seeded random weights: matrices ~ N(0, matrix_std), norm weights ~ 1 +
     N(0, 0.1) (so they are near one but a swapped weight/bias still shows),
@@ -69,7 +89,8 @@ def random_weights(cfg, seed, matrix_std=0.3, embedding_std=None, output_std=Non
     scale (default: matrix_std)."""
     rng = np.random.default_rng(seed)
     weights = OrderedDict()
-    for name, shape in weight_shapes(cfg).items():
+    shapes = encoder_weight_shapes(cfg) if cfg.get("architecture") == "bert" else weight_shapes(cfg)
+    for name, shape in shapes.items():
         if name.endswith(".bias"):
             w = rng.normal(0.0, 0.1, shape)
         elif "norm" in name:
