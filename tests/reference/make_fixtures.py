@@ -19,6 +19,7 @@ import time
 import numpy as np
 
 import configs
+import encoder_fixtures
 import ggml_quants
 import gguf
 import gguf_export
@@ -463,6 +464,10 @@ class Fixtures:
                       f"vocabulary, {n_vocab} tokens); expected.json has a text, Hugging Face's ids for it "
                       "(text_ids) and the logits of the prompt " + ("<s> + text_ids" if bos else "text_ids"))
 
+    # (f) BERT encoders: GGUF bert and Hugging Face folders with a padded batch's outputs (encoder_fixtures.py)
+    def encoders(self):
+        encoder_fixtures.write_all(self)
+
     # (e) tokenizer.json files
     def tokenizers(self):
         if not vocab_files_present():
@@ -511,7 +516,7 @@ def main(argv):
     fixtures = Fixtures(outdir)
     for step in (fixtures.variants, fixtures.quantized, fixtures.real_format_tiny,
                  fixtures.real_vocab, fixtures.hf_folders, fixtures.hf_folders_with_tokenizer,
-                 fixtures.tokenizers):
+                 fixtures.tokenizers, fixtures.encoders):
         t = time.time()
         step()
         print(f"{step.__name__:18s} {time.time() - t:6.2f} s")
