@@ -221,6 +221,7 @@ TEST(KernelsBitExact, ExpBasedActivationsAndRelu) {
     Kernel scalar;
   } kernels[] = {{"silu", silu, fixed_order::silu},
                  {"gelu_tanh", gelu_tanh, fixed_order::gelu_tanh},
+                 {"gelu_erf", gelu_erf, fixed_order::gelu_erf},
                  {"relu", relu, fixed_order::relu}};
   for (const auto& k : kernels) {
     for (std::size_t n : lengths()) {

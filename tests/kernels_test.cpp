@@ -229,6 +229,10 @@ TEST(Kernels, SiluMatchesReference) {
 TEST(Kernels, GeluTanhMatchesReference) {
   expect_activation_matches(gelu_tanh, reference::gelu_tanh, 1e-6f, 11);
 }
+// Abramowitz and Stegun's erf is within 1.5e-7 of std::erf.
+TEST(Kernels, GeluErfMatchesReference) {
+  expect_activation_matches(gelu_erf, reference::gelu_erf, 1e-6f, 14);
+}
 TEST(Kernels, ReluMatchesReference) {
   expect_activation_matches(relu, reference::relu, 0.0f, 12);
 }

@@ -1,5 +1,6 @@
-// The hyper-parameters and architectural choices of a decoder-only transformer. One forward pass reads this
-// config; the Llama family, the GPT-2 family and the textbook variants differ only in these fields.
+// The hyper-parameters and architectural choices of a transformer. One forward pass reads this config; the
+// Llama family, the GPT-2 family, the textbook variants and the BERT-family encoders differ only in these
+// fields.
 #pragma once
 
 #include <cstddef>
@@ -29,7 +30,12 @@ enum class PositionKind {
 // How RoPE pairs up a head's values: (2i, 2i+1) or (i, i + rotary_dim/2). See kernels/rope.cpp.
 enum class RopePairing { Adjacent, HalfSplit };
 
-enum class Activation { SiLU, GELU, ReLU };
+// GELU is the tanh approximation (GPT-2, Gemma); GELUExact is 0.5 x (1 + erf(x / sqrt 2)) (BERT).
+enum class Activation { SiLU, GELU, ReLU, GELUExact };
+
+// How an encoder turns its tokens' final states into one embedding of the text: none (the file does not
+// say), the mean over the text's tokens, or the state of its first token ([CLS]).
+enum class Pooling { None, Mean, Cls };
 
 struct ModelConfig {
   std::string architecture = "llama";  // informational: where the config came from
@@ -80,6 +86,16 @@ struct ModelConfig {
 
   bool tied_embeddings = true;  // the classifier reuses the token embedding matrix
 
+  // Encoders (BERT): attention sees every token of the text, before and after (bidirectional), instead of
+  // only the tokens up to the query (causal, a decoder). An encoder reads a whole text in one pass and gives
+  // a state per token, not a next token.
+  bool causal = true;
+  // Token-type (segment) embeddings: n_token_types rows, row 0 added to every token (one-segment texts).
+  int n_token_types = 0;
+  // LayerNorm (with its own weight and bias) of the summed embeddings before the first layer (BERT).
+  bool embedding_norm = false;
+  Pooling pooling = Pooling::None;  // what the file asks for; the caller may choose another
+
   bool operator==(const ModelConfig&) const = default;
 
   int kv_dim() const { return n_kv_heads * head_dim; }
@@ -109,5 +125,6 @@ const char* to_string(NormPlacement placement);
 const char* to_string(PositionKind kind);
 const char* to_string(RopePairing pairing);
 const char* to_string(Activation activation);
+const char* to_string(Pooling pooling);
 
 }  // namespace glassbox

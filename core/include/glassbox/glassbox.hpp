@@ -9,6 +9,7 @@
 #include "glassbox/bytes.hpp"
 #include "glassbox/config.hpp"
 #include "glassbox/effective_rank.hpp"
+#include "glassbox/encoder.hpp"
 #include "glassbox/formats.hpp"
 #include "glassbox/generator.hpp"
 #include "glassbox/head_roles.hpp"

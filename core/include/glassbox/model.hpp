@@ -25,12 +25,25 @@ struct LayerWeights {
   Tensor ffn_post_norm;                              // [dim], NormPlacement::Sandwich: on the FFN's output
 };
 
+// A masked-language-model head (BERT's): the logits at a position of the encoder's final states x are
+//   h = LayerNorm(gelu(dense x + dense_bias)),   logits = token_embedding h + output_bias
+// (the decoder tied to the token embedding). Absent (dense.data == null) in a model saved without it.
+struct MaskedLmHead {
+  Tensor dense, dense_bias;  // [dim][dim], [dim]
+  Tensor norm, norm_bias;    // [dim]
+  Tensor output_bias;        // [vocab]
+  bool present() const { return dense.present(); }
+};
+
 struct ModelWeights {
-  Tensor token_embedding;     // [vocab][dim]
-  Tensor position_embedding;  // [max_seq_len][dim], only for PositionKind::Learned
+  Tensor token_embedding;       // [vocab][dim]
+  Tensor position_embedding;    // [max_seq_len][dim], only for PositionKind::Learned
+  Tensor token_type_embedding;  // [n_token_types][dim], where ModelConfig::n_token_types > 0
+  Tensor embedding_norm, embedding_norm_bias;  // [dim], with ModelConfig::embedding_norm
   std::vector<LayerWeights> layers;
   Tensor final_norm, final_norm_bias;  // [dim]; absent for Post-LN models
   Tensor output;                       // [vocab][dim]; the token embedding when tied
+  MaskedLmHead masked_lm;              // encoders saved with their MLM head
 };
 
 struct Model {

@@ -47,9 +47,9 @@ class Exporter {
   // Re-encodes a matrix to the target type (vectors stay float32). Rows whose length is not a whole number of
   // quantization blocks fall back to F16, as llama.cpp's quantizer does. An absent matrix (the gate of a
   // plain feed-forward layer) writes nothing.
-  void matrix(const std::string& name, const Tensor& t) {
+  void matrix(const std::string& name, const Tensor& t, bool keep_float32 = false) {
     if (!t.present()) return;
-    DType target = target_;
+    DType target = keep_float32 ? DType::F32 : target_;
     if (tensor_bytes(target, 1, t.cols) < 0) {
       target = DType::F16;
       ++fallbacks_;
@@ -223,6 +223,11 @@ void add_config(GgufWriter& w, const gguf::Architecture& arch, const ModelConfig
                     c.rope_theta_sliding > 0.0f ? c.rope_theta_sliding : c.rope_theta);
   }
   if (c.final_logit_softcap > 0.0f) w.add_float32(key(gguf::kFinalLogitSoftcap), c.final_logit_softcap);
+  const bool encoder_arch = arch.fixed && arch.fixed->encoder;
+  if (!c.causal || encoder_arch) w.add_bool(key(gguf::kCausalAttention), c.causal);
+  for (const gguf::PoolingTypeCode& p : gguf::kPoolingTypes)
+    if (p.pooling == c.pooling && c.pooling != Pooling::None) w.add_uint32(key(gguf::kPoolingType), p.code);
+  if (c.n_token_types > 0) w.add_uint32(gguf::kTokenTypeCountKey, static_cast<uint32_t>(c.n_token_types));
   if (arch.fixed) return;
   w.add_string(key(gguf::kNorm), choice_name(c.norm));
   w.add_string(key(gguf::kNormPlacement), choice_name(c.norm_placement));
@@ -288,7 +293,11 @@ Result<ExportSummary> export_gguf(const Model& model, const Tokenizer& tokenizer
 
   const ModelWeights& m = model.weights;
   out.matrix(gguf::kTokenEmbedding, m.token_embedding);
-  out.matrix(gguf::kPositionEmbedding, m.position_embedding);
+  // Position and token-type tables stay float32, as llama.cpp's quantizer leaves them.
+  out.matrix(gguf::kPositionEmbedding, m.position_embedding, true);
+  out.matrix(gguf::kTokenTypes, m.token_type_embedding, true);
+  out.vector(gguf::kTokenEmbeddingNorm, m.embedding_norm);
+  out.vector(gguf::kTokenEmbeddingNormBias, m.embedding_norm_bias);
   // RoPE scaling as one divisor per pair, the way llama.cpp's converter writes Llama 3.1's (and any linear
   // factor folded in), which the reader reads back whatever the architecture; one factor for every pair is
   // linear scaling, written as keys by add_config (gemma3 has no rope_freqs tensor in llama.cpp).
@@ -302,6 +311,12 @@ Result<ExportSummary> export_gguf(const Model& model, const Tokenizer& tokenizer
   out.vector(gguf::kOutputNorm, m.final_norm);
   out.vector(gguf::kOutputNormBias, m.final_norm_bias);
   if (!c.tied_embeddings) out.matrix(gguf::kOutput, m.output);
+  const MaskedLmHead& mlm = m.masked_lm;
+  out.matrix(gguf::kMaskedLmDense, mlm.dense);
+  out.vector(gguf::kMaskedLmDenseBias, mlm.dense_bias);
+  out.vector(gguf::kMaskedLmNorm, mlm.norm);
+  out.vector(gguf::kMaskedLmNormBias, mlm.norm_bias);
+  out.vector(gguf::kMaskedLmOutputBias, mlm.output_bias);
   GLASSBOX_TRY(w.write_file(path));
   return ExportSummary{arch.name, out.fallbacks()};
 }

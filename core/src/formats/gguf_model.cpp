@@ -182,6 +182,32 @@ Result<void> read_windows(const GgufFile& file, const gguf::Architecture& arch, 
   return ok();
 }
 
+// Whether attention is causal, the pooling, and the token types (rows of token_types.weight, which
+// tokenizer.ggml.token_type_count states too), read for every architecture as llama.cpp does.
+Result<void> read_encoder_keys(const GgufFile& file, const gguf::Architecture& arch, ModelConfig& c) {
+  const bool encoder = arch.fixed && arch.fixed->encoder;
+  GLASSBOX_ASSIGN(c.causal, file.boolean(gguf::arch_key(arch.name, gguf::kCausalAttention), !encoder));
+  const std::string pooling_key = gguf::arch_key(arch.name, gguf::kPoolingType);
+  auto pooling = file.integer_in(pooling_key, -1, 1 << 20, 0);
+  if (!pooling) return pooling.error();
+  bool known = *pooling == -1;  // llama.cpp's "unspecified"
+  for (const gguf::PoolingTypeCode& p : gguf::kPoolingTypes)
+    if (p.code == *pooling) {
+      c.pooling = p.pooling;
+      known = true;
+    }
+  if (!known)
+    return error(ErrorCode::UnsupportedArchitecture, file.source(), ": metadata ", pooling_key, " is ", *pooling,
+                 ": glassbox pools by mean (1) or [CLS] (2), not by the last token (3) or a ranking head (4) yet");
+  if (const GgufTensorInfo* types = file.tensor(gguf::kTokenTypes)) {
+    if (types->dims.size() != 2)
+      return error(ErrorCode::Malformed, file.source(), ": tensor ", gguf::kTokenTypes,
+                   " must have 2 dimensions, found ", types->dims.size());
+    c.n_token_types = static_cast<int>(std::min<uint64_t>(types->dims[1], INT32_MAX));
+  }
+  return ok();
+}
+
 Result<ModelConfig> read_config(const GgufFile& file, const gguf::Architecture& arch) {
   const auto key = [&](const char* name) { return gguf::arch_key(arch.name, name); };
   ModelConfig c;
@@ -219,6 +245,7 @@ Result<ModelConfig> read_config(const GgufFile& file, const gguf::Architecture& 
     c.gated_ffn = f.gated_ffn;
     c.qk_norm = f.qk_norm;
     c.scaled_embeddings = f.scaled_embeddings;
+    c.embedding_norm = f.encoder;
     if (f.windowed) GLASSBOX_TRY(read_windows(file, arch, c));
   } else {
     // Our own architecture: each choice is a key (absent: the Llama choice).
@@ -231,7 +258,9 @@ Result<ModelConfig> read_config(const GgufFile& file, const gguf::Architecture& 
     GLASSBOX_ASSIGN(c.qk_norm, file.boolean(key(gguf::kQkNorm), false));
     GLASSBOX_ASSIGN(c.scaled_embeddings, file.boolean(key(gguf::kScaledEmbeddings), false));
     GLASSBOX_TRY(read_windows(file, arch, c));
+    c.embedding_norm = file.tensor(gguf::kTokenEmbeddingNorm) != nullptr;
   }
+  GLASSBOX_TRY(read_encoder_keys(file, arch, c));
   if (c.position == PositionKind::RoPE) {
     GLASSBOX_TRY(read_rope_scaling(file, arch.name, c));
     if (!arch.fixed) {
@@ -288,7 +317,15 @@ Result<Model> model_from_gguf(const GgufFile& file) {
                         .position_embedding = gguf::kPositionEmbedding,
                         .final_norm = gguf::kOutputNorm,
                         .final_norm_bias = gguf::kOutputNormBias,
-                        .output = gguf::kOutput});
+                        .output = gguf::kOutput,
+                        .token_type_embedding = gguf::kTokenTypes,
+                        .embedding_norm = gguf::kTokenEmbeddingNorm,
+                        .embedding_norm_bias = gguf::kTokenEmbeddingNormBias,
+                        .mlm_dense = gguf::kMaskedLmDense,
+                        .mlm_dense_bias = gguf::kMaskedLmDenseBias,
+                        .mlm_norm = gguf::kMaskedLmNorm,
+                        .mlm_norm_bias = gguf::kMaskedLmNormBias,
+                        .mlm_output_bias = gguf::kMaskedLmOutputBias});
 }
 
 }  // namespace glassbox

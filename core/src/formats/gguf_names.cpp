@@ -7,7 +7,8 @@ bool has_choices(const ModelConfig& c, const FixedChoices& f) {
   return c.norm == f.norm && c.norm_placement == f.placement && c.position == f.position &&
          (c.position != PositionKind::RoPE || c.rope_pairing == f.pairing) && c.activation == f.activation &&
          c.gated_ffn == f.gated_ffn && c.qk_norm == f.qk_norm && c.scaled_embeddings == f.scaled_embeddings &&
-         (f.windowed || (c.sliding_window == 0 && c.final_logit_softcap == 0.0f)) && c.rope_magnitude == 1.0f;
+         (f.windowed || (c.sliding_window == 0 && c.final_logit_softcap == 0.0f)) && c.rope_magnitude == 1.0f &&
+         c.causal != f.encoder && c.embedding_norm == f.encoder && (f.encoder || c.n_token_types == 0);
 }
 
 constexpr bool layer_tensors_in_role_order() {
@@ -65,7 +66,11 @@ std::string layer_tensor_name(const Architecture& arch, int layer, LayerRole rol
       break;
   }
   if (!present) return "";
-  return std::string(kLayerPrefix) + std::to_string(layer) + "." + kLayerTensors[static_cast<int>(role)].name;
+  const char* name = kLayerTensors[static_cast<int>(role)].name;
+  if (arch.fixed && arch.fixed->encoder)
+    for (const LayerTensorName& renamed : kPostNormLayerTensors)
+      if (renamed.role == role) name = renamed.name;
+  return std::string(kLayerPrefix) + std::to_string(layer) + "." + name;
 }
 
 bool writes_layer_tensor(const Architecture& arch, LayerRole role) {

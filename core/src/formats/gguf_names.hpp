@@ -33,6 +33,10 @@ struct FixedChoices {
   // Reads kSlidingWindow, its pattern, kRopeFreqBaseSliding and kFinalLogitSoftcap (gemma3). Elsewhere
   // llama.cpp ignores them (phi3 files carry a sliding window it does not apply), and so does glassbox.
   bool windowed = false;
+  // An encoder (bert): bidirectional attention unless <arch>.attention.causal says otherwise, LayerNorm of
+  // the embeddings, token-type embeddings, and the post-norm tensors named for where they sit
+  // (kPostNormLayerTensors).
+  bool encoder = false;
 };
 
 struct Architecture {
@@ -97,6 +101,22 @@ inline constexpr Architecture kArchitectures[] = {
      .fused_gate_up = true,
      .written = false,
      .writer_needs_whole_head_rope = true},
+    // BERT as llama.cpp's converter writes it: learned positions and token types, LayerNorm of the
+    // embeddings, Post-LN blocks, exact GELU, biases everywhere, bidirectional attention; its pooling is
+    // <arch>.pooling_type. The MLM head, which llama.cpp drops, is kept under our own names (kMaskedLm*).
+    {.name = "bert",
+     .fixed = FixedChoices{.norm = NormKind::LayerNorm,
+                           .placement = NormPlacement::PostNorm,
+                           .position = PositionKind::Learned,
+                           .pairing = RopePairing::Adjacent,
+                           .activation = Activation::GELUExact,
+                           .gated_ffn = false,
+                           .encoder = true},
+     .norm_eps_key = kLayerNormEps,
+     .fused_qkv = false,
+     .fused_gate_up = false,
+     .written = true,
+     .writer_needs_whole_head_rope = false},
     {.name = "gpt2",
      .fixed = FixedChoices{NormKind::LayerNorm, NormPlacement::PreNorm, PositionKind::Learned,
                            RopePairing::Adjacent, Activation::GELU, false},
@@ -167,6 +187,19 @@ inline constexpr const char* kActivation = "activation";
 inline constexpr const char* kFfnGated = "ffn_gated";
 inline constexpr const char* kQkNorm = "attention.qk_norm";
 inline constexpr const char* kScaledEmbeddings = "scaled_embeddings";
+// Encoders (read for every architecture, as llama.cpp does): whether attention is causal (absent: true, but
+// false for an encoder architecture), and how token states pool into one embedding (kPoolingTypes).
+inline constexpr const char* kCausalAttention = "attention.causal";
+inline constexpr const char* kPoolingType = "pooling_type";
+struct PoolingTypeCode {
+  Pooling pooling;
+  int32_t code;  // llama.cpp's enum llama_pooling_type; 3 (last) and 4 (rank) glassbox does not compute
+};
+inline constexpr PoolingTypeCode kPoolingTypes[] = {
+    {Pooling::None, 0},
+    {Pooling::Mean, 1},
+    {Pooling::Cls, 2},
+};
 
 inline std::string arch_key(std::string_view arch, std::string_view name) {
   return std::string(arch) + "." + std::string(name);
@@ -188,6 +221,8 @@ inline constexpr const char* kEomTokenIdKey = "tokenizer.ggml.eom_token_id";  //
 inline constexpr const char* kChatTemplateKey = "tokenizer.chat_template";
 inline constexpr const char* kAddBosTokenKey = "tokenizer.ggml.add_bos_token";
 inline constexpr const char* kAddSpacePrefixKey = "tokenizer.ggml.add_space_prefix";
+// Rows of the token-type embedding (BERT's type_vocab_size), under tokenizer.ggml. as llama.cpp keeps it.
+inline constexpr const char* kTokenTypeCountKey = "tokenizer.ggml.token_type_count";
 
 // --- tokenizer values
 // ---------------------------------------------------------------------------------------
@@ -235,6 +270,16 @@ inline constexpr const char* kPositionEmbedding = "position_embd.weight";
 inline constexpr const char* kOutputNorm = "output_norm.weight";
 inline constexpr const char* kOutputNormBias = "output_norm.bias";
 inline constexpr const char* kOutput = "output.weight";  // absent: the classifier is the token embedding
+// Encoders: the token-type embedding and the LayerNorm of the summed embeddings (llama.cpp's names), and
+// the masked-language-model head (our own names: llama.cpp's converter drops it).
+inline constexpr const char* kTokenTypes = "token_types.weight";
+inline constexpr const char* kTokenEmbeddingNorm = "token_embd_norm.weight";
+inline constexpr const char* kTokenEmbeddingNormBias = "token_embd_norm.bias";
+inline constexpr const char* kMaskedLmDense = "mlm_dense.weight";
+inline constexpr const char* kMaskedLmDenseBias = "mlm_dense.bias";
+inline constexpr const char* kMaskedLmNorm = "mlm_norm.weight";
+inline constexpr const char* kMaskedLmNormBias = "mlm_norm.bias";
+inline constexpr const char* kMaskedLmOutputBias = "mlm_output.bias";
 // One divisor per rotated pair of RoPE's frequencies (Llama 3.1's scaling): ModelConfig::rope_freq_factors.
 inline constexpr const char* kRopeFreqs = "rope_freqs.weight";
 // LongRoPE's factors (Phi-3 128k), which glassbox refuses rather than ignores.
@@ -274,6 +319,15 @@ inline constexpr LayerTensorName kLayerTensors[] = {
     {LayerRole::Down, "ffn_down.weight"},
     {LayerRole::DownBias, "ffn_down.bias"},
     {LayerRole::FfnPostNorm, "post_ffw_norm.weight"},
+};
+
+// An encoder architecture's post-norms, named for where they sit: after attention's residual, after the
+// layer's output (BERT). The roles are the same (forward.cpp's Post-LN uses attn_norm and ffn_norm).
+inline constexpr LayerTensorName kPostNormLayerTensors[] = {
+    {LayerRole::AttnNorm, "attn_output_norm.weight"},
+    {LayerRole::AttnNormBias, "attn_output_norm.bias"},
+    {LayerRole::FfnNorm, "layer_output_norm.weight"},
+    {LayerRole::FfnNormBias, "layer_output_norm.bias"},
 };
 
 // "blk.3.attn_q.weight", or "" when the architecture has no such tensor (phi3's separate gate).

@@ -77,6 +77,14 @@ Result<Model> ModelBuilder::build(const TensorLookup& lookup, const LayerTensorN
     GLASSBOX_ASSIGN(w.position_embedding, matrix(lookup, names.position_embedding, c.max_seq_len, dim));
   }
 
+  if (c.n_token_types > 0) {
+    GLASSBOX_ASSIGN(w.token_type_embedding, matrix(lookup, names.token_type_embedding, c.n_token_types, dim));
+  }
+  if (c.embedding_norm) {
+    GLASSBOX_ASSIGN(w.embedding_norm, vector(lookup, names.embedding_norm, dim, true));
+    GLASSBOX_ASSIGN(w.embedding_norm_bias, vector(lookup, names.embedding_norm_bias, dim, false));
+  }
+
   w.layers.resize(static_cast<std::size_t>(c.n_layers));
   for (int l = 0; l < c.n_layers; ++l) {
     LayerWeights& layer = w.layers[static_cast<std::size_t>(l)];
@@ -148,6 +156,14 @@ Result<Model> ModelBuilder::build(const TensorLookup& lookup, const LayerTensorN
   } else {
     w.output = w.token_embedding;
     c.tied_embeddings = true;
+  }
+  if (!names.mlm_dense.empty() && lookup(names.mlm_dense)) {
+    MaskedLmHead& head = w.masked_lm;
+    GLASSBOX_ASSIGN(head.dense, matrix(lookup, names.mlm_dense, dim, dim));
+    GLASSBOX_ASSIGN(head.dense_bias, vector(lookup, names.mlm_dense_bias, dim, false));
+    GLASSBOX_ASSIGN(head.norm, vector(lookup, names.mlm_norm, dim, true));
+    GLASSBOX_ASSIGN(head.norm_bias, vector(lookup, names.mlm_norm_bias, dim, false));
+    GLASSBOX_ASSIGN(head.output_bias, vector(lookup, names.mlm_output_bias, vocab, false));
   }
   return std::move(model_);
 }

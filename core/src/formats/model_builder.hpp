@@ -57,6 +57,12 @@ struct GlobalTensorNames {
   std::string final_norm;
   std::string final_norm_bias;
   std::string output;  // absent in the file: the classifier is tied to the token embedding
+  // Encoders' (empty where a format has none): read where the config asks for them, the MLM head where the
+  // file has its dense matrix.
+  std::string token_type_embedding;
+  std::string embedding_norm;
+  std::string embedding_norm_bias;
+  std::string mlm_dense, mlm_dense_bias, mlm_norm, mlm_norm_bias, mlm_output_bias;
 };
 
 using TensorLookup = std::function<std::optional<TensorSource>(const std::string& name)>;

@@ -31,6 +31,23 @@ void gelu_tanh(float* x, std::size_t n) {
   });
 }
 
+// GELU, exact form: 0.5 x (1 + erf(x / sqrt 2)) (BERT). erf is Abramowitz and Stegun's formula 7.1.26,
+// erf(z) = 1 - (a1 t + ... + a5 t^5) e^(-z^2) with t = 1 / (1 + p z) for z >= 0 (absolute error at most
+// 1.5e-7, below float's resolution near 1), mirrored for z < 0; written through exp_approx, like the others,
+// so that every instruction set gives the same bits.
+void gelu_erf(float* x, std::size_t n) {
+  map_in_place(x, n, [](Batch v) {
+    const Batch z = xsimd::abs(v) * Batch(0.7071067811865476f);
+    const Batch t = Batch(1.0f) / (Batch(1.0f) + Batch(0.3275911f) * z);
+    const Batch poly =
+        t * (Batch(0.254829592f) +
+             t * (Batch(-0.284496736f) + t * (Batch(1.421413741f) + t * (Batch(-1.453152027f) + t * Batch(1.061405429f)))));
+    const Batch erf_abs = Batch(1.0f) - poly * exp_approx(-(z * z));
+    const Batch erf = xsimd::select(v < Batch(0.0f), -erf_abs, erf_abs);
+    return Batch(0.5f) * v * (Batch(1.0f) + erf);
+  });
+}
+
 void relu(float* x, std::size_t n) {
   map_in_place(x, n, [](Batch v) { return xsimd::max(v, Batch(0.0f)); });
 }

@@ -30,6 +30,7 @@ float exp_approx(float x);
 void silu(float* x, std::size_t n);
 void swiglu(float* gate, const float* up, std::size_t n);
 void gelu_tanh(float* x, std::size_t n);
+void gelu_erf(float* x, std::size_t n);
 void relu(float* x, std::size_t n);
 
 }  // namespace glassbox::kernels::fixed_order

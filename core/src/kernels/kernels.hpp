@@ -63,6 +63,7 @@ inline void softmax(float* x, std::size_t n) {
 void silu(float* x, std::size_t n);                        // x * sigmoid(x)
 void swiglu(float* gate, const float* up, std::size_t n);  // gate = silu(gate) * up
 void gelu_tanh(float* x, std::size_t n);                   // GPT-2's tanh approximation
+void gelu_erf(float* x, std::size_t n);                    // exact, 0.5 x (1 + erf(x / sqrt 2)) (BERT)
 void relu(float* x, std::size_t n);
 
 // --- rotary position embedding
@@ -88,6 +89,7 @@ void softmax(float* x, std::size_t n, std::size_t limit);
 void silu(float* x, std::size_t n);
 void swiglu(float* gate, const float* up, std::size_t n);
 void gelu_tanh(float* x, std::size_t n);
+void gelu_erf(float* x, std::size_t n);
 void relu(float* x, std::size_t n);
 void rope(float* x, const float* cos_table, const float* sin_table, std::size_t rotary_dim,
           RopePairing pairing);

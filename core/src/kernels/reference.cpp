@@ -99,6 +99,11 @@ void gelu_tanh(float* x, std::size_t n) {
   }
 }
 
+void gelu_erf(float* x, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i)
+    x[i] = 0.5f * x[i] * (1.0f + std::erf(x[i] * 0.7071067811865476f));
+}
+
 void relu(float* x, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i)
     x[i] = std::max(x[i], 0.0f);

@@ -16,15 +16,16 @@
 
 #include "glassbox/model.hpp"
 #include "model/run_state.hpp"
+#include "model/visible_keys.hpp"
 #include "util/thread_pool.hpp"
 
 namespace glassbox {
 
 // A non-owning reference to the caller's `void(head, query, scores)`, like ChunkFn (no copy, no allocation:
 // the forward pass allocates nothing). `scores` holds the query's scores q·k (not yet divided by
-// sqrt(head_dim)) at [first_visible_key, position]; the entries before first_visible_key hold nothing
-// meaningful. The callee may overwrite all position + 1 entries. It is called from several threads at once, for
-// different heads.
+// sqrt(head_dim)) at the cache rows the query sees, [begin, end) of VisibleKeys::of(query); the entries before
+// begin hold nothing meaningful. The callee may overwrite all `end` entries. It is called from several threads
+// at once, for different heads.
 class QueryScoresFn {
  public:
   template <class F>
@@ -41,10 +42,10 @@ class QueryScoresFn {
   void (*call_)(const void*, std::size_t, std::size_t, float*);
 };
 
-// Scores of the chunk's n queries (state.q, [n][q_dim]) over the cached keys of `layer` (the chunk's own keys
-// are in the cache already), each handed to `use` once: for query t of head h, keys
-// first_visible_key(layer, position)..position of kv head h / (n_heads / n_kv_heads).
-void score_queries(const ModelConfig& c, RunState& state, int layer, int first_position, std::size_t n,
-                   ThreadPool& pool, QueryScoresFn use);
+// Scores of the chunk's n queries (state.q, [n][q_dim]) over the cached keys of `keys.layer` (the chunk's own
+// keys are in the cache already), each handed to `use` once: for query t of head h, the keys keys.of(t) of kv
+// head h / (n_heads / n_kv_heads).
+void score_queries(const ModelConfig& c, RunState& state, const VisibleKeys& keys, ThreadPool& pool,
+                   QueryScoresFn use);
 
 }  // namespace glassbox

@@ -71,6 +71,9 @@ Result<void> validate(const ModelConfig& c, const std::string& source) {
   if (!(std::isfinite(c.final_logit_softcap) && c.final_logit_softcap >= 0.0f))
     return error(ErrorCode::Malformed, source,
                  ": the final logit soft-cap must be 0 (none) or positive, found ", c.final_logit_softcap);
+  if (c.n_token_types < 0 || c.n_token_types > 1024)
+    return error(ErrorCode::Malformed, source, ": the token-type count must be in 0..1024, found ",
+                 c.n_token_types);
   if (!(c.norm_eps >= 0.0f && c.norm_eps < 1.0f))
     return error(ErrorCode::Malformed, source, ": norm epsilon must be in [0, 1), found ", c.norm_eps);
   return ok();
@@ -90,6 +93,9 @@ const char* to_string(RopePairing pairing) {
 }
 const char* to_string(Activation activation) {
   return choice_name(activation);
+}
+const char* to_string(Pooling pooling) {
+  return choice_name(pooling);
 }
 
 }  // namespace glassbox

@@ -42,6 +42,12 @@ inline constexpr ChoiceName<Activation> kActivationNames[] = {
     {Activation::SiLU, "silu"},
     {Activation::GELU, "gelu"},
     {Activation::ReLU, "relu"},
+    {Activation::GELUExact, "gelu_erf"},
+};
+inline constexpr ChoiceName<Pooling> kPoolingNames[] = {
+    {Pooling::None, "none"},
+    {Pooling::Mean, "mean"},
+    {Pooling::Cls, "cls"},
 };
 
 // The table for a choice type: choice_names<NormKind>().
@@ -52,6 +58,7 @@ constexpr std::span<const ChoiceName<T>> choice_names() {
   if constexpr (std::is_same_v<T, PositionKind>) return kPositionKindNames;
   if constexpr (std::is_same_v<T, RopePairing>) return kRopePairingNames;
   if constexpr (std::is_same_v<T, Activation>) return kActivationNames;
+  if constexpr (std::is_same_v<T, Pooling>) return kPoolingNames;
 }
 
 template <class T>

@@ -11,6 +11,9 @@
 //   logits = classifier(norm(x[last]))    (the final norm only in Pre-LN and Sandwich models)
 //   (soft-capped where the model says: cap * tanh(logits / cap))
 // A sliding-window layer's queries see only the last sliding_window keys (ModelConfig::first_visible_key).
+// An encoder (BERT) differs only in knobs: token-type embeddings and a LayerNorm of the embeddings, Post-LN,
+// attention over the whole text instead of the tokens so far (model/visible_keys.hpp, which also holds the
+// padding mask of a batch of texts), and no classifier: its output is x, a state per token.
 //
 // x is [T][dim], one row per token. Norms, RoPE and attention go token by token; the matrix products take
 // all T rows at once (linear_batch), which reads each weight once per chunk instead of once per token. Every
@@ -59,6 +62,9 @@ void activate(Activation activation, float* x, std::size_t n) {
     case Activation::GELU:
       kernels::gelu_tanh(x, n);
       break;
+    case Activation::GELUExact:
+      kernels::gelu_erf(x, n);
+      break;
     case Activation::ReLU:
       kernels::relu(x, n);
       break;
@@ -75,25 +81,24 @@ void record_residuals(ResidualTrace* residuals, int first_position, int layer, c
       std::copy(x + t * dim, x + (t + 1) * dim, row);
 }
 
-// Multi-head causal self-attention of the chunk's n queries. For head h and the query at position
-// p = first_position + t, over the keys j it sees (ModelConfig::first_visible_key..p; the chunk's own keys are
+// Multi-head self-attention of the chunk's n queries. For head h and the chunk's query t, over the keys j it
+// sees (visible.of(t): a decoder's keys up to its position, an encoder's whole text; the chunk's own keys are
 // in the cache already):
 //   probability_j = softmax_j(q·k_j / sqrt(head_dim)),    out_h = sum_j probability_j v_j
 // Query head h reads kv head h / (n_heads / n_kv_heads): grouped-query attention (MHA and MQA are the two
 // ends of it). score_queries computes the q·k (model/attention_schedule.hpp: threads, tiles of a prompt).
-void attend(const ModelConfig& c, RunState& s, int layer, int first_position, std::size_t n,
-            AttentionTrace* trace, ThreadPool& pool) {
+void attend(const ModelConfig& c, RunState& s, const VisibleKeys& visible, AttentionTrace* trace,
+            ThreadPool& pool) {
+  const int layer = visible.layer;
   const auto head_dim = static_cast<std::size_t>(c.head_dim), kv_dim = static_cast<std::size_t>(c.kv_dim());
   const auto q_dim = static_cast<std::size_t>(c.q_dim());
   const auto heads_per_kv = static_cast<std::size_t>(c.n_heads / c.n_kv_heads);
   const float* values = s.values(layer, 0, kv_dim);
 
-  score_queries(c, s, layer, first_position, n, pool, [&](std::size_t h, std::size_t t, float* row) {
-    const int position = first_position + static_cast<int>(t);
-    const auto first_key = static_cast<std::size_t>(c.first_visible_key(layer, position));
-    const auto n_keys = static_cast<std::size_t>(position) + 1;
+  score_queries(c, s, visible, pool, [&](std::size_t h, std::size_t t, float* row) {
+    const auto [first_key, n_keys] = visible.of(t);
     probabilities_from_scores(row, first_key, n_keys, head_dim);  // the row's scores become probabilities
-    if (trace) std::copy(row, row + n_keys, trace->slot(position, layer, static_cast<int>(h)));
+    if (trace) std::copy(row, row + n_keys, trace->slot(visible.position(t), layer, static_cast<int>(h)));
     float* out = s.head_outputs.data() + t * q_dim + h * head_dim;
     const std::size_t kv_offset = (h / heads_per_kv) * head_dim;
     attention_output(out, row, values + kv_offset, kv_dim, first_key, n_keys, head_dim);
@@ -109,7 +114,7 @@ void attend(const ModelConfig& c, RunState& s, int layer, int first_position, st
 }  // namespace
 
 void forward(const Model& model, RunState& s, std::span<const int> tokens, int first_position,
-             AttentionTrace* trace, ResidualTrace* residuals, ThreadPool& pool) {
+             AttentionTrace* trace, ResidualTrace* residuals, ThreadPool& pool, const TextBatch* texts) {
   const ModelConfig& c = model.config;
   const ModelWeights& w = model.weights;
   const std::size_t n = tokens.size();
@@ -123,10 +128,12 @@ void forward(const Model& model, RunState& s, std::span<const int> tokens, int f
   float* hidden = s.ffn_hidden.data();       // [n][hidden_dim], what the down projection reads
   float* up = s.ffn_up.data();               // a gated feed-forward's up projection
 
+  const auto visible_keys = [&](int layer) { return VisibleKeys{c, layer, first_position, n, texts}; };
+
   // --- embedding ---
   for (std::size_t t = 0; t < n; ++t) {
     float* row = x + t * dim;
-    const int position = first_position + static_cast<int>(t);
+    const int position = visible_keys(0).position(t);
     embedding_row(row, w.token_embedding, tokens[t]);
     if (c.scaled_embeddings) {
       const float scale = std::sqrt(static_cast<float>(c.dim));
@@ -141,7 +148,12 @@ void forward(const Model& model, RunState& s, std::span<const int> tokens, int f
       sinusoidal_code(position, std::span<float>(position_code, dim));
       kernels::add_in_place(row, position_code, dim);
     }
+    if (w.token_type_embedding.present()) {  // every token is of type 0 (a one-segment text)
+      embedding_row(position_code, w.token_type_embedding, 0);
+      kernels::add_in_place(row, position_code, dim);
+    }
   }
+  if (c.embedding_norm) normalize_rows(c, x, x, n, w.embedding_norm, w.embedding_norm_bias, pool);
 
   const Tensor none;
   for (int l = 0; l < c.n_layers; ++l) {
@@ -162,11 +174,11 @@ void forward(const Model& model, RunState& s, std::span<const int> tokens, int f
     linear_batch(qkv, attn_in, n, pool, s.decode);
     // Positions: q and k normalized per head where the model says, and turned by RoPE.
     each_token(n, pool, [&](std::size_t t) {
-      const int position = first_position + static_cast<int>(t);
+      const int position = visible_keys(l).position(t);
       place_heads(c, s, s.q.data() + t * q_dim, c.n_heads, layer.q_norm, l, position);
       place_heads(c, s, k + t * kv_dim, c.n_kv_heads, layer.k_norm, l, position);
     });
-    attend(c, s, l, first_position, n, trace, pool);
+    attend(c, s, visible_keys(l), trace, pool);
     // Output projection mixes the heads, and the residual connection adds the result to x.
     linear_batch(block_out, layer.wo, layer.bo, s.head_outputs.data(), n, pool, s.decode);
     if (sandwich) normalize_rows(c, block_out, block_out, n, layer.attn_post_norm, none, pool);
@@ -207,6 +219,8 @@ void forward(const Model& model, RunState& s, std::span<const int> tokens, int f
   record_residuals(residuals, first_position, c.n_layers, x, n, dim);
 
   // --- output ---
+  // An encoder's output is x itself (a state per token; its heads read it: model/encoder.cpp).
+  if (!c.causal) return;
   // Only the last token's next-token logits are wanted: the classifier, often the largest matrix, runs once.
   const float* last = x + (n - 1) * dim;
   if (w.final_norm.present()) {

@@ -6,6 +6,7 @@
 #include "glassbox/residual_trace.hpp"
 #include "glassbox/trace.hpp"
 #include "model/run_state.hpp"
+#include "model/visible_keys.hpp"
 #include "util/thread_pool.hpp"
 
 namespace glassbox {
@@ -23,8 +24,12 @@ inline constexpr int kPrefillBatch = 256;
 // the last one into state.logits. With a trace, records every head's attention at every one of those
 // positions (the session called trace->begin_position for each, in order, beforehand). With a residual
 // trace (begun the same way), copies each token's x entering every layer and leaving the last one.
+// An encoder (ModelConfig::causal false) reads a whole text per call and leaves its final states in
+// state.residual ([n][dim]), writing no logits. `texts` puts several texts side by side (an encoder's padded
+// batch, model/visible_keys.hpp; first_position 0, no traces).
 void forward(const Model& model, RunState& state, std::span<const int> tokens, int first_position,
-             AttentionTrace* trace, ResidualTrace* residuals, ThreadPool& pool);
+             AttentionTrace* trace, ResidualTrace* residuals, ThreadPool& pool,
+             const TextBatch* texts = nullptr);
 
 // One token at one position: the decode step.
 inline void forward(const Model& model, RunState& state, int token, int position, AttentionTrace* trace,

@@ -13,6 +13,9 @@ template <class Visit>
 void for_each_slot(const ModelWeights& w, Visit visit) {
   visit("token_embedding", w.token_embedding);
   visit("position_embedding", w.position_embedding);
+  visit("token_type_embedding", w.token_type_embedding);
+  visit("embedding_norm", w.embedding_norm);
+  visit("embedding_norm_bias", w.embedding_norm_bias);
   for (std::size_t i = 0; i < w.layers.size(); ++i) {
     const LayerWeights& l = w.layers[i];
     const std::pair<const char*, const Tensor*> slots[] = {{"attn_norm", &l.attn_norm},
@@ -43,6 +46,11 @@ void for_each_slot(const ModelWeights& w, Visit visit) {
   visit("final_norm", w.final_norm);
   visit("final_norm_bias", w.final_norm_bias);
   if (w.output.data != w.token_embedding.data) visit("output", w.output);  // a tied classifier counts once
+  visit("masked_lm.dense", w.masked_lm.dense);
+  visit("masked_lm.dense_bias", w.masked_lm.dense_bias);
+  visit("masked_lm.norm", w.masked_lm.norm);
+  visit("masked_lm.norm_bias", w.masked_lm.norm_bias);
+  visit("masked_lm.output_bias", w.masked_lm.output_bias);
 }
 
 }  // namespace

@@ -1,0 +1,58 @@
+// Which keys each query of a forward pass's chunk attends to: the one statement of the masks.
+//   decoder (causal):  the query at position p sees positions first_visible_key(layer, p) .. p
+//                      (everything before it, or a sliding window of it);
+//   encoder:           the query sees every token of its own text, before and after it.
+// An encoder's padded batch puts several texts side by side in one chunk, `stride` rows each: text i is
+// rows [i * stride, i * stride + lengths[i]) and the rows after it, up to the next text, are padding. A
+// query sees only its own text's rows, so padding is never a key (the padding mask), and each text's
+// result is the bits it would have alone: every key is the same dot product, every softmax runs over the
+// same keys, and the matrix products compute each row the same way whatever the chunk.
+#pragma once
+
+#include <cstddef>
+#include <span>
+
+#include "glassbox/config.hpp"
+
+namespace glassbox {
+
+// An encoder's padded batch (see above). Positions restart at 0 in each text.
+struct TextBatch {
+  std::size_t stride = 0;
+  std::span<const int> lengths;
+};
+
+// Rows of the cache [begin, end).
+struct KeyRange {
+  std::size_t begin = 0, end = 0;
+};
+
+// The chunk of one forward pass: n rows, cache rows first_position .. first_position + n - 1, and for an
+// encoder's batch the texts they hold.
+struct VisibleKeys {
+  const ModelConfig& config;
+  int layer;
+  int first_position;
+  std::size_t n;
+  const TextBatch* texts = nullptr;  // null: one text (or a decoder's run), the chunk continuing the cache
+
+  // The position of the chunk's row t in its text (what RoPE and a learned table read).
+  int position(std::size_t t) const {
+    return texts ? static_cast<int>(t % texts->stride) : first_position + static_cast<int>(t);
+  }
+
+  KeyRange of(std::size_t t) const {
+    const int p = position(t);
+    // The cache row where the query's text starts, and the row just past its last token.
+    std::size_t text_begin = 0, text_end = static_cast<std::size_t>(first_position) + n;
+    if (texts) {
+      text_begin = (t / texts->stride) * texts->stride;
+      text_end = text_begin + static_cast<std::size_t>(texts->lengths[t / texts->stride]);
+    }
+    if (!config.causal) return {text_begin, text_end};
+    return {text_begin + static_cast<std::size_t>(config.first_visible_key(layer, p)),
+            text_begin + static_cast<std::size_t>(p) + 1};
+  }
+};
+
+}  // namespace glassbox
