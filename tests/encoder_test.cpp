@@ -1,0 +1,184 @@
+// Encoders (BERT) against the independent NumPy reference (tests/reference/encoder.py, fixtures described in
+// tests/reference/README.md, "Encoder fixtures"): each fixture's padded batch of three texts of different
+// lengths, its final states, pooled embeddings and MLM logits. Tolerance as for the decoders:
+// |ours - reference| <= 1e-5 * max(1, max |reference|) per array. And the padding rule itself: each text of a
+// batch gets the bits it gets alone, with several threads.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "glassbox/glassbox.hpp"
+#include "test_json.hpp"
+#include "test_support.hpp"
+
+namespace glassbox {
+namespace {
+
+constexpr double kTolerance = 1e-5;
+
+struct ExpectedEncoding {
+  std::vector<std::vector<int>> tokens;
+  std::vector<std::vector<std::vector<float>>> states;  // [text][token][dim]
+  std::string pooling;
+  bool normalize = false;
+  std::vector<std::vector<float>> pooled, pooled_normalized;
+  struct MaskedLm {
+    int text = 0, position = 0;
+    std::vector<float> logits;
+  };
+  std::vector<MaskedLm> masked_lm;
+};
+
+ExpectedEncoding read_expected(const std::string& path) {
+  ExpectedEncoding e;
+  const json::Document json = test::parse_json(test::read_file(path), path);
+  for (const json::Value& text : test::items(test::member(json, "tokens")))
+    e.tokens.push_back(test::ints(text));
+  for (const json::Value& text : test::items(test::member(json, "hidden_states"))) {
+    e.states.emplace_back();
+    for (const json::Value& row : test::items(text))
+      e.states.back().push_back(test::floats(row));
+  }
+  e.pooling = test::text(test::member(json, "pooling"));
+  e.normalize = test::member(json, "normalize").GetBool();
+  for (const json::Value& row : test::items(test::member(json, "pooled")))
+    e.pooled.push_back(test::floats(row));
+  for (const json::Value& row : test::items(test::member(json, "pooled_normalized")))
+    e.pooled_normalized.push_back(test::floats(row));
+  if (const json::Value& mlm = test::member(json, "mlm_logits"); !mlm.IsNull())
+    for (const json::Value& m : test::items(mlm))
+      e.masked_lm.push_back({test::member(m, "text").GetInt(), test::member(m, "position").GetInt(),
+                             test::floats(test::member(m, "logits"))});
+  return e;
+}
+
+// The worst |a - b| over the arrays, relative to max(1, max |b|).
+double relative_error(std::span<const float> actual, const std::vector<float>& reference) {
+  if (actual.size() != reference.size()) return INFINITY;
+  double scale = 1.0, worst = 0.0;
+  for (float r : reference)
+    scale = std::max(scale, std::fabs(double{r}));
+  for (std::size_t i = 0; i < reference.size(); ++i) {
+    const double error = std::fabs(double{actual[i]} - reference[i]) / scale;
+    worst = std::isnan(error) ? INFINITY : std::max(worst, error);
+  }
+  return worst;
+}
+
+std::shared_ptr<const Model> load(const std::string& path) {
+  auto model = load_model(path);
+  EXPECT_TRUE(model.ok()) << (model.ok() ? "" : model.error().message);
+  if (!model) return nullptr;
+  return std::make_shared<const Model>(std::move(*model));
+}
+
+class EncoderFixture : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(EncoderFixture, PaddedBatchMatchesTheNumpyReference) {
+  const std::string model_file = test::fixture_path(GetParam() + ".gguf");
+  GLASSBOX_REQUIRE_FILE(model_file);
+  const ExpectedEncoding expected = read_expected(test::fixture_path(GetParam() + ".json"));
+  ASSERT_EQ(expected.tokens.size(), 3u);
+  auto model = load(model_file);
+  ASSERT_TRUE(model);
+  EXPECT_FALSE(model->config.causal);
+  EXPECT_EQ(to_string(model->config.pooling), expected.pooling);
+  auto encoder = Encoder::create(model, {.threads = 2});
+  ASSERT_TRUE(encoder.ok()) << encoder.error().message;
+  auto encoded = encoder->encode(expected.tokens);
+  ASSERT_TRUE(encoded.ok()) << encoded.error().message;
+  for (int text = 0; text < 3; ++text)
+    for (int t = 0; t < encoded->lengths[static_cast<std::size_t>(text)]; ++t)
+      EXPECT_LE(relative_error(encoded->state(text, t), expected.states[static_cast<std::size_t>(text)]
+                                                                      [static_cast<std::size_t>(t)]),
+                kTolerance)
+          << "text " << text << " token " << t;
+
+  for (bool normalize : {false, true}) {
+    auto pooled = pool_states(*encoded, model->config.pooling, normalize);
+    ASSERT_TRUE(pooled.ok()) << pooled.error().message;
+    for (std::size_t text = 0; text < 3; ++text)
+      EXPECT_LE(relative_error((*pooled)[text], normalize ? expected.pooled_normalized[text]
+                                                          : expected.pooled[text]),
+                kTolerance)
+          << "text " << text << (normalize ? " normalized" : "");
+  }
+
+  for (const ExpectedEncoding::MaskedLm& m : expected.masked_lm) {
+    auto logits = encoder->masked_lm_logits(encoded->state(m.text, m.position));
+    ASSERT_TRUE(logits.ok()) << logits.error().message;
+    EXPECT_LE(relative_error(*logits, m.logits), kTolerance) << "text " << m.text << " position " << m.position;
+  }
+  if (expected.masked_lm.empty()) {
+    auto logits = encoder->masked_lm_logits(encoded->state(0, 0));
+    test::expect_error(logits, ErrorCode::BadArgument, "no masked-language-model head");
+  }
+}
+
+// The padding mask: each text of a batch, beside longer and shorter ones, is the bits it gets alone, with
+// several threads working on the batch.
+TEST_P(EncoderFixture, EachTextOfABatchIsTheBitsItGetsAlone) {
+  const std::string model_file = test::fixture_path(GetParam() + ".gguf");
+  GLASSBOX_REQUIRE_FILE(model_file);
+  const ExpectedEncoding expected = read_expected(test::fixture_path(GetParam() + ".json"));
+  auto model = load(model_file);
+  ASSERT_TRUE(model);
+  auto batch_encoder = Encoder::create(model, {.threads = 3});
+  auto alone_encoder = Encoder::create(model, {.threads = 1});
+  ASSERT_TRUE(batch_encoder.ok() && alone_encoder.ok());
+  auto batch = batch_encoder->encode(expected.tokens);
+  ASSERT_TRUE(batch.ok()) << batch.error().message;
+  for (std::size_t text = 0; text < expected.tokens.size(); ++text) {
+    auto alone = alone_encoder->encode(std::span(&expected.tokens[text], 1));
+    ASSERT_TRUE(alone.ok()) << alone.error().message;
+    for (int t = 0; t < alone->lengths[0]; ++t) {
+      const auto a = alone->state(0, t), b = batch->state(static_cast<int>(text), t);
+      ASSERT_TRUE(std::equal(a.begin(), a.end(), b.begin(), [](float x, float y) {
+        return std::bit_cast<uint32_t>(x) == std::bit_cast<uint32_t>(y);
+      })) << "text " << text << " token " << t;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Gguf, EncoderFixture, ::testing::Values("bert-tiny", "bert-tiny-mlm"));
+
+TEST(Encoder, RefusesBadInputWithWordsThatSayWhatIsWrong) {
+  const std::string model_file = test::fixture_path("bert-tiny.gguf");
+  GLASSBOX_REQUIRE_FILE(model_file);
+  auto model = load(model_file);
+  ASSERT_TRUE(model);
+  auto encoder = Encoder::create(model);
+  ASSERT_TRUE(encoder.ok());
+  test::expect_error(encoder->encode({}), ErrorCode::BadArgument, "no texts");
+  const std::vector<std::vector<int>> empty_text = {{2, 3}, {}};
+  test::expect_error(encoder->encode(empty_text), ErrorCode::BadArgument, "text 2 has no tokens");
+  const std::vector<std::vector<int>> out_of_vocab = {{2, model->config.vocab_size, 3}};
+  test::expect_error(encoder->encode(out_of_vocab), ErrorCode::BadArgument, "text 1");
+  const std::vector<std::vector<int>> too_long = {
+      std::vector<int>(static_cast<std::size_t>(model->config.max_seq_len) + 1, 5)};
+  test::expect_error(encoder->encode(too_long), ErrorCode::BadArgument, "positions", "refuses");
+  test::expect_error(pool_states(EncodedTexts{}, Pooling::None, false), ErrorCode::BadArgument, "mean or cls");
+  // After the errors the encoder still works.
+  const std::vector<std::vector<int>> fine = {{2, 5, 3}};
+  EXPECT_TRUE(encoder->encode(fine).ok());
+}
+
+TEST(Encoder, ADecoderIsNotAnEncoder) {
+  const std::string model_file = test::model_path("stories260K.gguf");
+  GLASSBOX_REQUIRE_FILE(model_file);
+  auto model = load(model_file);
+  ASSERT_TRUE(model);
+  EXPECT_TRUE(model->config.causal);
+  test::expect_error(Encoder::create(model), ErrorCode::BadArgument, "decoder", "generate");
+}
+
+TEST(Encoder, CosineSimilaritiesOfEmbeddings) {
+  const auto s = cosine_similarities({{1.0f, 0.0f}, {0.0f, 2.0f}, {3.0f, 3.0f}, {0.0f, 0.0f}});
+  EXPECT_FLOAT_EQ(s[0][0], 1.0f);
+  EXPECT_FLOAT_EQ(s[0][1], 0.0f);
+  EXPECT_NEAR(s[1][2], std::sqrt(0.5f), 1e-6f);
+  EXPECT_EQ(s[3][0], 0.0f);  // a zero vector has no direction
+}
+
+}  // namespace
+}  // namespace glassbox
