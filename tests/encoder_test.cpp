@@ -72,17 +72,31 @@ std::shared_ptr<const Model> load(const std::string& path) {
   return std::make_shared<const Model>(std::move(*model));
 }
 
+// A fixture's model (NAME.gguf, or the folder NAME) and its expected outputs (NAME.json, NAME/expected.json).
+struct FixtureFiles {
+  std::string model, expected;
+};
+FixtureFiles fixture_files(const std::string& name) {
+  const std::string gguf = test::fixture_path(name + ".gguf");
+  if (test::read_file(gguf).empty())
+    return {test::fixture_path(name), test::fixture_path(name + "/expected.json")};
+  return {gguf, test::fixture_path(name + ".json")};
+}
+
 class EncoderFixture : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(EncoderFixture, PaddedBatchMatchesTheNumpyReference) {
-  const std::string model_file = test::fixture_path(GetParam() + ".gguf");
-  GLASSBOX_REQUIRE_FILE(model_file);
-  const ExpectedEncoding expected = read_expected(test::fixture_path(GetParam() + ".json"));
+  const FixtureFiles files = fixture_files(GetParam());
+  GLASSBOX_REQUIRE_FILE(files.expected);
+  const ExpectedEncoding expected = read_expected(files.expected);
   ASSERT_EQ(expected.tokens.size(), 3u);
-  auto model = load(model_file);
+  auto model = load(files.model);
   ASSERT_TRUE(model);
   EXPECT_FALSE(model->config.causal);
-  EXPECT_EQ(to_string(model->config.pooling), expected.pooling);
+  // A plain Hugging Face folder names no pooling (its expected file says which the reference used); GGUF
+  // files and sentence-transformers folders do.
+  if (!GetParam().starts_with("hf-")) EXPECT_EQ(to_string(model->config.pooling), expected.pooling);
+  EXPECT_EQ(model->config.normalize_embedding, expected.normalize);
   auto encoder = Encoder::create(model, {.threads = 2});
   ASSERT_TRUE(encoder.ok()) << encoder.error().message;
   auto encoded = encoder->encode(expected.tokens);
@@ -95,7 +109,7 @@ TEST_P(EncoderFixture, PaddedBatchMatchesTheNumpyReference) {
           << "text " << text << " token " << t;
 
   for (bool normalize : {false, true}) {
-    auto pooled = pool_states(*encoded, model->config.pooling, normalize);
+    auto pooled = pool_states(*encoded, expected.pooling == "cls" ? Pooling::Cls : Pooling::Mean, normalize);
     ASSERT_TRUE(pooled.ok()) << pooled.error().message;
     for (std::size_t text = 0; text < 3; ++text)
       EXPECT_LE(relative_error((*pooled)[text], normalize ? expected.pooled_normalized[text]
@@ -118,10 +132,10 @@ TEST_P(EncoderFixture, PaddedBatchMatchesTheNumpyReference) {
 // The padding mask: each text of a batch, beside longer and shorter ones, is the bits it gets alone, with
 // several threads working on the batch.
 TEST_P(EncoderFixture, EachTextOfABatchIsTheBitsItGetsAlone) {
-  const std::string model_file = test::fixture_path(GetParam() + ".gguf");
-  GLASSBOX_REQUIRE_FILE(model_file);
-  const ExpectedEncoding expected = read_expected(test::fixture_path(GetParam() + ".json"));
-  auto model = load(model_file);
+  const FixtureFiles files = fixture_files(GetParam());
+  GLASSBOX_REQUIRE_FILE(files.expected);
+  const ExpectedEncoding expected = read_expected(files.expected);
+  auto model = load(files.model);
   ASSERT_TRUE(model);
   auto batch_encoder = Encoder::create(model, {.threads = 3});
   auto alone_encoder = Encoder::create(model, {.threads = 1});
@@ -140,7 +154,8 @@ TEST_P(EncoderFixture, EachTextOfABatchIsTheBitsItGetsAlone) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Gguf, EncoderFixture, ::testing::Values("bert-tiny", "bert-tiny-mlm"));
+INSTANTIATE_TEST_SUITE_P(GgufAndFolders, EncoderFixture,
+                         ::testing::Values("bert-tiny", "bert-tiny-mlm", "hf-bert", "hf-bert-mlm", "st-bert"));
 
 TEST(Encoder, RefusesBadInputWithWordsThatSayWhatIsWrong) {
   const std::string model_file = test::fixture_path("bert-tiny.gguf");

@@ -28,5 +28,7 @@ Command add_bench_command(CLI::App& parent);
 Command add_convert_command(CLI::App& parent);
 Command add_inspect_command(CLI::App& parent);
 Command add_check_command(CLI::App& parent);
+Command add_embed_command(CLI::App& parent);
+Command add_fill_mask_command(CLI::App& parent);
 
 }  // namespace glassbox::cli

@@ -1,6 +1,7 @@
 // A Model from a Hugging Face folder: config.json + model.safetensors (or shards listed in
 // model.safetensors.index.json). Supported: GPT2LMHeadModel, LlamaForCausalLM, Qwen2ForCausalLM,
-// Qwen3ForCausalLM.
+// Qwen3ForCausalLM, and the encoders BertModel and BertForMaskedLM, also as a sentence-transformers folder
+// (modules.json: its pooling in 1_Pooling/config.json, and whether a Normalize module follows).
 // Weights stay views into the memory-mapped files, except GPT-2's Conv1D matrices, which Hugging Face stores
 // transposed ([in][out]) and which are therefore transposed once into float32 at load time.
 #include <cfloat>
@@ -66,6 +67,7 @@ Result<std::string> architecture_of(const ConfigReader& r) {
   if (type == "llama") return std::string("LlamaForCausalLM");
   if (type == "qwen2") return std::string("Qwen2ForCausalLM");
   if (type == "qwen3") return std::string("Qwen3ForCausalLM");
+  if (type == "bert") return std::string("BertModel");
   return error(ErrorCode::Malformed, r.source(),
                ": neither architectures nor a known model_type says what model this is");
 }
@@ -105,6 +107,111 @@ Result<ModelConfig> gpt2_config(const ConfigReader& r) {
   c.activation = Activation::GELU;
   c.gated_ffn = false;
   return c;
+}
+
+Result<ModelConfig> bert_config(const ConfigReader& r) {
+  ModelConfig c;
+  c.architecture = "bert";
+  GLASSBOX_ASSIGN(c.dim, r.count("hidden_size"));
+  GLASSBOX_ASSIGN(c.n_layers, r.count("num_hidden_layers"));
+  GLASSBOX_ASSIGN(c.n_heads, r.count("num_attention_heads"));
+  GLASSBOX_ASSIGN(c.hidden_dim, r.count("intermediate_size"));
+  GLASSBOX_ASSIGN(c.max_seq_len, r.count("max_position_embeddings"));
+  GLASSBOX_ASSIGN(c.vocab_size, r.count("vocab_size"));
+  GLASSBOX_ASSIGN(c.n_token_types, r.count("type_vocab_size", 2));
+  GLASSBOX_TRY(check_heads(r, "hidden_size", c.dim, "num_attention_heads", c.n_heads, nullptr, 0));
+  GLASSBOX_ASSIGN(const double eps, r.number("layer_norm_eps", 1e-12));
+  const std::string act = r.string("hidden_act", "gelu");
+  if (act != "gelu")
+    return error(ErrorCode::UnsupportedArchitecture, r.source(), ": hidden_act \"", act,
+                 "\" is not supported (glassbox runs BERT's exact GELU, \"gelu\")");
+  const std::string positions = r.string("position_embedding_type", "absolute");
+  if (positions != "absolute")
+    return error(ErrorCode::UnsupportedArchitecture, r.source(), ": position_embedding_type \"", positions,
+                 "\" is not supported (glassbox reads BERT's learned absolute positions)");
+  c.n_kv_heads = c.n_heads;
+  c.head_dim = c.dim / c.n_heads;
+  c.norm = NormKind::LayerNorm;
+  c.norm_placement = NormPlacement::PostNorm;
+  c.norm_eps = static_cast<float>(eps);
+  c.position = PositionKind::Learned;
+  c.activation = Activation::GELUExact;
+  c.gated_ffn = false;
+  c.causal = false;
+  c.embedding_norm = true;
+  return c;
+}
+
+// A sentence-transformers folder's pooling (1_Pooling/config.json) and whether its embeddings are
+// L2-normalized (a Normalize module in modules.json). Nothing where the folder has no modules.json.
+Result<void> read_sentence_transformers(const fs::path& folder, ModelConfig& c) {
+  const fs::path modules_path = folder / "modules.json";
+  if (!fs::exists(modules_path)) return ok();
+  json::Document modules;
+  GLASSBOX_TRY(read_json_file(modules_path.string(), modules));
+  if (!modules.IsArray())
+    return error(ErrorCode::Malformed, modules_path.string(), ": must be a list of modules");
+  for (const json::Value& module : modules.GetArray()) {
+    const json::Value* type = json::find(module, "type");
+    const json::Value* path = json::find(module, "path");
+    if (!type || !type->IsString()) continue;
+    const std::string_view kind = json::text_of(*type);
+    if (kind.ends_with("Normalize")) c.normalize_embedding = true;
+    if (!kind.ends_with("Pooling") || !path || !path->IsString()) continue;
+    const std::string pooling_path = (folder / json::text_of(*path) / "config.json").string();
+    json::Document pooling;
+    GLASSBOX_TRY(read_json_file(pooling_path, pooling));
+    const ConfigReader r{pooling, json::Fields(pooling_path)};
+    GLASSBOX_ASSIGN(const bool cls, r.boolean("pooling_mode_cls_token", false));
+    GLASSBOX_ASSIGN(const bool mean, r.boolean("pooling_mode_mean_tokens", false));
+    if (cls == mean)
+      return error(ErrorCode::UnsupportedArchitecture, pooling_path,
+                   ": glassbox pools by exactly one of pooling_mode_cls_token and pooling_mode_mean_tokens");
+    c.pooling = cls ? Pooling::Cls : Pooling::Mean;
+  }
+  return ok();
+}
+
+// BERT's tensors by role: Post-LN, so attention's LayerNorm follows its output and the layer's follows the
+// feed-forward.
+std::string bert_layer_tensor(int layer, LayerRole role) {
+  const std::string l = "encoder.layer." + std::to_string(layer) + ".";
+  switch (role) {
+    case LayerRole::Q:
+      return l + "attention.self.query.weight";
+    case LayerRole::QBias:
+      return l + "attention.self.query.bias";
+    case LayerRole::K:
+      return l + "attention.self.key.weight";
+    case LayerRole::KBias:
+      return l + "attention.self.key.bias";
+    case LayerRole::V:
+      return l + "attention.self.value.weight";
+    case LayerRole::VBias:
+      return l + "attention.self.value.bias";
+    case LayerRole::O:
+      return l + "attention.output.dense.weight";
+    case LayerRole::OBias:
+      return l + "attention.output.dense.bias";
+    case LayerRole::AttnNorm:
+      return l + "attention.output.LayerNorm.weight";
+    case LayerRole::AttnNormBias:
+      return l + "attention.output.LayerNorm.bias";
+    case LayerRole::Up:
+      return l + "intermediate.dense.weight";
+    case LayerRole::UpBias:
+      return l + "intermediate.dense.bias";
+    case LayerRole::Down:
+      return l + "output.dense.weight";
+    case LayerRole::DownBias:
+      return l + "output.dense.bias";
+    case LayerRole::FfnNorm:
+      return l + "output.LayerNorm.weight";
+    case LayerRole::FfnNormBias:
+      return l + "output.LayerNorm.bias";
+    default:
+      return "";
+  }
 }
 
 // A positive number in rope_scaling; errors name rope_scaling.<key>.
@@ -245,24 +352,30 @@ Result<Model> load_hf_folder(const std::string& folder_path) {
   const ConfigReader reader{config_json, json::Fields(config_path)};
   GLASSBOX_ASSIGN(const std::string arch, architecture_of(reader));
   const bool gpt2 = arch == "GPT2LMHeadModel";
-  if (!gpt2 && arch != "LlamaForCausalLM" && arch != "Qwen2ForCausalLM" && arch != "Qwen3ForCausalLM")
+  const bool bert = arch == "BertModel" || arch == "BertForMaskedLM";
+  if (!gpt2 && !bert && arch != "LlamaForCausalLM" && arch != "Qwen2ForCausalLM" && arch != "Qwen3ForCausalLM")
     return error(ErrorCode::UnsupportedArchitecture, config_path, ": architecture ", arch,
-                 " is not supported (glassbox reads GPT2LMHeadModel, LlamaForCausalLM, Qwen2ForCausalLM and "
-                 "Qwen3ForCausalLM)");
-  GLASSBOX_ASSIGN(ModelConfig config, gpt2 ? gpt2_config(reader) : llama_config(reader, arch));
+                 " is not supported (glassbox reads GPT2LMHeadModel, LlamaForCausalLM, Qwen2ForCausalLM, "
+                 "Qwen3ForCausalLM, BertModel and BertForMaskedLM)");
+  GLASSBOX_ASSIGN(ModelConfig config,
+                  gpt2 ? gpt2_config(reader) : bert ? bert_config(reader) : llama_config(reader, arch));
+  if (bert) GLASSBOX_TRY(read_sentence_transformers(folder, config));
 
   GLASSBOX_ASSIGN(std::vector<SafetensorsFile> files, read_weights(folder));
   std::map<std::string, const SafetensorsTensor*> tensors;
   for (const SafetensorsFile& f : files) {
     for (const auto& [name, t] : f.tensors) {
-      // Hugging Face's GPT-2 names may or may not start with "transformer."; use one spelling.
-      std::string key = gpt2 && name.rfind("transformer.", 0) == 0 ? name.substr(12) : name;
+      // Hugging Face's GPT-2 names may or may not start with "transformer.", BERT's with "bert." (the
+      // masked-LM model's encoder); use one spelling.
+      std::string key = name;
+      if (gpt2 && name.starts_with("transformer.")) key = name.substr(12);
+      if (bert && name.starts_with("bert.")) key = name.substr(5);
       if (!tensors.emplace(key, &t).second)
         return error(ErrorCode::Malformed, folder_path, ": tensor ", name, " appears twice");
     }
   }
 
-  if (!gpt2) {
+  if (!gpt2 && !bert) {
     GLASSBOX_ASSIGN(const bool tied, reader.boolean("tie_word_embeddings", false));
     if (!tied && !tensors.count("lm_head.weight"))
       return error(ErrorCode::Malformed, folder_path,
@@ -297,6 +410,19 @@ Result<Model> load_hf_folder(const std::string& folder_path) {
     return TensorSource{reinterpret_cast<const std::byte*>(floats->data()), {in, out}, DType::F32, "F32"};
   };
 
+  if (bert) {
+    return builder.build(lookup, bert_layer_tensor,
+                         {.token_embedding = "embeddings.word_embeddings.weight",
+                          .position_embedding = "embeddings.position_embeddings.weight",
+                          .token_type_embedding = "embeddings.token_type_embeddings.weight",
+                          .embedding_norm = "embeddings.LayerNorm.weight",
+                          .embedding_norm_bias = "embeddings.LayerNorm.bias",
+                          .mlm_dense = "cls.predictions.transform.dense.weight",
+                          .mlm_dense_bias = "cls.predictions.transform.dense.bias",
+                          .mlm_norm = "cls.predictions.transform.LayerNorm.weight",
+                          .mlm_norm_bias = "cls.predictions.transform.LayerNorm.bias",
+                          .mlm_output_bias = "cls.predictions.bias"});
+  }
   if (gpt2) {
     return builder.build(lookup,
                          [](int layer, LayerRole role) -> std::string {

@@ -20,6 +20,9 @@ constexpr int64_t kMaxSessionBytes = int64_t{3} << 30;  // past this the WASM he
 Result<Session> Session::create(std::shared_ptr<const Model> model, SessionOptions options) {
   if (!model) return error(ErrorCode::InvalidState, "session: no model");
   const ModelConfig& c = model->config;
+  if (!c.causal)
+    return error(ErrorCode::BadArgument, "this model is an encoder (", c.architecture,
+                 "): it reads whole texts and continues none, so it cannot generate; use embed or fill-mask");
   const int context =
       options.context_length > 0 ? options.context_length : std::min(c.max_seq_len, kDefaultMaxContext);
   if (context > c.max_seq_len)
