@@ -66,5 +66,183 @@ TEST(WordPieceUnicode, FlagsLowercaseAndDecompositions) {
   EXPECT_EQ(hangul_decomposition(U'a', jamo), 0);
 }
 
+// --- a small vocabulary in Hugging Face's form --------------------------------------------------------------
+
+constexpr int kPad = 0, kUnk = 1, kCls = 2, kSep = 3, kMask = 4;
+
+Vocabulary small_vocabulary(WordPieceOptions options = {}) {
+  Vocabulary v;
+  v.kind = TokenizerKind::WordPiece;
+  v.pieces = {"[PAD]", "[UNK]", "[CLS]", "[SEP]",     "[MASK]", "hello", "world", "un",   "##aff", "##able",
+              "##a",   "a",     "cafe",  ",",         "!",      "日",    "本",    "the",  "is",    "paris",
+              ".",     "naive", "i",     "##stanbul", "$",      "##b",   "ab",    "##bc", "c"};
+  v.types.assign(v.pieces.size(), TokenType::Normal);
+  for (int id : {kPad, kCls, kSep, kMask})
+    v.types[static_cast<std::size_t>(id)] = TokenType::Control;
+  v.types[kUnk] = TokenType::Unknown;
+  v.scores.assign(v.pieces.size(), 0.0f);
+  v.unk_id = kUnk;
+  v.bos_id = v.cls_id = kCls;
+  v.eos_id = v.sep_id = kSep;
+  v.mask_id = kMask;
+  v.pad_id = kPad;
+  v.add_bos = true;
+  v.add_sep = true;
+  v.add_space_prefix = false;
+  v.wordpiece = std::move(options);
+  return v;
+}
+
+Tokenizer make(Vocabulary v) {
+  auto t = Tokenizer::create(std::move(v), "hand-made");
+  EXPECT_TRUE(t.ok()) << t.error().message;
+  return std::move(*t);
+}
+
+std::vector<std::string> pieces(const Tokenizer& t, std::string_view text, bool add = false,
+                                SpecialTokens special = SpecialTokens::AsText) {
+  std::vector<std::string> out;
+  for (int id : t.encode_ids(text, add, special))
+    out.push_back(t.piece(id));
+  return out;
+}
+
+using Pieces = std::vector<std::string>;
+
+TEST(WordPiece, LowercasesAndStripsAccents) {
+  const Tokenizer t = make(small_vocabulary());
+  EXPECT_EQ(pieces(t, "Hello WORLD"), (Pieces{"hello", "world"}));
+  EXPECT_EQ(pieces(t, "Café naïve"), (Pieces{"cafe", "naive"}));
+  EXPECT_EQ(pieces(t, "Cafe\xCC\x81"), (Pieces{"cafe"}));  // a combining accent, already decomposed
+  EXPECT_EQ(pieces(t, "İS"), (Pieces{"is"}));              // İ lowercases to "i" U+0307, the dot stripped
+
+  WordPieceOptions keep_accents;
+  keep_accents.strip_accents = false;
+  EXPECT_EQ(pieces(make(small_vocabulary(keep_accents)), "Café"), (Pieces{"[UNK]"}));
+  WordPieceOptions cased;
+  cased.lowercase = false;
+  cased.strip_accents = false;
+  EXPECT_EQ(pieces(make(small_vocabulary(cased)), "Hello hello"), (Pieces{"[UNK]", "hello"}));
+  cased.strip_accents = true;  // strip_accents without lowercasing, as tokenizer.json may ask
+  EXPECT_EQ(pieces(make(small_vocabulary(cased)), "cafés Café"), (Pieces{"[UNK]", "[UNK]"}));
+  EXPECT_EQ(pieces(make(small_vocabulary(cased)), "café"), (Pieces{"cafe"}));
+}
+
+TEST(WordPiece, SetsCjkIdeographsApart) {
+  const Tokenizer t = make(small_vocabulary());
+  EXPECT_EQ(pieces(t, "日本"), (Pieces{"日", "本"}));
+  EXPECT_EQ(pieces(t, "a日a"), (Pieces{"a", "日", "a"}));
+  WordPieceOptions together;
+  together.handle_chinese_chars = false;
+  EXPECT_EQ(pieces(make(small_vocabulary(together)), "日本"), (Pieces{"[UNK]"}));  // "##本" is no piece
+}
+
+TEST(WordPiece, CleansControlCharactersAndWhitespace) {
+  const Tokenizer t = make(small_vocabulary());
+  EXPECT_EQ(pieces(t, std::string("hel\x07lo", 6)), (Pieces{"hello"}));
+  EXPECT_EQ(pieces(t, std::string("hel\0lo", 6)), (Pieces{"hello"}));
+  EXPECT_EQ(pieces(t, "hel\xEF\xBF\xBDlo"), (Pieces{"hello"}));  // U+FFFD
+  EXPECT_EQ(pieces(t, "hel\xFFlo"), (Pieces{"hello"}));          // not UTF-8: read as U+FFFD
+  EXPECT_EQ(pieces(t, "hel\xE2\x80\x8Blo"), (Pieces{"hello"}));  // zero-width space (Cf)
+  EXPECT_EQ(pieces(t,
+                   "hello\tworld\nhello\r\nworld\xE3\x80\x80"
+                   "a\xC2\xA0"
+                   "a"),
+            (Pieces{"hello", "world", "hello", "world", "a", "a"}));
+  EXPECT_EQ(pieces(t, "   "), Pieces{});
+  EXPECT_EQ(pieces(t, ""), Pieces{});
+  WordPieceOptions raw;
+  raw.clean_text = false;
+  EXPECT_EQ(pieces(make(small_vocabulary(raw)), "hel\x07lo world"), (Pieces{"[UNK]", "world"}));
+}
+
+TEST(WordPiece, SplitsEveryPunctuationCharacter) {
+  const Tokenizer t = make(small_vocabulary());
+  EXPECT_EQ(pieces(t, "hello,world!!"), (Pieces{"hello", ",", "world", "!", "!"}));
+  EXPECT_EQ(pieces(t, "a$a"), (Pieces{"a", "$", "a"}));  // ASCII symbols split
+  EXPECT_EQ(pieces(t, "a€a"), (Pieces{"[UNK]"}));        // other symbols do not
+  EXPECT_EQ(pieces(t,
+                   "a\xE3\x80\x82"
+                   "a"),
+            (Pieces{"a", "[UNK]", "a"}));  // "。" is punctuation
+}
+
+TEST(WordPiece, TakesTheLongestPieceFirst) {
+  const Tokenizer t = make(small_vocabulary());
+  EXPECT_EQ(pieces(t, "unaffable"), (Pieces{"un", "##aff", "##able"}));
+  EXPECT_EQ(pieces(t, "aaa"), (Pieces{"a", "##a", "##a"}));
+  // Greedy, not best: "ab" then "##c"... fails, although "a" "##bc" would cover it; the word is [UNK].
+  EXPECT_EQ(pieces(t, "abc"), (Pieces{"[UNK]"}));
+  EXPECT_EQ(pieces(t, "unaffablex"), (Pieces{"[UNK]"}));  // one uncovered character: the whole word
+}
+
+TEST(WordPiece, WordsLongerThanTheLimitAreUnknown) {
+  const Tokenizer t = make(small_vocabulary());
+  EXPECT_EQ(pieces(t, std::string(100, 'a')).size(), 100u);
+  EXPECT_EQ(pieces(t, std::string(101, 'a')), (Pieces{"[UNK]"}));
+  std::string accented;  // 101 characters, 202 bytes: the limit counts characters
+  for (int k = 0; k < 101; ++k)
+    accented += "\xC3\xA1";  // á
+  EXPECT_EQ(pieces(t, accented), (Pieces{"[UNK]"}));
+  WordPieceOptions short_words;
+  short_words.max_input_chars_per_word = 3;
+  EXPECT_EQ(pieces(make(small_vocabulary(short_words)), "aaa aaaa"), (Pieces{"a", "##a", "##a", "[UNK]"}));
+}
+
+TEST(WordPiece, SpansAreTheInputsBytes) {
+  const Tokenizer t = make(small_vocabulary());
+  const std::vector<EncodedToken> tokens = t.encode("  Café, naïve!", true);
+  const std::vector<EncodedToken> want = {{kCls, 0, 0}, {12, 2, 7},   {13, 7, 8},
+                                          {21, 9, 15},  {14, 15, 16}, {kSep, 16, 16}};
+  ASSERT_EQ(tokens.size(), want.size());
+  for (std::size_t k = 0; k < want.size(); ++k) {
+    EXPECT_EQ(tokens[k].id, want[k].id) << k;
+    EXPECT_EQ(tokens[k].byte_begin, want[k].byte_begin) << k;
+    EXPECT_EQ(tokens[k].byte_end, want[k].byte_end) << k;
+  }
+  // Pieces within a word, and an [UNK] word over all of its bytes.
+  const std::vector<EncodedToken> word = t.encode("UNAFFABLE x\xE2\x82\xAC", false);
+  ASSERT_EQ(word.size(), 4u);
+  EXPECT_EQ((std::pair{word[1].byte_begin, word[1].byte_end}), (std::pair{2, 5}));
+  EXPECT_EQ((std::pair{word[2].byte_begin, word[2].byte_end}), (std::pair{5, 9}));
+  EXPECT_EQ(word[3].id, kUnk);
+  EXPECT_EQ((std::pair{word[3].byte_begin, word[3].byte_end}), (std::pair{10, 14}));
+}
+
+TEST(WordPiece, AddsClsAndSepAndParsesMask) {
+  const Tokenizer t = make(small_vocabulary());
+  EXPECT_EQ(t.cls_id(), kCls);
+  EXPECT_EQ(t.sep_id(), kSep);
+  EXPECT_EQ(t.mask_id(), kMask);
+  EXPECT_EQ(t.pad_id(), kPad);
+  EXPECT_EQ(pieces(t, "hello", true), (Pieces{"[CLS]", "hello", "[SEP]"}));
+  EXPECT_EQ(pieces(t, "", true), (Pieces{"[CLS]", "[SEP]"}));
+  EXPECT_EQ(pieces(t, "Paris is the [MASK].", true, SpecialTokens::Parse),
+            (Pieces{"[CLS]", "paris", "is", "the", "[MASK]", ".", "[SEP]"}));
+  const std::vector<EncodedToken> parsed = t.encode("the [MASK].", false, SpecialTokens::Parse);
+  ASSERT_EQ(parsed.size(), 3u);
+  EXPECT_EQ((std::pair{parsed[1].byte_begin, parsed[1].byte_end}), (std::pair{4, 10}));
+  // As text, "[MASK]" is punctuation and a word: never the mask token.
+  const std::vector<int> as_text = t.encode_ids("the [MASK].", false);
+  EXPECT_EQ(std::count(as_text.begin(), as_text.end(), kMask), 0);
+  EXPECT_EQ(pieces(t, "[mask]", false, SpecialTokens::Parse), (Pieces{"[UNK]", "[UNK]", "[UNK]"}));
+
+  Vocabulary no_sep = small_vocabulary();
+  no_sep.add_sep = false;
+  EXPECT_EQ(pieces(make(no_sep), "hello", true), (Pieces{"[CLS]", "hello"}));
+  Vocabulary broken = small_vocabulary();
+  broken.sep_id = -1;
+  expect_error(Tokenizer::create(broken, "hand-made"), ErrorCode::Malformed, "names no sep token");
+  broken = small_vocabulary();
+  broken.mask_id = 99;
+  expect_error(Tokenizer::create(broken, "hand-made"), ErrorCode::Malformed, "mask token id");
+}
+
+TEST(WordPiece, DecodesJoiningContinuingPieces) {
+  const Tokenizer t = make(small_vocabulary());
+  EXPECT_EQ(t.decode(t.encode_ids("Unaffable, hello world!", true)), "unaffable , hello world !");
+  EXPECT_EQ(t.decode(t.encode_ids("the [MASK] is", true, SpecialTokens::Parse)), "the is");
+}
+
 }  // namespace
 }  // namespace glassbox
