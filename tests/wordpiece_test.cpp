@@ -244,5 +244,84 @@ TEST(WordPiece, DecodesJoiningContinuingPieces) {
   EXPECT_EQ(t.decode(t.encode_ids("the [MASK] is", true, SpecialTokens::Parse)), "the is");
 }
 
+// --- GGUF: tokenizer.ggml.model "bert" ----------------------------------------------------------------------
+
+const std::string kPhantom = "\xE2\x96\x81";  // "▁"
+
+// bert-base's layout in small: specials first (ids 0..4), word-initial pieces with "▁", continuing ones bare.
+struct BertGguf {
+  std::vector<std::string> tokens = {"[PAD]",         "[UNK]",
+                                     "[CLS]",         "[SEP]",
+                                     "[MASK]",        kPhantom + "hello",
+                                     kPhantom + "un", "aff",
+                                     "able",          kPhantom + "world",
+                                     kPhantom + ",",  kPhantom + "[unused0]"};
+  std::vector<int32_t> types = {3, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1};
+  std::map<std::string, uint32_t> ids = {
+      {"tokenizer.ggml.bos_token_id", 2},       {"tokenizer.ggml.eos_token_id", 3},
+      {"tokenizer.ggml.unknown_token_id", 1},   {"tokenizer.ggml.cls_token_id", 2},
+      {"tokenizer.ggml.seperator_token_id", 3}, {"tokenizer.ggml.padding_token_id", 0},
+      {"tokenizer.ggml.mask_token_id", 4}};
+  std::map<std::string, bool> flags = {{"tokenizer.ggml.add_bos_token", true},
+                                       {"tokenizer.ggml.add_eos_token", true}};
+
+  Result<Tokenizer> read() const {
+    GgufWriter w;
+    w.add_string("general.architecture", "bert");
+    w.add_string("tokenizer.ggml.model", "bert");
+    w.add_string_array("tokenizer.ggml.tokens", tokens);
+    w.add_int32_array("tokenizer.ggml.token_type", types);
+    for (const auto& [key, id] : ids)
+      w.add_uint32(key, id);
+    for (const auto& [key, flag] : flags)
+      w.add_bool(key, flag);
+    return read_gguf_tokenizer(bytes_from_buffer(w.to_bytes(), "bert.gguf"));
+  }
+};
+
+TEST(WordPieceGguf, ReadsLlamaCppsPhantomSpaceForm) {
+  auto t = BertGguf{}.read();
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  EXPECT_EQ(t->kind(), TokenizerKind::WordPiece);
+  EXPECT_EQ(t->piece(5), "hello");
+  EXPECT_EQ(t->piece(7), "##aff");
+  EXPECT_EQ(t->piece(2), "[CLS]");
+  EXPECT_EQ(pieces(*t, "Hello, unaffable world", true),
+            (Pieces{"[CLS]", "hello", ",", "un", "##aff", "##able", "world", "[SEP]"}));
+  EXPECT_EQ(pieces(*t, "[MASK] world", true, SpecialTokens::Parse),
+            (Pieces{"[CLS]", "[MASK]", "world", "[SEP]"}));
+  EXPECT_EQ(t->cls_id(), 2);
+  EXPECT_EQ(t->sep_id(), 3);
+  EXPECT_EQ(t->mask_id(), 4);
+  EXPECT_EQ(t->pad_id(), 0);
+  EXPECT_EQ(t->type(1), TokenType::Unknown);
+}
+
+TEST(WordPieceGguf, NormalizerKeysAndDefaults) {
+  BertGguf cased;
+  cased.flags["tokenizer.ggml.normalizer.lowercase"] = false;
+  auto t = cased.read();
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  EXPECT_EQ(pieces(*t, "Hello hello"), (Pieces{"[UNK]", "hello"}));
+  EXPECT_FALSE(t->vocabulary().wordpiece.strip_accents);  // follows lowercase when absent
+
+  // Without the cls/sep keys, bos and eos stand in (the converter writes both); without add_eos_token,
+  // [SEP] is added (llama.cpp's add_sep for "bert").
+  BertGguf plain;
+  plain.ids.erase("tokenizer.ggml.cls_token_id");
+  plain.ids.erase("tokenizer.ggml.seperator_token_id");
+  plain.flags.clear();
+  t = plain.read();
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  EXPECT_EQ(pieces(*t, "hello", true), (Pieces{"[CLS]", "hello", "[SEP]"}));
+  EXPECT_EQ(t->cls_id(), 2);
+  EXPECT_EQ(t->sep_id(), 3);
+
+  BertGguf out_of_range;
+  out_of_range.ids["tokenizer.ggml.mask_token_id"] = 12;
+  expect_error(out_of_range.read(), ErrorCode::Malformed, "bert.gguf",
+               "tokenizer.ggml.mask_token_id is 12, past the vocabulary of 12 tokens");
+}
+
 }  // namespace
 }  // namespace glassbox
