@@ -323,5 +323,101 @@ TEST(WordPieceGguf, NormalizerKeysAndDefaults) {
                "tokenizer.ggml.mask_token_id is 12, past the vocabulary of 12 tokens");
 }
 
+// --- tokenizer.json: model.type "WordPiece" -----------------------------------------------------------------
+
+Result<Tokenizer> read_json(const std::string& text) {
+  std::vector<std::byte> bytes(text.size());
+  std::memcpy(bytes.data(), text.data(), text.size());
+  return read_tokenizer_json(*bytes_from_buffer(std::move(bytes), "tokenizer.json"));
+}
+
+std::string bert_json(const std::string& normalizer,
+                      const std::string& pre_tokenizer = R"({"type": "BertPreTokenizer"})",
+                      const std::string& post_processor =
+                          R"({"type": "BertProcessing", "sep": ["[SEP]", 3], "cls": ["[CLS]", 2]})",
+                      const std::string& model_extra = "") {
+  return R"({
+    "version": "1.0",
+    "padding": {"strategy": "BatchLongest", "pad_id": 0, "pad_token": "[PAD]"},
+    "added_tokens": [
+      {"id": 0, "content": "[PAD]", "special": true}, {"id": 1, "content": "[UNK]", "special": true},
+      {"id": 2, "content": "[CLS]", "special": true}, {"id": 3, "content": "[SEP]", "special": true},
+      {"id": 4, "content": "[MASK]", "special": true}
+    ],
+    "normalizer": )" +
+         normalizer + R"(,
+    "pre_tokenizer": )" +
+         pre_tokenizer + R"(,
+    "post_processor": )" +
+         post_processor + R"(,
+    "decoder": {"type": "WordPiece", "prefix": "##", "cleanup": true},
+    "model": {"type": "WordPiece", "unk_token": "[UNK]", )" +
+         model_extra + R"(
+      "vocab": {"[PAD]": 0, "[UNK]": 1, "[CLS]": 2, "[SEP]": 3, "[MASK]": 4, "hello": 5, "un": 6, "##aff": 7,
+                "##able": 8, "cafe": 9, ",": 10, "café": 11, "@@aff": 12, "@@able": 13}
+    }
+  })";
+}
+
+const char* const kBertNormalizer =
+    R"({"type": "BertNormalizer", "clean_text": true, "handle_chinese_chars": true, "strip_accents": null, "lowercase": true})";
+
+TEST(WordPieceJson, ReadsBertBaseUncasedsForm) {
+  auto t = read_json(bert_json(kBertNormalizer));
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  EXPECT_EQ(t->kind(), TokenizerKind::WordPiece);
+  EXPECT_EQ(pieces(*t, "Hello, Unaffable CAFÉ", true),
+            (Pieces{"[CLS]", "hello", ",", "un", "##aff", "##able", "cafe", "[SEP]"}));
+  EXPECT_EQ(t->cls_id(), 2);
+  EXPECT_EQ(t->sep_id(), 3);
+  EXPECT_EQ(t->mask_id(), 4);
+  EXPECT_EQ(t->pad_id(), 0);
+  EXPECT_EQ(t->type(1), TokenType::Unknown);
+  EXPECT_EQ(pieces(*t, "[MASK]", false, SpecialTokens::Parse), (Pieces{"[MASK]"}));
+
+  const std::string template_processing =
+      R"({"type": "TemplateProcessing", "single": [{"SpecialToken": {"id": "[CLS]", "type_id": 0}},
+          {"Sequence": {"id": "A", "type_id": 0}}, {"SpecialToken": {"id": "[SEP]", "type_id": 0}}]})";
+  t = read_json(bert_json(kBertNormalizer, R"({"type": "BertPreTokenizer"})", template_processing));
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  EXPECT_EQ(pieces(*t, "hello", true), (Pieces{"[CLS]", "hello", "[SEP]"}));
+}
+
+TEST(WordPieceJson, NormalizerChoicesAndModelSettings) {
+  // Cased, accents kept: "café" is its own piece.
+  auto t = read_json(bert_json(R"({"type": "BertNormalizer", "lowercase": false})"));
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  EXPECT_EQ(pieces(*t, "café Hello"), (Pieces{"café", "[UNK]"}));
+  // No normalizer: text as it is.
+  t = read_json(bert_json("null"));
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  EXPECT_EQ(pieces(*t, "café Café"), (Pieces{"café", "[UNK]"}));
+  // The same steps spelled as a Sequence.
+  t = read_json(bert_json(
+      R"({"type": "Sequence", "normalizers": [{"type": "NFD"}, {"type": "Lowercase"}, {"type": "StripAccents"}]})"));
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  EXPECT_EQ(pieces(*t, "CAFÉ"), (Pieces{"cafe"}));
+  EXPECT_FALSE(t->vocabulary().wordpiece.clean_text);
+  // The file's continuing prefix and word limit.
+  t = read_json(bert_json(kBertNormalizer, R"({"type": "BertPreTokenizer"})", "null",
+                          R"("continuing_subword_prefix": "@@", "max_input_chars_per_word": 5,)"));
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  EXPECT_EQ(pieces(*t, "unaff unaffable"), (Pieces{"un", "@@aff", "[UNK]"}));
+  EXPECT_FALSE(t->adds_bos());  // no post_processor: nothing added
+  EXPECT_EQ(pieces(*t, "hello", t->adds_bos()), (Pieces{"hello"}));
+}
+
+TEST(WordPieceJson, RefusesWhatItCannotFollow) {
+  expect_error(read_json(bert_json(kBertNormalizer, R"({"type": "Whitespace"})")), ErrorCode::Malformed,
+               "tokenizer.json", "pre_tokenizer.type \"Whitespace\" is not supported with a WordPiece model");
+  expect_error(read_json(bert_json(R"({"type": "NFD"})")), ErrorCode::Malformed,
+               "NFD and StripAccents are supported only together");
+  expect_error(read_json(bert_json(R"({"type": "NFKC"})")), ErrorCode::Malformed,
+               "normalizer.type \"NFKC\" is not supported with a WordPiece model");
+  expect_error(read_json(bert_json(kBertNormalizer, R"({"type": "BertPreTokenizer"})", "null",
+                                   R"("max_input_chars_per_word": 0,)")),
+               ErrorCode::Malformed, "model.max_input_chars_per_word must be a whole number in 1..");
+}
+
 }  // namespace
 }  // namespace glassbox
