@@ -1,8 +1,11 @@
 #!/usr/bin/python3
 """Generate core/src/tokenizer/unicode_tables.cpp: the character classes the byte-level BPE pre-tokenizers
-need (the regex classes \\p{L}, \\p{N} and \\s), from Python's own Unicode database.
+need (the regex classes \\p{L}, \\p{N} and \\s), and what BERT's normalizer and pre-tokenizer need (WordPiece:
+control characters, punctuation, nonspacing marks, lowercase mappings and canonical decompositions), from
+Python's own Unicode database.
 
     /usr/bin/python3 scripts/gen-unicode-tables.py > core/src/tokenizer/unicode_tables.cpp
+    clang-format -i core/src/tokenizer/unicode_tables.cpp
 
 Classes, as Oniguruma (the regex engine of Hugging Face's tokenizers) defines them:
   Letter      General_Category L (Lu, Ll, Lt, Lm, Lo)
@@ -11,6 +14,18 @@ Classes, as Oniguruma (the regex engine of Hugging Face's tokenizers) defines th
               property; note that U+001C..U+001F, which Python's str.isspace() accepts, are not in it)
 The table is a list of runs: entry k says that code points from its start up to the next entry's start have
 one class, so a lookup is one binary search. The output depends only on unicodedata.unidata_version.
+
+BERT's character flags (one run table, 4 bits of flags per run), as Hugging Face's BertNormalizer and
+BertPreTokenizer (and their JS port, @huggingface/tokenizers) test them:
+  Whitespace      the White_Space property (as above)
+  Control         General_Category Cc, Cf, Co or Cs, except \\t \\n \\r: clean_text drops them (it also
+                  drops U+0000 and U+FFFD, which the code tests by value)
+  Punctuation     General_Category P* (Pc Pd Pe Pf Pi Po Ps), or ASCII 0x21..0x2F, 0x3A..0x40, 0x5B..0x60,
+                  0x7B..0x7E (BERT splits ASCII symbols such as $ + < = > ^ ` | ~ as punctuation too)
+  NonspacingMark  General_Category Mn: what stripping accents drops after the canonical decomposition
+Lowercase: the simple lowercase mapping of each character that has one (str.lower() of one character; for
+U+0130, whose full lowercase is two characters, the first: the code adds the second). Decompositions: the full canonical decomposition
+(NFD) of each character that has one, Hangul syllables excepted (the code decomposes them arithmetically).
 """
 
 import sys
@@ -34,11 +49,52 @@ def char_class(cp):
     return OTHER
 
 
-def runs():
+WHITESPACE_FLAG, CONTROL_FLAG, PUNCTUATION_FLAG, MARK_FLAG = 1, 2, 4, 8
+HANGUL_FIRST, HANGUL_LAST = 0xAC00, 0xD7A3
+
+
+def bert_flags(cp):
+    flags = 0
+    if char_class(cp) == WHITESPACE:
+        flags |= WHITESPACE_FLAG
+    category = unicodedata.category(chr(cp))
+    if category in ("Cc", "Cf", "Co", "Cs") and cp not in (0x09, 0x0A, 0x0D):
+        flags |= CONTROL_FLAG
+    if category[0] == "P" or 0x21 <= cp <= 0x2F or 0x3A <= cp <= 0x40 or 0x5B <= cp <= 0x60 or \
+            0x7B <= cp <= 0x7E:
+        flags |= PUNCTUATION_FLAG
+    if category == "Mn":
+        flags |= MARK_FLAG
+    return flags
+
+
+def lowercase_pairs():
+    out = []
+    for cp in range(MAX_CODE_POINT + 1):
+        lower = chr(cp).lower()
+        if lower != chr(cp):
+            # U+0130's full lowercase is "i" U+0307; its simple mapping (UnicodeData.txt) is the "i".
+            out.append((cp, ord(lower[0])))
+    return out
+
+
+def decompositions():
+    out = []
+    for cp in range(MAX_CODE_POINT + 1):
+        if HANGUL_FIRST <= cp <= HANGUL_LAST:
+            continue
+        nfd = unicodedata.normalize("NFD", chr(cp))
+        if nfd != chr(cp):
+            out.append((cp, [ord(c) for c in nfd]))
+    return out
+
+
+def runs(classify=None):
+    classify = classify or char_class
     out = []
     previous = None
     for cp in range(MAX_CODE_POINT + 1):
-        cls = char_class(cp)
+        cls = classify(cp)
         if cls != previous:
             out.append((cp, cls))
             previous = cls
@@ -61,7 +117,7 @@ def main():
     w("// Runs of code points with one class: entry k is (first code point << 2) | class, and the run lasts\n")
     w("// until the next entry's first code point. " + str(len(table)) + " runs.\n")
     w('#include "tokenizer/unicode_tables.hpp"\n\n')
-    w("#include <algorithm>\n#include <cstdint>\n#include <iterator>\n\n")
+    w("#include <algorithm>\n#include <cstdint>\n#include <iterator>\n#include <span>\n\n")
     w("namespace glassbox {\nnamespace {\n\n")
     w("constexpr uint32_t kRuns[] = {\n")
     per_line = 8
@@ -76,7 +132,73 @@ def main():
     w("  const uint32_t key = (static_cast<uint32_t>(cp) << 2) | 3;\n")
     w("  const uint32_t* run = std::upper_bound(std::begin(kRuns), std::end(kRuns), key) - 1;\n")
     w("  return static_cast<CharClass>(*run & 3);\n")
-    w("}\n\n}  // namespace glassbox\n")
+    w("}\n\n")
+    write_bert_tables(w)
+    w("}  // namespace glassbox\n")
+
+
+def write_bert_tables(w):
+    bert = runs(bert_flags)
+    lower = lowercase_pairs()
+    multi = [cp for cp in range(MAX_CODE_POINT + 1) if len(chr(cp).lower()) > 1]
+    if multi != [0x130]:
+        sys.exit("unexpected characters with a multi-character lowercase: " + " ".join(f"{cp:X}" for cp in multi))
+    decomposed = decompositions()
+    if max(len(d) for _, d in decomposed) > kMaxDecomposition:
+        sys.exit("a canonical decomposition is longer than " + str(kMaxDecomposition))
+    per_line = 8
+    w("// --- BERT (WordPiece) -----------------------------------------------------------------------------\n\n")
+    w("namespace {\n\n")
+    w("// Runs of code points with the same BERT flags: (first code point << 4) | flags. " + str(len(bert)) +
+      " runs.\n")
+    w("constexpr uint32_t kBertRuns[] = {\n")
+    for i in range(0, len(bert), per_line):
+        w("    " + " ".join(f"0x{(cp << 4) | flags:08X}," for cp, flags in bert[i:i + per_line]) + "\n")
+    w("};\n\n")
+    w("// Simple lowercase mappings, by code point: " + str(len(lower)) + " pairs.\n")
+    w("constexpr char32_t kLowercase[][2] = {\n")
+    per_line = 6
+    for i in range(0, len(lower), per_line):
+        w("    " + " ".join(f"{{0x{a:05X}, 0x{b:05X}}}," for a, b in lower[i:i + per_line]) + "\n")
+    w("};\n\n")
+    w("// Canonical decompositions (NFD), by code point: entry k is the code point, the index of its first\n")
+    w("// character in kDecomposed and how many there are. " + str(len(decomposed)) + " characters.\n")
+    w("struct Decomposition {\n  char32_t code_point;\n  uint16_t first;\n  uint16_t length;\n};\n")
+    w("constexpr Decomposition kDecompositions[] = {\n")
+    entries = []
+    flat = []
+    for cp, d in decomposed:
+        entries.append((cp, len(flat), len(d)))
+        flat.extend(d)
+    per_line = 4
+    for i in range(0, len(entries), per_line):
+        w("    " + " ".join(f"{{0x{cp:05X}, {first}, {n}}}," for cp, first, n in entries[i:i + per_line]) + "\n")
+    w("};\n")
+    w("constexpr char32_t kDecomposed[] = {\n")
+    per_line = 8
+    for i in range(0, len(flat), per_line):
+        w("    " + " ".join(f"0x{c:05X}," for c in flat[i:i + per_line]) + "\n")
+    w("};\n\n}  // namespace\n\n")
+    w("uint8_t bert_char_flags_from_table(char32_t cp) {\n")
+    w("  if (cp > 0x10FFFF) return 0;\n")
+    w("  const uint32_t key = (static_cast<uint32_t>(cp) << 4) | 15;\n")
+    w("  const uint32_t* run = std::upper_bound(std::begin(kBertRuns), std::end(kBertRuns), key) - 1;\n")
+    w("  return static_cast<uint8_t>(*run & 15);\n")
+    w("}\n\n")
+    w("char32_t simple_lowercase_from_table(char32_t cp) {\n")
+    w("  const auto* found = std::lower_bound(std::begin(kLowercase), std::end(kLowercase), cp,\n")
+    w("                                       [](const char32_t(&pair)[2], char32_t c) { return pair[0] < c; });\n")
+    w("  return found != std::end(kLowercase) && (*found)[0] == cp ? (*found)[1] : cp;\n")
+    w("}\n\n")
+    w("std::span<const char32_t> canonical_decomposition_from_table(char32_t cp) {\n")
+    w("  const auto* found = std::lower_bound(std::begin(kDecompositions), std::end(kDecompositions), cp,\n")
+    w("                                       [](const Decomposition& d, char32_t c) { return d.code_point < c; });\n")
+    w("  if (found == std::end(kDecompositions) || found->code_point != cp) return {};\n")
+    w("  return {kDecomposed + found->first, found->length};\n")
+    w("}\n\n")
+
+
+kMaxDecomposition = 4
 
 
 if __name__ == "__main__":

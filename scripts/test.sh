@@ -98,7 +98,8 @@ together "WebAssembly tests (GoogleTest under Node, SIMD128 check) | the engine 
 step "the kernels' bits: the same checksum natively and in WebAssembly"
 figures build 'kernel checksum'
 figures build-wasm 'kernel checksum'
-step "llama.cpp cross-checks"
+# Every tests/peers/*.test.mjs: llama.cpp's, and WordPiece against Hugging Face's tokenizers (wordpiece.test.mjs).
+step "llama.cpp and Hugging Face cross-checks"
 (cd tests/peers && node --test .)
 # trace-budget.test.mjs generates 2,048 tokens of a 0.5B-shaped model in the page (minutes): --deep runs it.
 step "browser tests (Chromium, Firefox ESR, WebKit)"

@@ -18,6 +18,7 @@
 #include "kernels/quantized.hpp"
 #include "model/dtype.hpp"
 #include "random_models.hpp"
+#include "test_support.hpp"
 
 namespace glassbox {
 namespace {
@@ -68,6 +69,27 @@ Vocabulary byte_level_vocabulary(PreTokenizer pre) {
   v.bos_id = v.eos_id = static_cast<int>(v.pieces.size()) - 1;
   v.add_bos = pre == PreTokenizer::Llama3;
   v.add_space_prefix = false;
+  return v;
+}
+
+// A WordPiece vocabulary (BERT): specials, word-initial and "##" pieces, a cased normalizer.
+Vocabulary wordpiece_vocabulary() {
+  Vocabulary v;
+  v.kind = TokenizerKind::WordPiece;
+  v.pieces = {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "hello", "un", "##aff", "##able", "[unused0]"};
+  v.types = {TokenType::Control, TokenType::Unknown, TokenType::Control, TokenType::Control,
+             TokenType::Control, TokenType::Normal,  TokenType::Normal,  TokenType::Normal,
+             TokenType::Normal,  TokenType::Unused};
+  v.scores.assign(v.pieces.size(), 0.0f);
+  v.pad_id = 0;
+  v.unk_id = 1;
+  v.bos_id = v.cls_id = 2;
+  v.eos_id = v.sep_id = 3;
+  v.mask_id = 4;
+  v.add_sep = true;
+  v.add_space_prefix = false;
+  v.wordpiece.lowercase = false;
+  v.wordpiece.strip_accents = true;
   return v;
 }
 
@@ -201,6 +223,16 @@ void expect_same_vocabulary(const Vocabulary& want, const Vocabulary& got) {
   EXPECT_EQ(got.unk_id, want.unk_id);
   EXPECT_EQ(got.add_bos, want.add_bos);
   EXPECT_EQ(got.add_space_prefix, want.add_space_prefix);
+  EXPECT_EQ(got.cls_id, want.cls_id);
+  EXPECT_EQ(got.sep_id, want.sep_id);
+  EXPECT_EQ(got.mask_id, want.mask_id);
+  EXPECT_EQ(got.pad_id, want.pad_id);
+  EXPECT_EQ(got.add_sep, want.add_sep);
+  if (want.kind == TokenizerKind::WordPiece) {
+    EXPECT_EQ(got.wordpiece.lowercase, want.wordpiece.lowercase);
+    EXPECT_EQ(got.wordpiece.strip_accents, want.wordpiece.strip_accents);
+    EXPECT_EQ(got.wordpiece.continuing_prefix, want.wordpiece.continuing_prefix);
+  }
 }
 
 class GgufRoundTrip : public ::testing::TestWithParam<Case> {};
@@ -233,6 +265,7 @@ TEST(GgufRoundTripTokenizer, EveryVocabularyKindAndPreTokenizerComesBack) {
       {"gpt2", byte_level_vocabulary(PreTokenizer::Gpt2)},
       {"llama3", byte_level_vocabulary(PreTokenizer::Llama3)},
       {"qwen2", byte_level_vocabulary(PreTokenizer::Qwen2)},
+      {"wordpiece", wordpiece_vocabulary()},
   };
   for (auto& [label, vocabulary] : vocabularies) {
     SCOPED_TRACE(label);
@@ -240,7 +273,39 @@ TEST(GgufRoundTripTokenizer, EveryVocabularyKindAndPreTokenizerComesBack) {
     ReadBack back = write_and_read(source.model(), tokenizer, "tokenizer-" + label, "llama");
     ASSERT_TRUE(back.tokenizer.ok()) << back.tokenizer.error().message;
     expect_same_vocabulary(tokenizer.vocabulary(), back.tokenizer->vocabulary());
+    EXPECT_EQ(back.tokenizer->encode_ids("Hello unaffable", true),
+              tokenizer.encode_ids("Hello unaffable", true));
   }
+}
+
+// In the file a WordPiece vocabulary is in llama.cpp's phantom-space form, as its converter writes BERT's.
+TEST(GgufRoundTripTokenizer, WordPieceIsWrittenInLlamaCppsForm) {
+  const RandomModel source(test::base_config(), {}, 3);
+  const Tokenizer tokenizer = make_tokenizer(wordpiece_vocabulary());
+  ReadBack back = write_and_read(source.model(), tokenizer, "tokenizer-wordpiece-form", "llama");
+  ASSERT_TRUE(back.tokenizer.ok()) << back.tokenizer.error().message;
+  const GgufValue* model = back.file.find("tokenizer.ggml.model");
+  ASSERT_NE(model, nullptr);
+  EXPECT_EQ(model->text, "bert");
+  const GgufValue* tokens = back.file.find("tokenizer.ggml.tokens");
+  ASSERT_NE(tokens, nullptr);
+  EXPECT_EQ(tokens->items.text(2), "[CLS]");
+  EXPECT_EQ(tokens->items.text(5), "\xE2\x96\x81hello");
+  EXPECT_EQ(tokens->items.text(7), "aff");
+  EXPECT_EQ(tokens->items.text(9), "[unused0]");
+  for (const char* key : {"tokenizer.ggml.seperator_token_id", "tokenizer.ggml.cls_token_id",
+                          "tokenizer.ggml.mask_token_id", "tokenizer.ggml.padding_token_id",
+                          "tokenizer.ggml.normalizer.lowercase", "tokenizer.ggml.add_eos_token"})
+    EXPECT_NE(back.file.find(key), nullptr) << key;
+
+  // What GGUF cannot say is refused, not dropped.
+  Vocabulary unclean = wordpiece_vocabulary();
+  unclean.wordpiece.clean_text = false;
+  const auto path = std::filesystem::temp_directory_path() / "glassbox-roundtrip-unclean.gguf";
+  auto summary =
+      export_gguf(source.model(), make_tokenizer(unclean), ExportType::F32, "unclean", path.string());
+  std::filesystem::remove(path);
+  test::expect_error(summary, ErrorCode::UnsupportedArchitecture, "always cleans the text");
 }
 
 // The spellings of the config's choices are one table: what to_string prints is what the glassbox

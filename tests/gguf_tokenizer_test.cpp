@@ -113,10 +113,9 @@ TEST(GgufTokenizer, RefusesScoresOrTypesOfAnotherLengthThanTheTokens) {
 }
 
 TEST(GgufTokenizer, RefusesAnUnsupportedModelOrPreTokenizer) {
-  VocabFile bert;
-  bert.model = "bert";
-  expect_error(bert.read(), ErrorCode::UnsupportedArchitecture, "vocab.gguf",
-               "tokenizer.ggml.model \"bert\"");
+  VocabFile t5;  // SentencePiece's Unigram, which llama.cpp calls "t5"
+  t5.model = "t5";
+  expect_error(t5.read(), ErrorCode::UnsupportedArchitecture, "vocab.gguf", "tokenizer.ggml.model \"t5\"");
   VocabFile falcon;
   falcon.pre = "falcon";
   expect_error(falcon.read(), ErrorCode::UnsupportedArchitecture, "vocab.gguf",

@@ -226,8 +226,9 @@ TEST(TokenizerJson, MalformedDocumentsGiveErrorsNamingTheField) {
   expect_error("[1, 2]", ErrorCode::Malformed, "tokenizer.json: the top level must be an object");
   expect_error("{}", ErrorCode::Malformed, "tokenizer.json: model is missing");
   expect_error(R"({"model": 7})", ErrorCode::Malformed, "tokenizer.json: model must be an object");
-  expect_error(with(good, R"("type": "BPE")", R"("type": "Unigram")"), ErrorCode::UnsupportedArchitecture,
-               "tokenizer.json: model.type \"Unigram\" is not supported (glassbox reads BPE models)");
+  expect_error(
+      with(good, R"("type": "BPE")", R"("type": "Unigram")"), ErrorCode::UnsupportedArchitecture,
+      "tokenizer.json: model.type \"Unigram\" is not supported (glassbox reads BPE and WordPiece models)");
   expect_error(with(good, R"("vocab": {"h": 0,)", R"("vocab": [0], "x": {"h": 0,)"), ErrorCode::Malformed,
                "tokenizer.json: model.vocab must be an object");
   expect_error(with(good, R"("h": 0)", R"("h": "zero")"), ErrorCode::Malformed,

@@ -1,8 +1,11 @@
 // Text <-> token ids. A Tokenizer owns its vocabulary (pieces, merges, token types, special ids) and one of
-// two encoding algorithms:
+// three encoding algorithms:
 //   SentencePiece-style BPE (Llama 2, TinyStories, Phi-3): merges chosen by piece score, byte fallback
 //   byte-level BPE (GPT-2, Llama 3, Qwen2): text split by a pre-tokenizer regex, bytes mapped to printable
 //   characters, merges applied by rank
+//   WordPiece (BERT and its family of encoders): text normalized (cleaned, CJK characters apart, lowercased and
+//   accents stripped where the file says), split on whitespace and punctuation, then each word covered
+//   greedily by the longest pieces, "##" before the pieces that continue a word
 #pragma once
 
 #include <array>
@@ -28,7 +31,7 @@ struct EncodedToken {
   int byte_end = 0;
 };
 
-enum class TokenizerKind { SentencePiece, ByteLevelBpe };
+enum class TokenizerKind { SentencePiece, ByteLevelBpe, WordPiece };
 
 // Whether encoding reads the spellings of special tokens in the text as those tokens ("<|im_start|>" becomes
 // one Control token) or as ordinary text. A chat template writes its turns' markers as text, so a rendered
@@ -98,6 +101,19 @@ class IdIndex {
 
 }  // namespace detail
 
+// How a WordPiece tokenizer reads text: BERT's normalizer (Hugging Face's BertNormalizer), and the spelling and
+// limits of its pieces. The defaults are bert-base-uncased's.
+struct WordPieceOptions {
+  bool clean_text = true;            // drop NUL, U+FFFD and control characters; any whitespace becomes " "
+  bool handle_chinese_chars = true;  // each CJK ideograph is a word of its own
+  bool lowercase = true;
+  bool strip_accents = true;  // canonical decomposition (NFD), then nonspacing marks (Mn) dropped
+  // How a piece that continues a word is spelled: "##ing". Pieces are stored so in the Vocabulary, whatever
+  // the file's form (GGUF's phantom-space form is converted when read and written).
+  std::string continuing_prefix = "##";
+  int max_input_chars_per_word = 100;  // a longer word (in characters, after normalizing) becomes [UNK]
+};
+
 struct Vocabulary {
   TokenizerKind kind = TokenizerKind::SentencePiece;
   std::vector<std::string> pieces;  // SentencePiece's "▁" is stored as a plain space; byte-level pieces keep
@@ -115,11 +131,22 @@ struct Vocabulary {
   int unk_id = -1;
   int eot_id = -1;  // end of turn (<|im_end|>, <end_of_turn>, <|eot_id|>): a chat model's reply ends on it
   int eom_id = -1;  // end of message (Llama 3.1's <|eom_id|>, after a tool call): generation ends on it too
-  bool add_bos = true;           // whether encoding adds BOS unless told otherwise
+  // Encoders' special tokens (BERT's [CLS], [SEP], [MASK], [PAD]). A WordPiece vocabulary's bos_id is its
+  // [CLS] (what a text starts with) and eos_id its [SEP]; mask_id is what fill-mask predicts, pad_id what a
+  // batch pads with.
+  int cls_id = -1;
+  int sep_id = -1;
+  int mask_id = -1;
+  int pad_id = -1;
+  bool add_bos = true;  // whether encoding adds BOS unless told otherwise
+  // Whether encoding that adds BOS also ends the text with sep_id: BERT's "[CLS] text [SEP]". Only WordPiece
+  // vocabularies set it (the decoders' files that name an EOS after the text are not given one, as before).
+  bool add_sep = false;
   bool add_space_prefix = true;  // SentencePiece's dummy prefix: " " before non-empty text
   // The model's chat template (Jinja source, GGUF's tokenizer.chat_template): how a conversation becomes the
   // text an instruct model was trained on. Empty when the file has none. Rendering it is the caller's work.
   std::string chat_template;
+  WordPieceOptions wordpiece;  // WordPiece only
 };
 
 class Tokenizer {
@@ -134,7 +161,10 @@ class Tokenizer {
                                   const std::string& source);
 
   // Encodes UTF-8 text. Any byte sequence is accepted: what the vocabulary lacks falls back to <0xXX> byte
-  // tokens (or <unk> if the vocabulary has none).
+  // tokens (or <unk> if the vocabulary has none; WordPiece: [UNK] for each word it cannot cover). With
+  // add_bos, a vocabulary with add_sep also ends the tokens with sep_id ([CLS] text [SEP]).
+  // Every token's span is in the input's bytes, whatever normalizing did to the text (WordPiece lowercases and
+  // strips accents: "Café" gives "cafe" over all 5 bytes).
   // With SpecialTokens::Parse the text is first split on the spellings of the Control, UserDefined and
   // Unknown tokens (the longest spelling first, as llama.cpp's parse_special does), each found spelling
   // becomes its token and the pieces between are encoded as text.
@@ -163,6 +193,12 @@ class Tokenizer {
   int eot_id() const { return vocab_.eot_id; }
   int eom_id() const { return vocab_.eom_id; }
   bool adds_bos() const { return vocab_.add_bos; }
+  TokenizerKind kind() const { return vocab_.kind; }
+  // Encoders' special tokens, -1 where the vocabulary has none (see Vocabulary).
+  int cls_id() const { return vocab_.cls_id; }
+  int sep_id() const { return vocab_.sep_id; }
+  int mask_id() const { return vocab_.mask_id; }
+  int pad_id() const { return vocab_.pad_id; }
   const std::string& chat_template() const { return vocab_.chat_template; }
   // Whether sampling `id` ends a text: EOS, BOS (a new text would begin, llama2.c's rule), the end of a turn
   // or of a message, or a special token spelled as one of the ends of turn that chat vocabularies use
@@ -180,8 +216,12 @@ class Tokenizer {
 
  private:
   std::vector<EncodedToken> encode_text(std::string_view text) const;
+  // SpecialTokens::Parse: the spellings of special tokens become those tokens, the text between is encoded.
+  void encode_parsing_special(std::string_view text, std::vector<EncodedToken>& out) const;
   std::vector<EncodedToken> encode_sentencepiece(std::string_view text) const;
   std::vector<EncodedToken> encode_byte_level(std::string_view text) const;
+  std::vector<EncodedToken> encode_wordpiece(std::string_view text) const;
+  std::string wordpiece_text(int previous, int id) const;
   std::string byte_level_text(int id) const;
   Result<void> build_merge_ranks(std::size_t merge_count,
                                  const std::function<std::string_view(std::size_t)>& merge,
@@ -209,8 +249,9 @@ class Tokenizer {
   std::vector<Merge> merges_;
   detail::IdIndex merge_ranks_;
   std::array<int, 256> byte_piece_{};
-  std::vector<bool> ends_text_;   // by id: whether sampling it ends a text (ends_text)
-  std::vector<int> special_ids_;  // tokens found by spelling with SpecialTokens::Parse, longest first
+  std::size_t longest_piece_ = 0;  // WordPiece: the longest piece's length in bytes (bounds the search)
+  std::vector<bool> ends_text_;    // by id: whether sampling it ends a text (ends_text)
+  std::vector<int> special_ids_;   // tokens found by spelling with SpecialTokens::Parse, longest first
 };
 
 }  // namespace glassbox

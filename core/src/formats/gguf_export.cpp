@@ -16,6 +16,7 @@
 #include "model/config_names.hpp"
 #include "model/dtype.hpp"
 #include "tokenizer/sentencepiece_space.hpp"
+#include "tokenizer/wordpiece_spelling.hpp"
 
 namespace glassbox {
 namespace {
@@ -241,8 +242,48 @@ void add_config(GgufWriter& w, const gguf::Architecture& arch, const ModelConfig
   if (c.rope_magnitude != 1.0f) w.add_float32(key(gguf::kRopeMagnitude), c.rope_magnitude);
 }
 
-void add_tokenizer(GgufWriter& w, const Tokenizer& tokenizer) {
+// A WordPiece vocabulary as llama.cpp's converter writes BERT's ("bert", pieces in the phantom-space form).
+// GGUF keeps only two of BertNormalizer's choices; a vocabulary that needs the others is refused rather than
+// written to tokenize differently when read back.
+Result<void> add_wordpiece_tokenizer(GgufWriter& w, const Vocabulary& v) {
+  const WordPieceOptions& o = v.wordpiece;
+  const WordPieceOptions bert;
+  if (!o.clean_text || !o.handle_chinese_chars || o.max_input_chars_per_word != bert.max_input_chars_per_word)
+    return error(
+        ErrorCode::UnsupportedArchitecture,
+        "GGUF's \"bert\" vocabulary always cleans the text, sets CJK characters apart and limits words to ",
+        bert.max_input_chars_per_word, " characters; this WordPiece tokenizer does otherwise");
+  for (const gguf::TokenizerModelName& m : gguf::kTokenizerModels)
+    if (m.kind == v.kind) w.add_string(gguf::kTokenizerModelKey, m.name);
+  std::vector<std::string> pieces;
+  std::vector<int32_t> types;
+  for (std::size_t id = 0; id < v.pieces.size(); ++id) {
+    pieces.push_back(phantom_from_wordpiece(v.pieces[id], v.types[id], o.continuing_prefix));
+    types.push_back(gguf_token_type(v.types[id]));
+  }
+  w.add_string_array(gguf::kTokensKey, pieces);
+  w.add_int32_array(gguf::kTokenTypeKey, types);
+  for (auto [key, id] : {std::pair{gguf::kBosTokenIdKey, v.bos_id},
+                         {gguf::kEosTokenIdKey, v.eos_id},
+                         {gguf::kUnknownTokenIdKey, v.unk_id},
+                         {gguf::kClsTokenIdKey, v.cls_id},
+                         {gguf::kSepTokenIdKey, v.sep_id},
+                         {gguf::kPadTokenIdKey, v.pad_id},
+                         {gguf::kMaskTokenIdKey, v.mask_id}}) {
+    // An absent id is written as "none": the reader's defaults (bert-base's ids) must not stand in for it.
+    w.add_uint32(key, id >= 0 ? static_cast<uint32_t>(id) : 0xFFFFFFFFu);
+  }
+  w.add_bool(gguf::kAddBosTokenKey, v.add_bos);
+  w.add_bool(gguf::kAddEosTokenKey, v.add_sep);
+  w.add_bool(gguf::kNormalizerLowercaseKey, o.lowercase);
+  w.add_bool(gguf::kNormalizerStripAccentsKey, o.strip_accents);
+  if (!v.chat_template.empty()) w.add_string(gguf::kChatTemplateKey, v.chat_template);
+  return ok();
+}
+
+Result<void> add_tokenizer(GgufWriter& w, const Tokenizer& tokenizer) {
   const Vocabulary& v = tokenizer.vocabulary();
+  if (v.kind == TokenizerKind::WordPiece) return add_wordpiece_tokenizer(w, v);
   const bool spm = v.kind == TokenizerKind::SentencePiece;
   for (const gguf::TokenizerModelName& m : gguf::kTokenizerModels)
     if (m.kind == v.kind) w.add_string(gguf::kTokenizerModelKey, m.name);
@@ -275,6 +316,7 @@ void add_tokenizer(GgufWriter& w, const Tokenizer& tokenizer) {
   if (!v.chat_template.empty()) w.add_string(gguf::kChatTemplateKey, v.chat_template);
   w.add_bool(gguf::kAddBosTokenKey, v.add_bos);
   if (spm) w.add_bool(gguf::kAddSpacePrefixKey, v.add_space_prefix);
+  return ok();
 }
 
 }  // namespace
@@ -289,7 +331,7 @@ Result<ExportSummary> export_gguf(const Model& model, const Tokenizer& tokenizer
   w.add_string(gguf::kArchitectureKey, arch.name);
   w.add_string(gguf::kNameKey, name);
   add_config(w, arch, c);
-  add_tokenizer(w, tokenizer);
+  GLASSBOX_TRY(add_tokenizer(w, tokenizer));
 
   const ModelWeights& m = model.weights;
   out.matrix(gguf::kTokenEmbedding, m.token_embedding);

@@ -223,6 +223,17 @@ inline constexpr const char* kAddBosTokenKey = "tokenizer.ggml.add_bos_token";
 inline constexpr const char* kAddSpacePrefixKey = "tokenizer.ggml.add_space_prefix";
 // Rows of the token-type embedding (BERT's type_vocab_size), under tokenizer.ggml. as llama.cpp keeps it.
 inline constexpr const char* kTokenTypeCountKey = "tokenizer.ggml.token_type_count";
+// Encoders (tokenizer.ggml.model "bert"): BERT's special tokens ("seperator" is llama.cpp's spelling), whether
+// [SEP] ends a text (add_sep_token, or else add_eos_token, as the converter writes it), and BertNormalizer's
+// two choices llama.cpp keeps (absent: lowercase, and strip accents when lowercasing).
+inline constexpr const char* kClsTokenIdKey = "tokenizer.ggml.cls_token_id";
+inline constexpr const char* kSepTokenIdKey = "tokenizer.ggml.seperator_token_id";
+inline constexpr const char* kPadTokenIdKey = "tokenizer.ggml.padding_token_id";
+inline constexpr const char* kMaskTokenIdKey = "tokenizer.ggml.mask_token_id";
+inline constexpr const char* kAddEosTokenKey = "tokenizer.ggml.add_eos_token";
+inline constexpr const char* kAddSepTokenKey = "tokenizer.ggml.add_sep_token";
+inline constexpr const char* kNormalizerLowercaseKey = "tokenizer.ggml.normalizer.lowercase";
+inline constexpr const char* kNormalizerStripAccentsKey = "tokenizer.ggml.normalizer.strip_accents";
 
 // --- tokenizer values
 // ---------------------------------------------------------------------------------------
@@ -234,6 +245,7 @@ struct TokenizerModelName {
 inline constexpr TokenizerModelName kTokenizerModels[] = {
     {TokenizerKind::SentencePiece, "llama"},
     {TokenizerKind::ByteLevelBpe, "gpt2"},
+    {TokenizerKind::WordPiece, "bert"},
 };
 
 // tokenizer.ggml.pre names of the byte-level pre-tokenizers glassbox knows. The writer uses the first name of

@@ -45,9 +45,16 @@ std::vector<EncodedToken> Tokenizer::encode(std::string_view text, bool add_bos,
   if (special == SpecialTokens::AsText) {
     std::vector<EncodedToken> body = encode_text(text);
     out.insert(out.end(), body.begin(), body.end());
-    return out;
+  } else {
+    encode_parsing_special(text, out);
   }
+  // BERT's "[CLS] text [SEP]": the end token stands after the text, covering none of it.
+  if (add_bos && vocab_.add_sep && vocab_.sep_id >= 0)
+    out.push_back({vocab_.sep_id, static_cast<int>(text.size()), static_cast<int>(text.size())});
+  return out;
+}
 
+void Tokenizer::encode_parsing_special(std::string_view text, std::vector<EncodedToken>& out) const {
   std::vector<Fragment> fragments{{0, text.size(), -1}};
   std::vector<Fragment> split;
   for (int id : special_ids_) {
@@ -84,11 +91,18 @@ std::vector<EncodedToken> Tokenizer::encode(std::string_view text, bool add_bos,
       out.push_back(t);
     }
   }
-  return out;
 }
 
 std::vector<EncodedToken> Tokenizer::encode_text(std::string_view text) const {
-  return vocab_.kind == TokenizerKind::SentencePiece ? encode_sentencepiece(text) : encode_byte_level(text);
+  switch (vocab_.kind) {
+    case TokenizerKind::SentencePiece:
+      return encode_sentencepiece(text);
+    case TokenizerKind::ByteLevelBpe:
+      return encode_byte_level(text);
+    case TokenizerKind::WordPiece:
+      return encode_wordpiece(text);
+  }
+  return {};
 }
 
 std::vector<int> Tokenizer::encode_ids(std::string_view text, bool add_bos, SpecialTokens special) const {

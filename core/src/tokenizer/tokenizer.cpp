@@ -1,5 +1,6 @@
 // The vocabulary side of a Tokenizer: lookup tables, validation and decoding. Encoding lives beside it, one
-// file per algorithm (spm_bpe.cpp, byte_level_bpe.cpp).
+// file per algorithm (spm_bpe.cpp, byte_level_bpe.cpp, wordpiece.cpp).
+#include <algorithm>
 #include <cstdio>
 #include <functional>
 
@@ -45,10 +46,23 @@ Result<Tokenizer> Tokenizer::create(Vocabulary vocab, std::size_t merge_count,
                           {"eos", vocab.eos_id},
                           {"unk", vocab.unk_id},
                           {"end-of-turn", vocab.eot_id},
-                          {"end-of-message", vocab.eom_id}}) {
+                          {"end-of-message", vocab.eom_id},
+                          {"cls", vocab.cls_id},
+                          {"sep", vocab.sep_id},
+                          {"mask", vocab.mask_id},
+                          {"pad", vocab.pad_id}}) {
     if (id < -1 || id >= static_cast<int>(n))
       return error(ErrorCode::Malformed, source, ": ", name, " token id must be below the vocabulary size ",
                    n, ", found ", id);
+  }
+
+  if (vocab.kind == TokenizerKind::WordPiece) {
+    if (vocab.add_sep && vocab.sep_id < 0)
+      return error(ErrorCode::Malformed, source,
+                   ": the vocabulary ends a text with [SEP] but names no sep token");
+    if (vocab.wordpiece.max_input_chars_per_word < 1)
+      return error(ErrorCode::Malformed, source, ": max_input_chars_per_word must be at least 1, found ",
+                   vocab.wordpiece.max_input_chars_per_word);
   }
 
   Tokenizer t;
@@ -61,9 +75,11 @@ Result<Tokenizer> Tokenizer::create(Vocabulary vocab, std::size_t merge_count,
     const int byte = parse_byte_piece(piece);
     if (byte >= 0 && t.vocab_.types[id] == TokenType::Byte) t.byte_token_[byte] = static_cast<int>(id);
     // Only ordinary pieces take part in merging; the first of duplicated pieces wins, as in SentencePiece.
-    if (t.vocab_.types[id] == TokenType::Normal || t.vocab_.types[id] == TokenType::UserDefined)
+    if (t.vocab_.types[id] == TokenType::Normal || t.vocab_.types[id] == TokenType::UserDefined) {
       t.piece_ids_.insert(detail::IdIndex::hash_text(piece), static_cast<int32_t>(id),
                           [&](int32_t other) { return pieces[static_cast<std::size_t>(other)] == piece; });
+      t.longest_piece_ = std::max(t.longest_piece_, piece.size());
+    }
   }
   t.ends_text_ = ending_tokens(t.vocab_);
   t.special_ids_ = special_ids_longest_first(t.vocab_);
@@ -116,6 +132,7 @@ std::string Tokenizer::token_text(int previous, int id) const {
       break;
   }
   if (vocab_.kind == TokenizerKind::ByteLevelBpe) return byte_level_text(id);
+  if (vocab_.kind == TokenizerKind::WordPiece) return wordpiece_text(previous, id);
   const std::string& text = piece(id);
   const bool after_start = previous < 0 || previous == vocab_.bos_id;
   if (vocab_.add_space_prefix && after_start && !text.empty() && text[0] == ' ') return text.substr(1);

@@ -1,6 +1,8 @@
 // A Tokenizer from GGUF metadata (tokenizer.ggml.*): the vocabulary a llama.cpp model file carries.
 //   model            "llama": SentencePiece BPE (pieces, scores, "▁" for spaces, <0xXX> byte tokens)
 //                    "gpt2":  byte-level BPE (pieces in GPT-2's byte mapping, merges "a b" by priority)
+//                    "bert":  WordPiece (pieces in llama.cpp's phantom-space form, wordpiece_spelling.hpp;
+//                             cls/seperator/padding/mask token ids, add_eos/add_sep_token, normalizer.*)
 //   pre              the byte-level pre-tokenizer: "gpt-2", "llama-bpe", "qwen2" (and the aliases in
 //                    gguf_names.hpp)
 //   tokens, scores, token_type, merges, bos/eos/unknown/eot/eom_token_id, add_bos_token, add_space_prefix
@@ -12,6 +14,7 @@
 #include "glassbox/error.hpp"
 #include "glassbox/formats.hpp"
 #include "tokenizer/sentencepiece_space.hpp"
+#include "tokenizer/wordpiece_spelling.hpp"
 
 namespace glassbox {
 namespace {
@@ -56,6 +59,40 @@ const gguf::PreTokenizerName* pre_tokenizer_named(const std::string& name) {
   return nullptr;
 }
 
+// A WordPiece vocabulary's special tokens and normalizer. Absent keys take llama.cpp's defaults for "bert"
+// (llama_vocab::impl::load): [CLS] 101, [SEP] 102, [UNK] 100, [PAD] 0, [MASK] 103 (bert-base's ids; here only
+// where the vocabulary is that large), [CLS] and [SEP] added, lowercase, and strip accents when lowercasing.
+// GGUF has no keys for BertNormalizer's other choices: llama.cpp always cleans the text and sets CJK apart, and
+// the limit of a word is Hugging Face's default (llama.cpp has none).
+Result<void> read_wordpiece_settings(const GgufFile& file, std::size_t n, Vocabulary& vocab) {
+  auto id_or = [&](const char* key, int fallback) -> Result<int> {
+    return special_id(file, key, fallback < static_cast<int>(n) ? fallback : -1, n);
+  };
+  GLASSBOX_ASSIGN(const int bos, id_or(gguf::kBosTokenIdKey, -1));
+  GLASSBOX_ASSIGN(const int cls, id_or(gguf::kClsTokenIdKey, bos >= 0 ? bos : 101));
+  GLASSBOX_ASSIGN(const int eos, id_or(gguf::kEosTokenIdKey, -1));
+  GLASSBOX_ASSIGN(const int sep, id_or(gguf::kSepTokenIdKey, eos >= 0 ? eos : 102));
+  GLASSBOX_ASSIGN(vocab.unk_id, id_or(gguf::kUnknownTokenIdKey, 100));
+  GLASSBOX_ASSIGN(vocab.pad_id, id_or(gguf::kPadTokenIdKey, 0));
+  GLASSBOX_ASSIGN(vocab.mask_id, id_or(gguf::kMaskTokenIdKey, 103));
+  vocab.cls_id = cls;
+  vocab.sep_id = sep;
+  // A text starts with BOS, which llama.cpp's converter sets to [CLS], and ends with [SEP].
+  vocab.bos_id = bos >= 0 ? bos : cls;
+  vocab.eos_id = eos >= 0 ? eos : sep;
+  GLASSBOX_ASSIGN(vocab.add_bos, file.boolean(gguf::kAddBosTokenKey, true));
+  GLASSBOX_ASSIGN(const bool add_eos, file.boolean(gguf::kAddEosTokenKey, true));
+  GLASSBOX_ASSIGN(vocab.add_sep, file.boolean(gguf::kAddSepTokenKey, add_eos));
+  if (vocab.sep_id < 0) vocab.add_sep = false;
+  vocab.add_space_prefix = false;
+
+  WordPieceOptions& o = vocab.wordpiece;
+  GLASSBOX_ASSIGN(o.lowercase, file.boolean(gguf::kNormalizerLowercaseKey, true));
+  GLASSBOX_ASSIGN(o.strip_accents, file.boolean(gguf::kNormalizerStripAccentsKey, o.lowercase));
+  if (vocab.unk_id >= 0) vocab.types[static_cast<std::size_t>(vocab.unk_id)] = TokenType::Unknown;
+  return ok();
+}
+
 }  // namespace
 
 Result<Tokenizer> tokenizer_from_gguf(const GgufFile& file) {
@@ -67,7 +104,8 @@ Result<Tokenizer> tokenizer_from_gguf(const GgufFile& file) {
     if (*model == m.name) known = &m;
   if (!known)
     return error(ErrorCode::UnsupportedArchitecture, file.source(), ": ", gguf::kTokenizerModelKey, " \"",
-                 *model, "\" is not supported (glassbox reads \"llama\" and \"gpt2\" vocabularies)");
+                 *model,
+                 "\" is not supported (glassbox reads \"llama\", \"gpt2\" and \"bert\" vocabularies)");
   vocab.kind = known->kind;
 
   auto tokens = array_of(file, gguf::kTokensKey, GgufType::String, true);
@@ -87,8 +125,6 @@ Result<Tokenizer> tokenizer_from_gguf(const GgufFile& file) {
   for (std::size_t id = 0; id < n; ++id) {
     // The array accessors read each element in place (no GgufValue per element: vocabularies reach 150k).
     const std::string& piece = (*tokens)->items.text(id);
-    vocab.pieces.push_back(vocab.kind == TokenizerKind::SentencePiece ? spaces_from_sentencepiece(piece)
-                                                                      : piece);
     vocab.scores.push_back(*scores ? static_cast<float>((*scores)->items.real(id)) : 0.0f);
     if (*types) {
       auto type = token_type(file, (*types)->items.integer(id), id);
@@ -97,6 +133,25 @@ Result<Tokenizer> tokenizer_from_gguf(const GgufFile& file) {
     } else {
       vocab.types.push_back(TokenType::Normal);
     }
+    switch (vocab.kind) {
+      case TokenizerKind::SentencePiece:
+        vocab.pieces.push_back(spaces_from_sentencepiece(piece));
+        break;
+      case TokenizerKind::ByteLevelBpe:
+        vocab.pieces.push_back(piece);
+        break;
+      case TokenizerKind::WordPiece:
+        vocab.pieces.push_back(
+            wordpiece_from_phantom(piece, vocab.types.back(), vocab.wordpiece.continuing_prefix));
+        break;
+    }
+  }
+  if (vocab.kind == TokenizerKind::WordPiece) {
+    GLASSBOX_TRY(read_wordpiece_settings(file, n, vocab));
+    auto chat_template = file.string(gguf::kChatTemplateKey, "");
+    if (!chat_template) return chat_template.error();
+    vocab.chat_template = *chat_template;
+    return Tokenizer::create(std::move(vocab), file.source());
   }
 
   // Without the key, llama.cpp's default: SentencePiece vocabularies add BOS; byte-level BPE ones only for

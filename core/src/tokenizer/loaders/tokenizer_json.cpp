@@ -4,12 +4,15 @@
 //   SentencePiece-style (Llama 2, Mistral, TinyLlama): spaces become "▁" (a Replace normalizer or a Metaspace
 //     pre_tokenizer), "▁" is prepended to the text (Prepend, or Metaspace's prepend_scheme), unknown
 //     characters fall back to <0xXX> byte pieces (byte_fallback).
+// or with a WordPiece model (BERT and the encoders after it): a BertNormalizer, a BertPreTokenizer, the vocabulary
+//   with "##" (continuing_subword_prefix) before continuing pieces, [CLS] ... [SEP] from the post_processor.
 // Special token ids come from the post_processor's template (which also says whether BOS is added) and
 // otherwise from the usual names. Anything else a tokenizer.json can say (other models, normalizers or
 // pre-tokenizers) is refused with an error naming the field, rather than encoded differently in silence.
 // The file is parsed in tokenizer_json_stream.cpp and the pipeline's steps read in
 // tokenizer_json_pipeline.cpp.
 #include <algorithm>
+#include <limits>
 
 #include "glassbox/formats.hpp"
 #include "tokenizer/loaders/tokenizer_json.hpp"
@@ -24,6 +27,11 @@ using namespace tokenizer_json;
 constexpr const char* kBosNames[] = {"<s>", "<|begin_of_text|>", "<bos>", "<|startoftext|>", "<|endoftext|>"};
 constexpr const char* kEosNames[] = {"</s>", "<|end_of_text|>", "<eos>", "<|endoftext|>"};
 constexpr const char* kUnkNames[] = {"<unk>", "<|unk|>", "[UNK]"};
+// An encoder's mask and padding tokens, which tokenizer.json names only in passing (padding) or not at all.
+constexpr const char* kMaskNames[] = {"[MASK]", "<mask>"};
+constexpr const char* kPadNames[] = {"[PAD]", "<pad>"};
+constexpr const char* kClsNames[] = {"[CLS]", "<s>"};
+constexpr const char* kSepNames[] = {"[SEP]", "</s>"};
 
 bool is_byte_piece(std::string_view piece) {
   auto hex = [](char c) { return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'F'); };
@@ -40,6 +48,10 @@ struct Added {
 };
 
 struct ModelSettings {
+  bool wordpiece = false;  // model.type "WordPiece" (else BPE)
+  std::string continuing_prefix;
+  int max_input_chars_per_word = 100;
+  std::string pad_token;  // the document's padding.pad_token, when it pads
   std::vector<Added> added;
   bool byte_fallback = false;
   bool ignore_merges = false;
@@ -53,16 +65,29 @@ Result<ModelSettings> read_settings(const Value& root, const Fields& f) {
   GLASSBOX_ASSIGN(const std::string type, f.text(m, "model", "type", ""));
   if (type.empty() && !(json::find(m, "vocab") && json::find(m, "merges")))
     return f.fail("model.type is missing");
-  if (!type.empty() && type != "BPE")
-    // A kind of tokenizer glassbox lacks, as GGUF's tokenizer.ggml.model "bert" is: not a broken file.
-    return recode(f.fail("model.type \"", type, "\" is not supported (glassbox reads BPE models)"),
-                  ErrorCode::UnsupportedArchitecture);
+  if (!type.empty() && type != "BPE" && type != "WordPiece")
+    // A kind of tokenizer glassbox lacks (Unigram, WordLevel): not a broken file.
+    return recode(
+        f.fail("model.type \"", type, "\" is not supported (glassbox reads BPE and WordPiece models)"),
+        ErrorCode::UnsupportedArchitecture);
+  ModelSettings s;
+  s.wordpiece = type == "WordPiece";
+  if (s.wordpiece) {
+    GLASSBOX_ASSIGN(s.continuing_prefix, f.text(m, "model", "continuing_subword_prefix", "##"));
+    GLASSBOX_ASSIGN(const int64_t max_chars, f.whole_number(m, "model", "max_input_chars_per_word", 1,
+                                                            std::numeric_limits<int32_t>::max(), 100));
+    s.max_input_chars_per_word = static_cast<int>(max_chars);
+    GLASSBOX_ASSIGN(const Value* padding, f.object(root, "", "padding"));
+    if (padding) {
+      GLASSBOX_ASSIGN(s.pad_token, f.text(*padding, "padding", "pad_token", ""));
+    }
+  }
   for (const char* key : {"continuing_subword_prefix", "end_of_word_suffix"}) {
+    if (s.wordpiece) break;
     GLASSBOX_ASSIGN(const std::string affix, f.text(m, "model", key, ""));
     if (!affix.empty()) return f.fail("model.", key, " \"", affix, "\" is not supported");
   }
 
-  ModelSettings s;
   GLASSBOX_ASSIGN(s.byte_fallback, f.flag(m, "model", "byte_fallback", false));
   GLASSBOX_ASSIGN(s.ignore_merges, f.flag(m, "model", "ignore_merges", false));
   GLASSBOX_ASSIGN(s.unk_token, f.text(m, "model", "unk_token", ""));
@@ -87,6 +112,7 @@ Result<ModelSettings> read_settings(const Value& root, const Fields& f) {
   const Value* vocab = json::find(m, "vocab");
   if (!vocab) return f.fail("model.vocab is missing");
   if (!vocab->IsObject()) return f.fail("model.vocab must be an object");
+  if (s.wordpiece) return s;  // a WordPiece model has no merges
   const Value* merges = json::find(m, "merges");
   if (!merges) return f.fail("model.merges is missing");
   if (!merges->IsArray()) return f.fail("model.merges must be an array");
@@ -193,7 +219,11 @@ Result<Parts> read_parts(const Bytes& bytes) {
   GLASSBOX_ASSIGN(const Value* post, f.object(doc, "", "post_processor"));
 
   Vocabulary v;
-  if (mentions(pre, "ByteLevel")) {
+  if (settings.wordpiece) {
+    GLASSBOX_TRY(read_wordpiece_pipeline(normalizer, pre, f, v));
+    v.wordpiece.continuing_prefix = settings.continuing_prefix;
+    v.wordpiece.max_input_chars_per_word = settings.max_input_chars_per_word;
+  } else if (mentions(pre, "ByteLevel")) {
     GLASSBOX_TRY(read_byte_level_pipeline(normalizer, pre, f, v));
   } else if (settings.byte_fallback || mentions(pre, "Metaspace") || mentions(normalizer, "Prepend") ||
              mentions(normalizer, "Replace")) {
@@ -257,6 +287,18 @@ Result<Parts> read_parts(const Bytes& bytes) {
     if (v.unk_id < 0 && spm) v.unk_id = first_of("", kUnkNames);
     if (v.unk_id >= 0) v.types[static_cast<std::size_t>(v.unk_id)] = TokenType::Unknown;
     v.add_bos = specials.add_bos && v.bos_id >= 0;
+    if (settings.wordpiece) {
+      // [CLS] text [SEP]: what the template puts before the text starts it, what it puts after ends it.
+      v.cls_id = first_of(specials.bos, kClsNames);
+      v.sep_id = first_of(specials.eos, kSepNames);
+      v.bos_id = v.cls_id;
+      v.eos_id = v.sep_id;
+      v.add_sep = specials.eos_after_text && v.add_bos && v.sep_id >= 0;
+      v.mask_id = first_of("", kMaskNames);
+      v.pad_id = first_of(settings.pad_token, kPadNames);
+      v.scores.assign(v.pieces.size(), 0.0f);
+      return Parts{std::move(v), {}};
+    }
     if (spm) {
       GLASSBOX_TRY(score_by_merges(model, lookup, f, v));
       return Parts{std::move(v), {}};

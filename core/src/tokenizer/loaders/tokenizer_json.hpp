@@ -52,10 +52,16 @@ Result<void> read_byte_level_pipeline(const Value* normalizer, const Value* pre,
 Result<void> read_sentencepiece_pipeline(const Value* normalizer, const Value* pre, const Fields& f,
                                          Vocabulary& v);
 
+// WordPiece (BERT): a BertNormalizer (or a Sequence of NFD, Lowercase, StripAccents, BertNormalizer steps),
+// or none, then a BertPreTokenizer; sets kind, wordpiece's normalizer choices and add_space_prefix.
+Result<void> read_wordpiece_pipeline(const Value* normalizer, const Value* pre, const Fields& f,
+                                     Vocabulary& v);
+
 struct Specials {
   std::string bos;
   std::string eos;
   bool add_bos = false;
+  bool eos_after_text = false;  // the template ends the text with eos (BERT's [SEP])
 };
 
 // A TemplateProcessing's "single" template: special tokens before the text are BOS (and added), after it EOS

@@ -179,6 +179,51 @@ Result<void> read_sentencepiece_pipeline(const Value* normalizer, const Value* p
   return ok();
 }
 
+Result<void> read_wordpiece_pipeline(const Value* normalizer, const Value* pre, const Fields& f,
+                                     Vocabulary& v) {
+  WordPieceOptions& o = v.wordpiece;
+  // Without a normalizer the text is taken as it is.
+  o.clean_text = o.handle_chinese_chars = o.lowercase = o.strip_accents = false;
+  GLASSBOX_ASSIGN(const auto normalizers, steps_of(normalizer, "normalizer", "normalizers", f));
+  bool nfd = false;
+  bool strip = false;
+  for (const auto& [step, path] : normalizers) {
+    GLASSBOX_ASSIGN(const std::string type, type_of(*step, path, f));
+    if (type == "BertNormalizer") {
+      // Hugging Face's defaults for absent fields; strip_accents null follows lowercase.
+      GLASSBOX_ASSIGN(o.clean_text, f.flag(*step, path, "clean_text", true));
+      GLASSBOX_ASSIGN(o.handle_chinese_chars, f.flag(*step, path, "handle_chinese_chars", true));
+      GLASSBOX_ASSIGN(const bool lowercase, f.flag(*step, path, "lowercase", true));
+      GLASSBOX_ASSIGN(const bool strip_accents, f.flag(*step, path, "strip_accents", lowercase));
+      o.lowercase = o.lowercase || lowercase;
+      o.strip_accents = o.strip_accents || strip_accents;
+    } else if (type == "Lowercase") {
+      o.lowercase = true;
+    } else if (type == "NFD") {
+      nfd = true;
+    } else if (type == "StripAccents") {
+      strip = true;
+    } else {
+      return f.fail(path, ".type \"", type, "\" is not supported with a WordPiece model");
+    }
+  }
+  // StripAccents drops nonspacing marks only; after NFD that is BertNormalizer's strip_accents. Either alone
+  // would leave text glassbox does not produce (decomposed characters, or precomposed ones kept).
+  if (nfd != strip)
+    return f.fail("normalizer: NFD and StripAccents are supported only together (BERT's strip_accents)");
+  o.strip_accents = o.strip_accents || (nfd && strip);
+
+  GLASSBOX_ASSIGN(const auto steps, steps_of(pre, "pre_tokenizer", "pretokenizers", f));
+  if (steps.size() != 1) return f.fail("pre_tokenizer must be a BertPreTokenizer with a WordPiece model");
+  GLASSBOX_ASSIGN(const std::string type, type_of(*steps[0].first, steps[0].second, f));
+  if (type != "BertPreTokenizer")
+    return f.fail(steps[0].second, ".type \"", type, "\" is not supported with a WordPiece model (glassbox ",
+                  "reads BertPreTokenizer)");
+  v.kind = TokenizerKind::WordPiece;
+  v.add_space_prefix = false;
+  return ok();
+}
+
 Result<void> read_post_processor(const Value* node, const std::string& path, const Fields& f, Specials& s) {
   if (!node) return ok();
   auto type = type_of(*node, path, f);
@@ -213,6 +258,7 @@ Result<void> read_post_processor(const Value* node, const std::string& path, con
         s.add_bos = true;
       } else if (after_text && s.eos.empty()) {
         s.eos = *id;
+        s.eos_after_text = true;
       }
     }
   } else if (*type == "RobertaProcessing" || *type == "BertProcessing") {
@@ -223,6 +269,7 @@ Result<void> read_post_processor(const Value* node, const std::string& path, con
       (key[0] == 'c' ? s.bos : s.eos) = json::text_of((*pair)[0]);
     }
     s.add_bos = true;
+    s.eos_after_text = true;
   }
   return ok();
 }
