@@ -108,7 +108,10 @@ test('WordPiece: glassbox tokenize (GGUF "bert" and tokenizer.json) gives Huggin
   const differences = [];
   for (const { text, special } of cases) {
     const theirs = Array.from(reference.encode(text).ids);
-    for (const file of [gguf, tokenizerJson]) {
+    // Past 100 characters Hugging Face writes a word as [UNK], llama.cpp (and so a GGUF vocabulary) as its
+    // pieces: the GGUF file's long words are compared with llama.cpp (llama-cpp-encoder.test.mjs).
+    const hasLongWord = text.split(/\s+/).some((word) => [...word].length > 100);
+    for (const file of hasLongWord ? [tokenizerJson] : [gguf, tokenizerJson]) {
       const ours = glassboxIds(file, text, special);
       if (JSON.stringify(ours) !== JSON.stringify(theirs))
         differences.push(`${path.basename(file)}${special ? ' --special' : ''} ${JSON.stringify(text)}:\n  glassbox ${JSON.stringify(ours)}\n  reference ${JSON.stringify(theirs)}`);

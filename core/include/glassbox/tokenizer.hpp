@@ -111,7 +111,10 @@ struct WordPieceOptions {
   // How a piece that continues a word is spelled: "##ing". Pieces are stored so in the Vocabulary, whatever
   // the file's form (GGUF's phantom-space form is converted when read and written).
   std::string continuing_prefix = "##";
-  int max_input_chars_per_word = 100;  // a longer word (in characters, after normalizing) becomes [UNK]
+  // A longer word (in characters, after normalizing) becomes [UNK]; 0: no limit. Hugging Face's (tokenizer.json)
+  // is 100 by default; llama.cpp's WordPiece has none, and GGUF no key for one, so a GGUF vocabulary has none
+  // either and a 120-letter word gets the pieces llama.cpp gives it.
+  int max_input_chars_per_word = 100;
 };
 
 struct Vocabulary {

@@ -26,7 +26,7 @@ std::vector<EncodedToken> Tokenizer::encode_wordpiece(std::string_view text) con
   for (const BertWord& w : words) {
     const std::size_t n = w.last - w.first;
     const EncodedToken whole{vocab_.unk_id, chars[w.first].begin, chars[w.last - 1].end};
-    if (n > static_cast<std::size_t>(o.max_input_chars_per_word)) {
+    if (o.max_input_chars_per_word > 0 && n > static_cast<std::size_t>(o.max_input_chars_per_word)) {
       if (whole.id >= 0) out.push_back(whole);
       continue;
     }

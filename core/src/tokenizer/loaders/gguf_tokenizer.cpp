@@ -61,9 +61,9 @@ const gguf::PreTokenizerName* pre_tokenizer_named(const std::string& name) {
 
 // A WordPiece vocabulary's special tokens and normalizer. Absent keys take llama.cpp's defaults for "bert"
 // (llama_vocab::impl::load): [CLS] 101, [SEP] 102, [UNK] 100, [PAD] 0, [MASK] 103 (bert-base's ids; here only
-// where the vocabulary is that large), [CLS] and [SEP] added, lowercase, and strip accents when lowercasing.
+// where the vocabulary is that large), [CLS] and [SEP] always added, lowercase, and strip accents when lowercasing.
 // GGUF has no keys for BertNormalizer's other choices: llama.cpp always cleans the text and sets CJK apart, and
-// the limit of a word is Hugging Face's default (llama.cpp has none).
+// puts no limit on the length of a word (Hugging Face's [UNK] past 100 characters is tokenizer.json's).
 Result<void> read_wordpiece_settings(const GgufFile& file, std::size_t n, Vocabulary& vocab) {
   auto id_or = [&](const char* key, int fallback) -> Result<int> {
     return special_id(file, key, fallback < static_cast<int>(n) ? fallback : -1, n);
@@ -80,13 +80,19 @@ Result<void> read_wordpiece_settings(const GgufFile& file, std::size_t n, Vocabu
   // A text starts with BOS, which llama.cpp's converter sets to [CLS], and ends with [SEP].
   vocab.bos_id = bos >= 0 ? bos : cls;
   vocab.eos_id = eos >= 0 ? eos : sep;
-  GLASSBOX_ASSIGN(vocab.add_bos, file.boolean(gguf::kAddBosTokenKey, true));
-  GLASSBOX_ASSIGN(const bool add_eos, file.boolean(gguf::kAddEosTokenKey, true));
-  GLASSBOX_ASSIGN(vocab.add_sep, file.boolean(gguf::kAddSepTokenKey, add_eos));
-  if (vocab.sep_id < 0) vocab.add_sep = false;
+  // llama.cpp's WordPiece adds [CLS] before and [SEP] after every text it tokenizes with its special tokens,
+  // whatever tokenizer.ggml.add_*_token say (llama_vocab::impl::tokenize): gguf-py writes add_sep_token for
+  // the separator between the two texts of a pair, which a one-text tokenization never has, so the keys are
+  // only checked for their type here.
+  GLASSBOX_TRY(file.boolean(gguf::kAddBosTokenKey, true));
+  GLASSBOX_TRY(file.boolean(gguf::kAddEosTokenKey, true));
+  GLASSBOX_TRY(file.boolean(gguf::kAddSepTokenKey, true));
+  vocab.add_bos = true;
+  vocab.add_sep = vocab.sep_id >= 0;
   vocab.add_space_prefix = false;
 
   WordPieceOptions& o = vocab.wordpiece;
+  o.max_input_chars_per_word = 0;  // llama.cpp's WordPiece covers a word of any length
   GLASSBOX_ASSIGN(o.lowercase, file.boolean(gguf::kNormalizerLowercaseKey, true));
   GLASSBOX_ASSIGN(o.strip_accents, file.boolean(gguf::kNormalizerStripAccentsKey, o.lowercase));
   if (vocab.unk_id >= 0) vocab.types[static_cast<std::size_t>(vocab.unk_id)] = TokenType::Unknown;
