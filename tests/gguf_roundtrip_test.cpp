@@ -289,6 +289,7 @@ TEST(GgufRoundTripTokenizer, WordPieceIsWrittenInLlamaCppsForm) {
   EXPECT_EQ(model->text, "bert");
   const GgufValue* tokens = back.file.find("tokenizer.ggml.tokens");
   ASSERT_NE(tokens, nullptr);
+  EXPECT_EQ(tokens->items.text(1), "[UNK]");
   EXPECT_EQ(tokens->items.text(2), "[CLS]");
   EXPECT_EQ(tokens->items.text(5), "\xE2\x96\x81hello");
   EXPECT_EQ(tokens->items.text(7), "aff");

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -236,6 +237,48 @@ TEST(WordPiece, AddsClsAndSepAndParsesMask) {
   broken = small_vocabulary();
   broken.mask_id = 99;
   expect_error(Tokenizer::create(broken, "hand-made"), ErrorCode::Malformed, "mask token id");
+}
+
+// Random bytes and random characters: every id in the vocabulary, every span inside the text and in order.
+TEST(WordPiece, AnyInputGivesValidIdsAndOrderedSpans) {
+  const Tokenizer t = make(small_vocabulary());
+  std::mt19937 rng(26);
+  const std::u32string alphabet = U"aAbBcé日本 \t\n,!$€\u0301\u200b\uFFFD\u0130한ǅ\U0001F917";
+  for (int round = 0; round < 2000; ++round) {
+    std::string text;
+    const int length = static_cast<int>(rng() % 24);
+    for (int k = 0; k < length; ++k) {
+      if (round % 2 == 0) {
+        text += static_cast<char>(rng() & 0xFF);
+      } else {
+        std::string utf8;
+        const char32_t c = alphabet[rng() % alphabet.size()];
+        if (c < 0x80) {
+          utf8 += static_cast<char>(c);
+        } else if (c < 0x800) {
+          utf8 += {static_cast<char>(0xC0 | (c >> 6)), static_cast<char>(0x80 | (c & 0x3F))};
+        } else if (c < 0x10000) {
+          utf8 += {static_cast<char>(0xE0 | (c >> 12)), static_cast<char>(0x80 | ((c >> 6) & 0x3F)),
+                   static_cast<char>(0x80 | (c & 0x3F))};
+        } else {
+          utf8 += {static_cast<char>(0xF0 | (c >> 18)), static_cast<char>(0x80 | ((c >> 12) & 0x3F)),
+                   static_cast<char>(0x80 | ((c >> 6) & 0x3F)), static_cast<char>(0x80 | (c & 0x3F))};
+        }
+        text += utf8;
+      }
+    }
+    for (const SpecialTokens special : {SpecialTokens::AsText, SpecialTokens::Parse}) {
+      int last_end = 0;
+      for (const EncodedToken& token : t.encode(text, true, special)) {
+        ASSERT_TRUE(t.valid_id(token.id)) << round;
+        ASSERT_LE(0, token.byte_begin) << round;
+        ASSERT_LE(token.byte_begin, token.byte_end) << round;
+        ASSERT_LE(static_cast<std::size_t>(token.byte_end), text.size()) << round;
+        ASSERT_LE(last_end, token.byte_end) << round;
+        last_end = token.byte_end;
+      }
+    }
+  }
 }
 
 TEST(WordPiece, DecodesJoiningContinuingPieces) {

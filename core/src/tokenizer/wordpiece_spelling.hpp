@@ -13,9 +13,10 @@
 
 namespace glassbox {
 
-// Control tokens are stored verbatim by llama.cpp's converter; so are unused slots, which no word contains.
+// Control tokens are stored verbatim by llama.cpp's converter ([UNK] among them: glassbox marks it Unknown
+// once read, and writes it verbatim too); so are unused slots, which no word contains.
 inline bool wordpiece_spelled_verbatim(TokenType type) {
-  return type == TokenType::Control || type == TokenType::Unused;
+  return type == TokenType::Control || type == TokenType::Unknown || type == TokenType::Unused;
 }
 
 inline std::string wordpiece_from_phantom(std::string_view piece, TokenType type, std::string_view prefix) {
