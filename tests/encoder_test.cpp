@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 
 #include "glassbox/glassbox.hpp"
 #include "test_json.hpp"
@@ -156,6 +157,33 @@ TEST_P(EncoderFixture, EachTextOfABatchIsTheBitsItGetsAlone) {
 
 INSTANTIATE_TEST_SUITE_P(GgufAndFolders, EncoderFixture,
                          ::testing::Values("bert-tiny", "bert-tiny-mlm", "hf-bert", "hf-bert-mlm", "st-bert"));
+
+// glassbox convert keeps an encoder whole: written as llama.cpp's `bert` (with our MLM head's tensors where the
+// model has one), read back to the same bits, pooling and tokenizer.
+TEST_P(EncoderFixture, ConvertWritesBertAndReadsBackTheSameBits) {
+  const FixtureFiles files = fixture_files(GetParam());
+  GLASSBOX_REQUIRE_FILE(files.expected);
+  const ExpectedEncoding expected = read_expected(files.expected);
+  auto loaded = open_model_files(files.model, "");
+  ASSERT_TRUE(loaded.ok()) << loaded.error().message;
+  const auto path = std::filesystem::temp_directory_path() / ("glassbox-convert-" + GetParam() + ".gguf");
+  auto written = export_gguf(*loaded->model, *loaded->tokenizer, ExportType::F32, GetParam(), path.string());
+  ASSERT_TRUE(written.ok()) << written.error().message;
+  EXPECT_EQ(written->architecture, "bert");
+  auto again = open_model_files(path.string(), "");
+  std::filesystem::remove(path);
+  ASSERT_TRUE(again.ok()) << again.error().message;
+  EXPECT_EQ(again->model->config, loaded->model->config);
+  EXPECT_EQ(again->model->weights.masked_lm.present(), loaded->model->weights.masked_lm.present());
+  for (const std::vector<int>& text : expected.tokens) {
+    EXPECT_EQ(again->tokenizer->mask_id(), loaded->tokenizer->mask_id());
+    auto a = Encoder::create(loaded->model), b = Encoder::create(again->model);
+    ASSERT_TRUE(a.ok() && b.ok());
+    auto sa = a->encode(std::span(&text, 1)), sb = b->encode(std::span(&text, 1));
+    ASSERT_TRUE(sa.ok() && sb.ok());
+    EXPECT_EQ(sa->states, sb->states);
+  }
+}
 
 TEST(Encoder, RefusesBadInputWithWordsThatSayWhatIsWrong) {
   const std::string model_file = test::fixture_path("bert-tiny.gguf");

@@ -188,6 +188,9 @@ TEST(WordPiece, WordsLongerThanTheLimitAreUnknown) {
   WordPieceOptions short_words;
   short_words.max_input_chars_per_word = 3;
   EXPECT_EQ(pieces(make(small_vocabulary(short_words)), "aaa aaaa"), (Pieces{"a", "##a", "##a", "[UNK]"}));
+  WordPieceOptions no_limit;  // a GGUF vocabulary's, as llama.cpp's: every word gets its pieces
+  no_limit.max_input_chars_per_word = 0;
+  EXPECT_EQ(pieces(make(small_vocabulary(no_limit)), std::string(101, 'a')).size(), 101u);
 }
 
 TEST(WordPiece, SpansAreTheInputsBytes) {

@@ -228,6 +228,7 @@ void add_config(GgufWriter& w, const gguf::Architecture& arch, const ModelConfig
   if (!c.causal || encoder_arch) w.add_bool(key(gguf::kCausalAttention), c.causal);
   for (const gguf::PoolingTypeCode& p : gguf::kPoolingTypes)
     if (p.pooling == c.pooling && c.pooling != Pooling::None) w.add_uint32(key(gguf::kPoolingType), p.code);
+  if (c.normalize_embedding) w.add_bool(key(gguf::kNormalizeEmbedding), true);
   if (c.n_token_types > 0) w.add_uint32(gguf::kTokenTypeCountKey, static_cast<uint32_t>(c.n_token_types));
   if (arch.fixed) return;
   w.add_string(key(gguf::kNorm), choice_name(c.norm));
@@ -244,15 +245,14 @@ void add_config(GgufWriter& w, const gguf::Architecture& arch, const ModelConfig
 
 // A WordPiece vocabulary as llama.cpp's converter writes BERT's ("bert", pieces in the phantom-space form).
 // GGUF keeps only two of BertNormalizer's choices; a vocabulary that needs the others is refused rather than
-// written to tokenize differently when read back.
+// written to tokenize differently when read back. Its limit on a word's length is not kept: read back, the
+// vocabulary has llama.cpp's (none), so a word past Hugging Face's 100 characters gets pieces, not [UNK].
 Result<void> add_wordpiece_tokenizer(GgufWriter& w, const Vocabulary& v) {
   const WordPieceOptions& o = v.wordpiece;
-  const WordPieceOptions bert;
-  if (!o.clean_text || !o.handle_chinese_chars || o.max_input_chars_per_word != bert.max_input_chars_per_word)
-    return error(
-        ErrorCode::UnsupportedArchitecture,
-        "GGUF's \"bert\" vocabulary always cleans the text, sets CJK characters apart and limits words to ",
-        bert.max_input_chars_per_word, " characters; this WordPiece tokenizer does otherwise");
+  if (!o.clean_text || !o.handle_chinese_chars)
+    return error(ErrorCode::UnsupportedArchitecture,
+                 "GGUF's \"bert\" vocabulary always cleans the text and sets CJK characters apart; this WordPiece "
+                 "tokenizer does otherwise");
   for (const gguf::TokenizerModelName& m : gguf::kTokenizerModels)
     if (m.kind == v.kind) w.add_string(gguf::kTokenizerModelKey, m.name);
   std::vector<std::string> pieces;

@@ -191,6 +191,9 @@ inline constexpr const char* kScaledEmbeddings = "scaled_embeddings";
 // false for an encoder architecture), and how token states pool into one embedding (kPoolingTypes).
 inline constexpr const char* kCausalAttention = "attention.causal";
 inline constexpr const char* kPoolingType = "pooling_type";
+// Our own key (llama.cpp leaves normalizing to the caller): a sentence-transformers model whose embeddings
+// are L2-normalized (ModelConfig::normalize_embedding) keeps saying so.
+inline constexpr const char* kNormalizeEmbedding = "pooling_normalize";
 struct PoolingTypeCode {
   Pooling pooling;
   int32_t code;  // llama.cpp's enum llama_pooling_type; 3 (last) and 4 (rank) glassbox does not compute
