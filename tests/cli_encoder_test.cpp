@@ -1,0 +1,127 @@
+// `glassbox embed` and `glassbox fill-mask` as a user runs them, on the NumPy reference's tiny BERTs
+// (tests/reference/README.md, "Encoder fixtures"): their JSON is what the library computes, and bad input
+// gets words that say what is wrong.
+#include <gtest/gtest.h>
+
+#include "glassbox/glassbox.hpp"
+#include "test_json.hpp"
+#include "test_support.hpp"
+
+#if !defined(__EMSCRIPTEN__)
+namespace glassbox {
+namespace {
+
+test::ProcessResult glassbox(std::vector<std::string> args) {
+  args.insert(args.begin(), GLASSBOX_CLI_PATH);
+  return test::run_process(args);
+}
+
+TEST(CliEncoder, EmbedPrintsEachTextsEmbeddingAndTheirSimilarities) {
+  const std::string model = test::fixture_path("bert-tiny.gguf");
+  GLASSBOX_REQUIRE_FILE(model);
+  auto run = glassbox({"embed", "--model", model, "--text", "the cat sat on the mat", "--text", "a dog ran",
+                       "--threads", "2", "--json"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json::Document doc = test::parse_json(run.out, "embed --json");
+  EXPECT_EQ(test::text(test::member(doc, "pooling")), "mean");  // what bert-tiny.gguf says
+  const auto texts = test::items(test::member(doc, "tokens"));
+  ASSERT_EQ(texts.Size(), 2u);
+
+  // The same computation through the library: tokens, one padded batch, mean pooling.
+  auto loaded = open_model_files(model, "");
+  ASSERT_TRUE(loaded.ok());
+  std::vector<std::vector<int>> ids;
+  for (const char* text : {"the cat sat on the mat", "a dog ran"}) {
+    ids.emplace_back();
+    for (const EncodedToken& t : loaded->tokenizer->encode(text, true))
+      ids.back().push_back(t.id);
+  }
+  EXPECT_EQ(ids[0].front(), loaded->tokenizer->cls_id());
+  EXPECT_EQ(ids[0].back(), loaded->tokenizer->sep_id());
+  EXPECT_EQ(test::ints(texts[0]), ids[0]);
+  EXPECT_EQ(test::ints(texts[1]), ids[1]);
+  auto encoder = Encoder::create(loaded->model);
+  ASSERT_TRUE(encoder.ok());
+  auto encoded = encoder->encode(ids);
+  ASSERT_TRUE(encoded.ok());
+  auto pooled = pool_states(*encoded, Pooling::Mean, false);
+  ASSERT_TRUE(pooled.ok());
+  const auto embeddings = test::items(test::member(doc, "embeddings"));
+  for (std::size_t i = 0; i < 2; ++i) {
+    const std::vector<float> printed = test::floats(embeddings[static_cast<rapidjson::SizeType>(i)]);
+    ASSERT_EQ(printed.size(), (*pooled)[i].size());
+    for (std::size_t k = 0; k < printed.size(); ++k)
+      EXPECT_FLOAT_EQ(printed[k], (*pooled)[i][k]) << i << " " << k;
+  }
+  const auto similarity = test::items(test::member(doc, "similarity"));
+  ASSERT_EQ(similarity.Size(), 2u);
+  EXPECT_NEAR(test::floats(similarity[0])[1], cosine_similarities(*pooled)[0][1], 1e-6);
+}
+
+TEST(CliEncoder, FillMaskListsCandidatesForEachMask) {
+  const std::string model = test::fixture_path("bert-tiny-mlm.gguf");
+  GLASSBOX_REQUIRE_FILE(model);
+  auto run = glassbox({"fill-mask", "--model", model, "--text", "the [MASK] sat on the [MASK]", "--top-k", "3",
+                       "--json"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json::Document doc = test::parse_json(run.out, "fill-mask --json");
+  const std::vector<int> tokens = test::ints(test::member(doc, "tokens"));
+  const auto masks = test::items(test::member(doc, "masks"));
+  ASSERT_EQ(masks.Size(), 2u);
+  auto loaded = open_model_files(model, "");
+  ASSERT_TRUE(loaded.ok());
+  auto encoder = Encoder::create(loaded->model);
+  ASSERT_TRUE(encoder.ok());
+  auto encoded = encoder->encode(std::vector<std::vector<int>>{tokens});
+  ASSERT_TRUE(encoded.ok());
+  for (const json::Value& mask : masks) {
+    const int position = test::member(mask, "position").GetInt();
+    EXPECT_EQ(tokens[static_cast<std::size_t>(position)], loaded->tokenizer->mask_id());
+    auto logits = encoder->masked_lm_logits(encoded->state(0, position));
+    ASSERT_TRUE(logits.ok());
+    const auto expected = top_tokens(*logits, 3);
+    const auto candidates = test::items(test::member(mask, "candidates"));
+    ASSERT_EQ(candidates.Size(), 3u);
+    for (rapidjson::SizeType k = 0; k < 3; ++k) {
+      EXPECT_EQ(test::member(candidates[k], "id").GetInt(), expected[k].id);
+      EXPECT_EQ(test::text(test::member(candidates[k], "piece")), loaded->tokenizer->piece(expected[k].id));
+      EXPECT_NEAR(test::member(candidates[k], "probability").GetDouble(), expected[k].probability, 1e-6);
+    }
+  }
+}
+
+TEST(CliEncoder, BadInputIsNamed) {
+  const std::string encoder = test::fixture_path("bert-tiny.gguf");
+  const std::string with_head = test::fixture_path("bert-tiny-mlm.gguf");
+  GLASSBOX_REQUIRE_FILE(encoder);
+  GLASSBOX_REQUIRE_FILE(with_head);
+  auto no_head = glassbox({"fill-mask", "--model", encoder, "--text", "the [MASK] sat"});
+  EXPECT_EQ(no_head.exit_code, 1);
+  EXPECT_NE(no_head.err.find("no masked-language-model head"), std::string::npos) << no_head.err;
+  auto no_mask = glassbox({"fill-mask", "--model", with_head, "--text", "the cat sat"});
+  EXPECT_EQ(no_mask.exit_code, 1);
+  EXPECT_NE(no_mask.err.find("no [MASK] to fill"), std::string::npos) << no_mask.err;
+  auto generate = glassbox({"generate", "--model", encoder, "--prompt", "the cat"});
+  EXPECT_EQ(generate.exit_code, 1);
+  EXPECT_NE(generate.err.find("encoder"), std::string::npos) << generate.err;
+  EXPECT_NE(generate.err.find("use embed or fill-mask"), std::string::npos) << generate.err;
+  std::string long_text;
+  for (int i = 0; i < 60; ++i)
+    long_text += "the cat ";
+  auto too_long = glassbox({"embed", "--model", encoder, "--text", long_text});
+  EXPECT_EQ(too_long.exit_code, 1);
+  EXPECT_NE(too_long.err.find("positions"), std::string::npos) << too_long.err;
+  auto wrong_tokenizer =
+      glassbox({"embed", "--model", encoder, "--tokenizer", test::fixture_path("tokenizer-gpt2.json"), "--text", "a"});
+  EXPECT_EQ(wrong_tokenizer.exit_code, 1);
+  EXPECT_NE(wrong_tokenizer.err.find("reads WordPiece tokens"), std::string::npos) << wrong_tokenizer.err;
+  auto embed_decoder = glassbox({"embed", "--model", test::model_path("stories260K.gguf"), "--text", "a"});
+  if (test::have_file(test::model_path("stories260K.gguf"))) {
+    EXPECT_EQ(embed_decoder.exit_code, 1);
+    EXPECT_NE(embed_decoder.err.find("decoder"), std::string::npos) << embed_decoder.err;
+  }
+}
+
+}  // namespace
+}  // namespace glassbox
+#endif
