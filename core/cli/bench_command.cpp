@@ -2,7 +2,8 @@
 // resets the session, reads a --prompt-tokens prompt in one prefill (batched prompt processing), then
 // generates --gen-tokens tokens greedily (one forward pass each). Prints the median and the range (min-max)
 // over the repeats, and the peak resident memory beside what the weights and the KV cache take, with an
-// inspection trace on or off (--trace).
+// inspection trace on or off (--trace). An encoder (BERT) is measured the way embedding uses it: each
+// repeat encodes a batch of --texts texts of 16 to 64 tokens in one padded pass, in texts/s and tokens/s.
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
@@ -19,6 +20,7 @@
 
 #include "commands.hpp"
 #include "glassbox/build.hpp"
+#include "glassbox/encoder.hpp"
 #include "glassbox/formats.hpp"
 #include "glassbox/sampler.hpp"
 #include "glassbox/session.hpp"
@@ -40,6 +42,7 @@ struct Options {
   int gen_tokens = 224;
   int threads = default_threads();  // this machine's cores
   int repeat = 5;
+  int texts = 32;  // encoders: texts per batch
   std::string trace = "off";
   bool json = false;
   bool no_warmup = false;
@@ -102,10 +105,68 @@ void print_json(const Options& o, const Stats& prompt, const Stats& generation, 
   std::printf("%.*s\n", static_cast<int>(json.text().size()), json.text().data());
 }
 
+// The texts of an encoder's batch: lengths spread over 16..64 tokens (what sentence embedding sees), fixed
+// and varied ids ([CLS] first, [SEP]-like last: the content does not change the work).
+std::vector<std::vector<int>> bench_texts(int count, const ModelConfig& c) {
+  std::vector<std::vector<int>> texts;
+  for (int i = 0; i < count; ++i) {
+    const int length = std::min(c.max_seq_len, 16 + (i * 37) % 49);
+    std::vector<int> text(static_cast<std::size_t>(length));
+    for (int t = 0; t < length; ++t)
+      text[static_cast<std::size_t>(t)] = (i * 131 + t * 7919 + 1) % c.vocab_size;
+    texts.push_back(std::move(text));
+  }
+  return texts;
+}
+
+Result<void> bench_encoder(const Options& o, std::shared_ptr<const Model> model) {
+  GLASSBOX_ASSIGN(Encoder encoder, Encoder::create(model, {.threads = o.threads}));
+  const std::vector<std::vector<int>> texts = bench_texts(o.texts, model->config);
+  int tokens = 0;
+  for (const std::vector<int>& text : texts)
+    tokens += static_cast<int>(text.size());
+  if (!o.no_warmup) GLASSBOX_TRY(encoder.encode(texts));
+  std::vector<double> text_rates, token_rates;
+  for (int r = 0; r < o.repeat; ++r) {
+    const auto t0 = Clock::now();
+    GLASSBOX_TRY(encoder.encode(texts));
+    const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    text_rates.push_back(o.texts / seconds);
+    token_rates.push_back(tokens / seconds);
+  }
+  const Stats per_text = stats(text_rates), per_token = stats(token_rates);
+  if (o.json) {
+    JsonWriter json;
+    json.begin_object();
+    json.key("engine").string(build_description());
+    json.key("threads").integer(o.threads);
+    json.key("repeat").integer(o.repeat);
+    json.key("texts").integer(o.texts);
+    json.key("tokens").integer(tokens);
+    json.key("texts_per_s").number(tenths(per_text.median));
+    json.key("texts_per_s_min").number(tenths(per_text.min));
+    json.key("texts_per_s_max").number(tenths(per_text.max));
+    json.key("tokens_per_s").number(tenths(per_token.median));
+    json.key("tokens_per_s_min").number(tenths(per_token.min));
+    json.key("tokens_per_s_max").number(tenths(per_token.max));
+    json.key("peak_resident_bytes").integer(peak_resident_bytes());
+    json.end_object();
+    std::printf("%.*s\n", static_cast<int>(json.text().size()), json.text().data());
+    return ok();
+  }
+  std::printf("%s, %d thread(s), %d repeats, encoder\n", build_description(), o.threads, o.repeat);
+  std::printf("embedding %d texts (%d tokens, 16-64 per text) per batch: %.1f texts/s (min %.1f, max %.1f), "
+              "%.1f tokens/s (min %.1f, max %.1f)\n",
+              o.texts, tokens, per_text.median, per_text.min, per_text.max, per_token.median, per_token.min,
+              per_token.max);
+  return ok();
+}
+
 Result<void> bench(const Options& o) {
   GLASSBOX_ASSIGN(Model loaded, load_model(o.model));
   auto model = std::make_shared<const Model>(std::move(loaded));
   const ModelConfig& c = model->config;
+  if (!c.causal) return bench_encoder(o, model);
   const int positions = o.prompt_tokens + o.gen_tokens;
   if (positions > c.max_seq_len)
     return error(ErrorCode::BadArgument, positions, " positions do not fit the model's context of ",
@@ -177,7 +238,9 @@ Result<void> bench(const Options& o) {
 
 Command add_bench_command(CLI::App& parent) {
   CLI::App* app = parent.add_subcommand(
-      "bench", "Measures prompt and generation tokens/s (median and range of the repeats) and peak memory");
+      "bench",
+      "Measures prompt and generation tokens/s (an encoder: embedding texts/s and tokens/s) with the median "
+      "and range of the repeats, and peak memory");
   auto options = std::make_shared<Options>();
   app->add_option("--model", options->model, "GGUF file or llama2.c checkpoint")
       ->type_name("FILE")
@@ -194,6 +257,10 @@ Command add_bench_command(CLI::App& parent) {
   app->add_option("--repeat", options->repeat, "repeats; the median is reported")
       ->type_name("R")
       ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  app->add_option("--texts", options->texts, "an encoder's texts per batch (16 to 64 tokens each)")
+      ->type_name("N")
+      ->check(CLI::Range(1, 4096))
       ->capture_default_str();
   app->add_option("--trace", options->trace,
                   "what the session records: off, residuals (what the page records) or attention (every "
