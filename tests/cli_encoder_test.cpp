@@ -11,16 +11,13 @@
 namespace glassbox {
 namespace {
 
-test::ProcessResult glassbox(std::vector<std::string> args) {
-  args.insert(args.begin(), GLASSBOX_CLI_PATH);
-  return test::run_process(args);
-}
+using test::run_cli;
 
 TEST(CliEncoder, EmbedPrintsEachTextsEmbeddingAndTheirSimilarities) {
   const std::string model = test::fixture_path("bert-tiny.gguf");
   GLASSBOX_REQUIRE_FILE(model);
-  auto run = glassbox({"embed", "--model", model, "--text", "the cat sat on the mat", "--text", "a dog ran",
-                       "--threads", "2", "--json"});
+  auto run = run_cli({"embed", "--model", model, "--text", "the cat sat on the mat", "--text", "a dog ran",
+                      "--threads", "2", "--json"});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const json::Document doc = test::parse_json(run.out, "embed --json");
   EXPECT_EQ(test::text(test::member(doc, "pooling")), "mean");  // what bert-tiny.gguf says
@@ -61,8 +58,8 @@ TEST(CliEncoder, EmbedPrintsEachTextsEmbeddingAndTheirSimilarities) {
 TEST(CliEncoder, FillMaskListsCandidatesForEachMask) {
   const std::string model = test::fixture_path("bert-tiny-mlm.gguf");
   GLASSBOX_REQUIRE_FILE(model);
-  auto run = glassbox({"fill-mask", "--model", model, "--text", "the [MASK] sat on the [MASK]", "--top-k", "3",
-                       "--json"});
+  auto run = run_cli(
+      {"fill-mask", "--model", model, "--text", "the [MASK] sat on the [MASK]", "--top-k", "3", "--json"});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const json::Document doc = test::parse_json(run.out, "fill-mask --json");
   const std::vector<int> tokens = test::ints(test::member(doc, "tokens"));
@@ -95,27 +92,27 @@ TEST(CliEncoder, BadInputIsNamed) {
   const std::string with_head = test::fixture_path("bert-tiny-mlm.gguf");
   GLASSBOX_REQUIRE_FILE(encoder);
   GLASSBOX_REQUIRE_FILE(with_head);
-  auto no_head = glassbox({"fill-mask", "--model", encoder, "--text", "the [MASK] sat"});
+  auto no_head = run_cli({"fill-mask", "--model", encoder, "--text", "the [MASK] sat"});
   EXPECT_EQ(no_head.exit_code, 1);
   EXPECT_NE(no_head.err.find("no masked-language-model head"), std::string::npos) << no_head.err;
-  auto no_mask = glassbox({"fill-mask", "--model", with_head, "--text", "the cat sat"});
+  auto no_mask = run_cli({"fill-mask", "--model", with_head, "--text", "the cat sat"});
   EXPECT_EQ(no_mask.exit_code, 1);
   EXPECT_NE(no_mask.err.find("no [MASK] to fill"), std::string::npos) << no_mask.err;
-  auto generate = glassbox({"generate", "--model", encoder, "--prompt", "the cat"});
+  auto generate = run_cli({"generate", "--model", encoder, "--prompt", "the cat"});
   EXPECT_EQ(generate.exit_code, 1);
   EXPECT_NE(generate.err.find("encoder"), std::string::npos) << generate.err;
   EXPECT_NE(generate.err.find("use embed or fill-mask"), std::string::npos) << generate.err;
   std::string long_text;
   for (int i = 0; i < 60; ++i)
     long_text += "the cat ";
-  auto too_long = glassbox({"embed", "--model", encoder, "--text", long_text});
+  auto too_long = run_cli({"embed", "--model", encoder, "--text", long_text});
   EXPECT_EQ(too_long.exit_code, 1);
   EXPECT_NE(too_long.err.find("positions"), std::string::npos) << too_long.err;
-  auto wrong_tokenizer =
-      glassbox({"embed", "--model", encoder, "--tokenizer", test::fixture_path("tokenizer-gpt2.json"), "--text", "a"});
+  auto wrong_tokenizer = run_cli(
+      {"embed", "--model", encoder, "--tokenizer", test::fixture_path("tokenizer-gpt2.json"), "--text", "a"});
   EXPECT_EQ(wrong_tokenizer.exit_code, 1);
   EXPECT_NE(wrong_tokenizer.err.find("reads WordPiece tokens"), std::string::npos) << wrong_tokenizer.err;
-  auto embed_decoder = glassbox({"embed", "--model", test::model_path("stories260K.gguf"), "--text", "a"});
+  auto embed_decoder = run_cli({"embed", "--model", test::model_path("stories260K.gguf"), "--text", "a"});
   if (test::have_file(test::model_path("stories260K.gguf"))) {
     EXPECT_EQ(embed_decoder.exit_code, 1);
     EXPECT_NE(embed_decoder.err.find("decoder"), std::string::npos) << embed_decoder.err;

@@ -11,24 +11,21 @@
 namespace glassbox {
 namespace {
 
-test::ProcessResult glassbox(std::vector<std::string> args) {
-  args.insert(args.begin(), GLASSBOX_CLI_PATH);
-  return test::run_process(args);
-}
+using test::run_cli;
 
 TEST(Cli, HelpForTheToolAndEachCommand) {
-  auto top = glassbox({"--help"});
+  auto top = run_cli({"--help"});
   EXPECT_EQ(top.exit_code, 0);
   for (const char* command : {"generate", "tokenize", "inspect", "bench", "convert"}) {
     EXPECT_NE(top.out.find(command), std::string::npos) << top.out;
-    auto help = glassbox({command, "--help"});
+    auto help = run_cli({command, "--help"});
     EXPECT_EQ(help.exit_code, 0) << command;
     EXPECT_NE(help.out.find(std::string("Usage: glassbox ") + command), std::string::npos) << help.out;
   }
 }
 
 TEST(Cli, HelpOfACommandListsItsFlagsWithTheCoresDefaults) {
-  auto help = glassbox({"generate", "--help"});
+  auto help = run_cli({"generate", "--help"});
   ASSERT_EQ(help.exit_code, 0);
   for (const char* flag : {"--model FILE", "--tokenizer FILE", "--prompt TEXT", "--steps N",
                            "--temperature T", "--top-k K", "--top-p P", "--seed S", "--threads N", "--json"})
@@ -37,13 +34,13 @@ TEST(Cli, HelpOfACommandListsItsFlagsWithTheCoresDefaults) {
   const SamplerSettings defaults;
   EXPECT_NE(help.out.find("--seed S=" + std::to_string(defaults.seed)), std::string::npos) << help.out;
   EXPECT_NE(help.out.find("--top-k K=" + std::to_string(defaults.top_k)), std::string::npos) << help.out;
-  auto tokenize = glassbox({"tokenize", "--help"});
+  auto tokenize = run_cli({"tokenize", "--help"});
   for (const char* flag : {"--tokenizer FILE", "--text TEXT", "--json", "--no-bos"})
     EXPECT_NE(tokenize.out.find(flag), std::string::npos) << flag << " in\n" << tokenize.out;
 }
 
 TEST(Cli, VersionIsTheLibrarysBuildDescription) {
-  auto run = glassbox({"--version"});
+  auto run = run_cli({"--version"});
   EXPECT_EQ(run.exit_code, 0);
   EXPECT_EQ(run.out, std::string(build_description()) + "\n");
   EXPECT_EQ(run.out.rfind(std::string("glassbox ") + version(), 0), 0u) << run.out;
@@ -83,7 +80,7 @@ TEST(Cli, WrongArgumentsNameTheFlagAndExitWithStatus2) {
       {{"bench", "--model", "m.bin", "--repeat=0"}, {"--repeat:"}},
   };
   for (const Case& c : cases) {
-    auto run = glassbox(c.args);
+    auto run = run_cli(c.args);
     EXPECT_EQ(run.exit_code, 2) << c.said.front();
     for (const std::string& text : c.said)
       EXPECT_NE(run.err.find(text), std::string::npos) << "stderr: " << run.err;
@@ -92,16 +89,16 @@ TEST(Cli, WrongArgumentsNameTheFlagAndExitWithStatus2) {
 }
 
 TEST(Cli, MissingOrBrokenFilesFailWithTheFileNamed) {
-  auto run = glassbox({"generate", "--model", "/nonexistent/m.bin", "--tokenizer", "/nonexistent/t.bin"});
+  auto run = run_cli({"generate", "--model", "/nonexistent/m.bin", "--tokenizer", "/nonexistent/t.bin"});
   EXPECT_EQ(run.exit_code, 1);
   EXPECT_NE(run.err.find("/nonexistent/m.bin: cannot open"), std::string::npos) << run.err;
   GLASSBOX_REQUIRE_FILE(test::model_path("tok512.bin"));
   GLASSBOX_REQUIRE_FILE(test::model_path("stories260K.bin"));
-  run = glassbox({"generate", "--model", test::model_path("stories260K.bin")});
+  run = run_cli({"generate", "--model", test::model_path("stories260K.bin")});
   EXPECT_EQ(run.exit_code, 1);
   EXPECT_NE(run.err.find("a llama2.c checkpoint needs its tokenizer file"), std::string::npos) << run.err;
   // A tokenizer file handed over as the model: rejected in plain words, not crashed on.
-  run = glassbox(
+  run = run_cli(
       {"generate", "--model", test::model_path("tok512.bin"), "--tokenizer", test::model_path("tok512.bin")});
   EXPECT_EQ(run.exit_code, 1);
   EXPECT_NE(run.err.find("tok512.bin: not a model file glassbox can read"), std::string::npos) << run.err;
@@ -110,8 +107,8 @@ TEST(Cli, MissingOrBrokenFilesFailWithTheFileNamed) {
 TEST(Cli, MismatchedTokenizerIsRejected) {
   GLASSBOX_REQUIRE_FILE(test::model_path("stories260K.bin"));
   GLASSBOX_REQUIRE_FILE(test::model_path("tokenizer.bin"));
-  auto run = glassbox({"generate", "--model", test::model_path("stories260K.bin"), "--tokenizer",
-                       test::model_path("tokenizer.bin")});
+  auto run = run_cli({"generate", "--model", test::model_path("stories260K.bin"), "--tokenizer",
+                      test::model_path("tokenizer.bin")});
   EXPECT_EQ(run.exit_code, 1);
   EXPECT_NE(run.err.find("the tokenizer has 32000 tokens but the model's vocab_size is 512"),
             std::string::npos)
@@ -122,8 +119,8 @@ TEST(Cli, StepsAndPromptLengthErrorsSayWhatIsWrong) {
   GLASSBOX_REQUIRE_FILE(test::model_path("stories260K.bin"));
   GLASSBOX_REQUIRE_FILE(test::model_path("tok512.bin"));
   auto generate = [](const std::string& prompt, const std::string& steps) {
-    return glassbox({"generate", "--model", test::model_path("stories260K.bin"), "--tokenizer",
-                     test::model_path("tok512.bin"), "--prompt", prompt, "--steps", steps});
+    return run_cli({"generate", "--model", test::model_path("stories260K.bin"), "--tokenizer",
+                    test::model_path("tok512.bin"), "--prompt", prompt, "--steps", steps});
   };
   // "Once upon a time" is 5 tokens with BOS.
   auto run = generate("Once upon a time", "3");
@@ -144,7 +141,7 @@ TEST(Cli, StepsAndPromptLengthErrorsSayWhatIsWrong) {
 TEST(Cli, TokenizeJsonMatchesTheLibrary) {
   GLASSBOX_REQUIRE_FILE(test::model_path("tok512.bin"));
   const std::string text = "Once upon a time, \"Zoe\" said 🙂\n";
-  auto run = glassbox({"tokenize", "--tokenizer", test::model_path("tok512.bin"), "--text", text, "--json"});
+  auto run = run_cli({"tokenize", "--tokenizer", test::model_path("tok512.bin"), "--text", text, "--json"});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const json::Document json = test::parse_json(run.out, "stdout");
   ASSERT_TRUE(json.IsObject()) << run.out;
@@ -163,7 +160,7 @@ TEST(Cli, TokenizeJsonMatchesTheLibrary) {
               (std::vector<int>{expected[i].byte_begin, expected[i].byte_end}));
   }
   auto plain =
-      glassbox({"tokenize", "--tokenizer", test::model_path("tok512.bin"), "--text", "Once", "--no-bos"});
+      run_cli({"tokenize", "--tokenizer", test::model_path("tok512.bin"), "--text", "Once", "--no-bos"});
   EXPECT_EQ(plain.exit_code, 0);
   EXPECT_NE(plain.out.find("403      \" Once\""), std::string::npos) << plain.out;
   EXPECT_EQ(plain.out.find("<s>"), std::string::npos) << plain.out;
@@ -172,9 +169,9 @@ TEST(Cli, TokenizeJsonMatchesTheLibrary) {
 TEST(Cli, SamplingIsReproducibleBySeed) {
   GLASSBOX_REQUIRE_FILE(test::model_path("stories260K.bin"));
   auto sample = [](const std::string& seed) {
-    return glassbox({"generate", "--model", test::model_path("stories260K.bin"), "--tokenizer",
-                     test::model_path("tok512.bin"), "--prompt", "The dog", "--temperature", "1.0", "--top-p",
-                     "0.9", "--top-k", "40", "--seed", seed, "--steps", "60", "--threads", "2"});
+    return run_cli({"generate", "--model", test::model_path("stories260K.bin"), "--tokenizer",
+                    test::model_path("tok512.bin"), "--prompt", "The dog", "--temperature", "1.0", "--top-p",
+                    "0.9", "--top-k", "40", "--seed", seed, "--steps", "60", "--threads", "2"});
   };
   const auto a = sample("7"), b = sample("7"), c = sample("8");
   ASSERT_EQ(a.exit_code, 0) << a.err;
@@ -188,9 +185,9 @@ TEST(Cli, WithoutASeedSamplingUsesTheCoresDefaultSeed) {
   GLASSBOX_REQUIRE_FILE(test::model_path("tok512.bin"));
   const std::string model = test::model_path("stories260K.bin"), tokenizer = test::model_path("tok512.bin");
   std::vector<std::string> args = {"generate", "--model", model, "--tokenizer", tokenizer, "--steps", "40"};
-  const auto unseeded = glassbox(args);
+  const auto unseeded = run_cli(args);
   args.insert(args.end(), {"--seed", std::to_string(SamplerSettings{}.seed)});
-  const auto seeded = glassbox(args);
+  const auto seeded = run_cli(args);
   ASSERT_EQ(unseeded.exit_code, 0) << unseeded.err;
   EXPECT_EQ(unseeded.out, seeded.out);
 }
@@ -198,12 +195,12 @@ TEST(Cli, WithoutASeedSamplingUsesTheCoresDefaultSeed) {
 TEST(Cli, FlagEqualsValueReadsLikeFlagSpaceValue) {
   GLASSBOX_REQUIRE_FILE(test::model_path("stories260K.bin"));
   GLASSBOX_REQUIRE_FILE(test::model_path("tok512.bin"));
-  const auto spaced = glassbox({"generate", "--model", test::model_path("stories260K.bin"), "--tokenizer",
-                                test::model_path("tok512.bin"), "--prompt", "Once upon a time",
-                                "--temperature", "0.8", "--seed", "3", "--steps", "30"});
-  const auto joined = glassbox({"generate", "--model=" + test::model_path("stories260K.bin"),
-                                "--tokenizer=" + test::model_path("tok512.bin"), "--prompt=Once upon a time",
-                                "--temperature=0.8", "--seed=3", "--steps=30"});
+  const auto spaced = run_cli({"generate", "--model", test::model_path("stories260K.bin"), "--tokenizer",
+                               test::model_path("tok512.bin"), "--prompt", "Once upon a time",
+                               "--temperature", "0.8", "--seed", "3", "--steps", "30"});
+  const auto joined = run_cli({"generate", "--model=" + test::model_path("stories260K.bin"),
+                               "--tokenizer=" + test::model_path("tok512.bin"), "--prompt=Once upon a time",
+                               "--temperature=0.8", "--seed=3", "--steps=30"});
   ASSERT_EQ(spaced.exit_code, 0) << spaced.err;
   ASSERT_EQ(joined.exit_code, 0) << joined.err;
   EXPECT_EQ(joined.out, spaced.out);
@@ -212,8 +209,8 @@ TEST(Cli, FlagEqualsValueReadsLikeFlagSpaceValue) {
 
 TEST(Cli, GenerateJsonSaysWhyItStopped) {
   GLASSBOX_REQUIRE_FILE(test::model_path("stories260K.gguf"));
-  auto run = glassbox({"generate", "--model", test::model_path("stories260K.gguf"), "--prompt",
-                       "Once upon a time", "--temperature", "0", "--steps", "12", "--json"});
+  auto run = run_cli({"generate", "--model", test::model_path("stories260K.gguf"), "--prompt",
+                      "Once upon a time", "--temperature", "0", "--steps", "12", "--json"});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const json::Document json = test::parse_json(run.out, "stdout");
   ASSERT_TRUE(json.IsObject()) << run.out;
@@ -232,17 +229,17 @@ TEST(Cli, GenerateJsonSaysWhyItStopped) {
 TEST(Cli, InspectPrintsTheDocumentAndNamesABadAblation) {
   GLASSBOX_REQUIRE_FILE(test::model_path("stories260K.gguf"));
   auto run =
-      glassbox({"inspect", "--model", test::model_path("stories260K.gguf"), "--prompt", "Once upon a time",
-                "--steps", "3", "--ablate", "0.1,2.3=0.5", "--threads", "2", "--json"});
+      run_cli({"inspect", "--model", test::model_path("stories260K.gguf"), "--prompt", "Once upon a time",
+               "--steps", "3", "--ablate", "0.1,2.3=0.5", "--threads", "2", "--json"});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const json::Document json = test::parse_json(run.out, "stdout");
   ASSERT_TRUE(json.IsObject()) << run.out;
   EXPECT_EQ(test::number(test::member(json, "prompt_length")), 5);
   EXPECT_EQ(test::items(test::member(json, "tokens")).Size(), 8u);
-  auto bad = glassbox({"inspect", "--model", test::model_path("stories260K.gguf"), "--ablate", "0.x"});
+  auto bad = run_cli({"inspect", "--model", test::model_path("stories260K.gguf"), "--ablate", "0.x"});
   EXPECT_EQ(bad.exit_code, 1);
   EXPECT_NE(bad.err.find("\"0.x\" is not LAYER.HEAD"), std::string::npos) << bad.err;
-  auto missing = glassbox({"inspect", "--model", test::model_path("stories260K.gguf"), "--ablate", "7.0"});
+  auto missing = run_cli({"inspect", "--model", test::model_path("stories260K.gguf"), "--ablate", "7.0"});
   EXPECT_EQ(missing.exit_code, 1);
   EXPECT_NE(missing.err.find("head 7.0 is not in the model (layers 0..4, heads 0..7)"), std::string::npos)
       << missing.err;
@@ -253,8 +250,8 @@ TEST(Cli, InspectPrintsTheDocumentAndNamesABadAblation) {
 TEST(Cli, BenchJsonHasEveryFigure) {
   GLASSBOX_REQUIRE_FILE(test::model_path("stories260K.gguf"));
   for (const char* trace : {"off", "residuals", "attention"}) {
-    auto run = glassbox({"bench", "--model", test::model_path("stories260K.gguf"), "--prompt-tokens", "40",
-                         "--gen-tokens", "8", "--repeat", "1", "--threads", "2", "--trace", trace, "--json"});
+    auto run = run_cli({"bench", "--model", test::model_path("stories260K.gguf"), "--prompt-tokens", "40",
+                        "--gen-tokens", "8", "--repeat", "1", "--threads", "2", "--trace", trace, "--json"});
     ASSERT_EQ(run.exit_code, 0) << run.err;
     const json::Document json = test::parse_json(run.out, "stdout");
     ASSERT_TRUE(json.IsObject()) << run.out;

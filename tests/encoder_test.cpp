@@ -104,8 +104,8 @@ TEST_P(EncoderFixture, PaddedBatchMatchesTheNumpyReference) {
   ASSERT_TRUE(encoded.ok()) << encoded.error().message;
   for (int text = 0; text < 3; ++text)
     for (int t = 0; t < encoded->lengths[static_cast<std::size_t>(text)]; ++t)
-      EXPECT_LE(relative_error(encoded->state(text, t), expected.states[static_cast<std::size_t>(text)]
-                                                                      [static_cast<std::size_t>(t)]),
+      EXPECT_LE(relative_error(encoded->state(text, t),
+                               expected.states[static_cast<std::size_t>(text)][static_cast<std::size_t>(t)]),
                 kTolerance)
           << "text " << text << " token " << t;
 
@@ -113,8 +113,8 @@ TEST_P(EncoderFixture, PaddedBatchMatchesTheNumpyReference) {
     auto pooled = pool_states(*encoded, expected.pooling == "cls" ? Pooling::Cls : Pooling::Mean, normalize);
     ASSERT_TRUE(pooled.ok()) << pooled.error().message;
     for (std::size_t text = 0; text < 3; ++text)
-      EXPECT_LE(relative_error((*pooled)[text], normalize ? expected.pooled_normalized[text]
-                                                          : expected.pooled[text]),
+      EXPECT_LE(relative_error((*pooled)[text],
+                               normalize ? expected.pooled_normalized[text] : expected.pooled[text]),
                 kTolerance)
           << "text " << text << (normalize ? " normalized" : "");
   }
@@ -122,7 +122,8 @@ TEST_P(EncoderFixture, PaddedBatchMatchesTheNumpyReference) {
   for (const ExpectedEncoding::MaskedLm& m : expected.masked_lm) {
     auto logits = encoder->masked_lm_logits(encoded->state(m.text, m.position));
     ASSERT_TRUE(logits.ok()) << logits.error().message;
-    EXPECT_LE(relative_error(*logits, m.logits), kTolerance) << "text " << m.text << " position " << m.position;
+    EXPECT_LE(relative_error(*logits, m.logits), kTolerance)
+        << "text " << m.text << " position " << m.position;
   }
   if (expected.masked_lm.empty()) {
     auto logits = encoder->masked_lm_logits(encoded->state(0, 0));
@@ -148,15 +149,17 @@ TEST_P(EncoderFixture, EachTextOfABatchIsTheBitsItGetsAlone) {
     ASSERT_TRUE(alone.ok()) << alone.error().message;
     for (int t = 0; t < alone->lengths[0]; ++t) {
       const auto a = alone->state(0, t), b = batch->state(static_cast<int>(text), t);
-      ASSERT_TRUE(std::equal(a.begin(), a.end(), b.begin(), [](float x, float y) {
-        return std::bit_cast<uint32_t>(x) == std::bit_cast<uint32_t>(y);
-      })) << "text " << text << " token " << t;
+      ASSERT_TRUE(std::equal(
+          a.begin(), a.end(), b.begin(),
+          [](float x, float y) { return std::bit_cast<uint32_t>(x) == std::bit_cast<uint32_t>(y); }))
+          << "text " << text << " token " << t;
     }
   }
 }
 
 INSTANTIATE_TEST_SUITE_P(GgufAndFolders, EncoderFixture,
-                         ::testing::Values("bert-tiny", "bert-tiny-mlm", "hf-bert", "hf-bert-mlm", "st-bert"));
+                         ::testing::Values("bert-tiny", "bert-tiny-mlm", "hf-bert", "hf-bert-mlm",
+                                           "st-bert"));
 
 // glassbox convert keeps an encoder whole: written as llama.cpp's `bert` (with our MLM head's tensors where the
 // model has one), read back to the same bits, pooling and tokenizer.
@@ -200,7 +203,8 @@ TEST(Encoder, RefusesBadInputWithWordsThatSayWhatIsWrong) {
   const std::vector<std::vector<int>> too_long = {
       std::vector<int>(static_cast<std::size_t>(model->config.max_seq_len) + 1, 5)};
   test::expect_error(encoder->encode(too_long), ErrorCode::BadArgument, "positions", "refuses");
-  test::expect_error(pool_states(EncodedTexts{}, Pooling::None, false), ErrorCode::BadArgument, "mean or cls");
+  test::expect_error(pool_states(EncodedTexts{}, Pooling::None, false), ErrorCode::BadArgument,
+                     "mean or cls");
   // After the errors the encoder still works.
   const std::vector<std::vector<int>> fine = {{2, 5, 3}};
   EXPECT_TRUE(encoder->encode(fine).ok());

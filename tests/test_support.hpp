@@ -114,5 +114,12 @@ struct ProcessResult {
   std::string err;
 };
 ProcessResult run_process(const std::vector<std::string>& argv);
+#if defined(GLASSBOX_CLI_PATH)
+// The `glassbox` command of this build with these arguments.
+inline ProcessResult run_cli(std::vector<std::string> args) {
+  args.insert(args.begin(), GLASSBOX_CLI_PATH);
+  return run_process(args);
+}
+#endif
 
 }  // namespace glassbox::test

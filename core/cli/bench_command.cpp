@@ -155,10 +155,11 @@ Result<void> bench_encoder(const Options& o, std::shared_ptr<const Model> model)
     return ok();
   }
   std::printf("%s, %d thread(s), %d repeats, encoder\n", build_description(), o.threads, o.repeat);
-  std::printf("embedding %d texts (%d tokens, 16-64 per text) per batch: %.1f texts/s (min %.1f, max %.1f), "
-              "%.1f tokens/s (min %.1f, max %.1f)\n",
-              o.texts, tokens, per_text.median, per_text.min, per_text.max, per_token.median, per_token.min,
-              per_token.max);
+  std::printf(
+      "embedding %d texts (%d tokens, 16-64 per text) per batch: %.1f texts/s (min %.1f, max %.1f), "
+      "%.1f tokens/s (min %.1f, max %.1f)\n",
+      o.texts, tokens, per_text.median, per_text.min, per_text.max, per_token.median, per_token.min,
+      per_token.max);
   return ok();
 }
 

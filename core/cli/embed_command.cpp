@@ -24,8 +24,9 @@ struct Options {
   int threads = default_threads();
 };
 
-void print_json(const std::vector<std::vector<int>>& tokens, const std::vector<std::vector<float>>& embeddings,
-                Pooling pooling, const std::vector<std::vector<float>>& similarity) {
+void print_json(const std::vector<std::vector<int>>& tokens,
+                const std::vector<std::vector<float>>& embeddings, Pooling pooling,
+                const std::vector<std::vector<float>>& similarity) {
   JsonWriter json;
   json.begin_object().key("tokens").begin_array();
   for (const std::vector<int>& text : tokens) {

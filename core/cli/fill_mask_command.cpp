@@ -42,7 +42,8 @@ Result<void> fill_mask(const Options& o) {
   std::vector<MaskFill> fills;
   for (std::size_t p = 0; p < tokens.size(); ++p) {
     if (tokens[p] != mask_id) continue;
-    GLASSBOX_ASSIGN(const std::vector<float> logits, encoder.masked_lm_logits(encoded.state(0, static_cast<int>(p))));
+    GLASSBOX_ASSIGN(const std::vector<float> logits,
+                    encoder.masked_lm_logits(encoded.state(0, static_cast<int>(p))));
     fills.push_back({static_cast<int>(p), top_tokens(logits, o.top_k)});
   }
   if (fills.empty())

@@ -94,7 +94,7 @@ struct ModelConfig {
   int n_token_types = 0;
   // LayerNorm (with its own weight and bias) of the summed embeddings before the first layer (BERT).
   bool embedding_norm = false;
-  Pooling pooling = Pooling::None;  // what the file asks for; the caller may choose another
+  Pooling pooling = Pooling::None;   // what the file asks for; the caller may choose another
   bool normalize_embedding = false;  // the file asks for L2-normalized embeddings (sentence-transformers)
 
   bool operator==(const ModelConfig&) const = default;

@@ -30,7 +30,8 @@ struct EncodedTexts {
   // The state of `token` (< lengths[text]) of `text`.
   std::span<const float> state(int text, int token) const {
     return std::span<const float>(states).subspan(
-        (static_cast<std::size_t>(text) * static_cast<std::size_t>(stride) + static_cast<std::size_t>(token)) *
+        (static_cast<std::size_t>(text) * static_cast<std::size_t>(stride) +
+         static_cast<std::size_t>(token)) *
             static_cast<std::size_t>(dim),
         static_cast<std::size_t>(dim));
   }

@@ -36,9 +36,9 @@ struct MaskedLmHead {
 };
 
 struct ModelWeights {
-  Tensor token_embedding;       // [vocab][dim]
-  Tensor position_embedding;    // [max_seq_len][dim], only for PositionKind::Learned
-  Tensor token_type_embedding;  // [n_token_types][dim], where ModelConfig::n_token_types > 0
+  Tensor token_embedding;                      // [vocab][dim]
+  Tensor position_embedding;                   // [max_seq_len][dim], only for PositionKind::Learned
+  Tensor token_type_embedding;                 // [n_token_types][dim], where ModelConfig::n_token_types > 0
   Tensor embedding_norm, embedding_norm_bias;  // [dim], with ModelConfig::embedding_norm
   std::vector<LayerWeights> layers;
   Tensor final_norm, final_norm_bias;  // [dim]; absent for Post-LN models

@@ -250,9 +250,10 @@ void add_config(GgufWriter& w, const gguf::Architecture& arch, const ModelConfig
 Result<void> add_wordpiece_tokenizer(GgufWriter& w, const Vocabulary& v) {
   const WordPieceOptions& o = v.wordpiece;
   if (!o.clean_text || !o.handle_chinese_chars)
-    return error(ErrorCode::UnsupportedArchitecture,
-                 "GGUF's \"bert\" vocabulary always cleans the text and sets CJK characters apart; this WordPiece "
-                 "tokenizer does otherwise");
+    return error(
+        ErrorCode::UnsupportedArchitecture,
+        "GGUF's \"bert\" vocabulary always cleans the text and sets CJK characters apart; this WordPiece "
+        "tokenizer does otherwise");
   for (const gguf::TokenizerModelName& m : gguf::kTokenizerModels)
     if (m.kind == v.kind) w.add_string(gguf::kTokenizerModelKey, m.name);
   std::vector<std::string> pieces;

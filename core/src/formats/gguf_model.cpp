@@ -197,8 +197,9 @@ Result<void> read_encoder_keys(const GgufFile& file, const gguf::Architecture& a
       known = true;
     }
   if (!known)
-    return error(ErrorCode::UnsupportedArchitecture, file.source(), ": metadata ", pooling_key, " is ", *pooling,
-                 ": glassbox pools by mean (1) or [CLS] (2), not by the last token (3) or a ranking head (4) yet");
+    return error(
+        ErrorCode::UnsupportedArchitecture, file.source(), ": metadata ", pooling_key, " is ", *pooling,
+        ": glassbox pools by mean (1) or [CLS] (2), not by the last token (3) or a ranking head (4) yet");
   GLASSBOX_ASSIGN(c.normalize_embedding,
                   file.boolean(gguf::arch_key(arch.name, gguf::kNormalizeEmbedding), false));
   if (const GgufTensorInfo* types = file.tensor(gguf::kTokenTypes)) {

@@ -7,8 +7,9 @@ bool has_choices(const ModelConfig& c, const FixedChoices& f) {
   return c.norm == f.norm && c.norm_placement == f.placement && c.position == f.position &&
          (c.position != PositionKind::RoPE || c.rope_pairing == f.pairing) && c.activation == f.activation &&
          c.gated_ffn == f.gated_ffn && c.qk_norm == f.qk_norm && c.scaled_embeddings == f.scaled_embeddings &&
-         (f.windowed || (c.sliding_window == 0 && c.final_logit_softcap == 0.0f)) && c.rope_magnitude == 1.0f &&
-         c.causal != f.encoder && c.embedding_norm == f.encoder && (f.encoder || c.n_token_types == 0);
+         (f.windowed || (c.sliding_window == 0 && c.final_logit_softcap == 0.0f)) &&
+         c.rope_magnitude == 1.0f && c.causal != f.encoder && c.embedding_norm == f.encoder &&
+         (f.encoder || c.n_token_types == 0);
 }
 
 constexpr bool layer_tensors_in_role_order() {

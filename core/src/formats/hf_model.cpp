@@ -353,12 +353,14 @@ Result<Model> load_hf_folder(const std::string& folder_path) {
   GLASSBOX_ASSIGN(const std::string arch, architecture_of(reader));
   const bool gpt2 = arch == "GPT2LMHeadModel";
   const bool bert = arch == "BertModel" || arch == "BertForMaskedLM";
-  if (!gpt2 && !bert && arch != "LlamaForCausalLM" && arch != "Qwen2ForCausalLM" && arch != "Qwen3ForCausalLM")
+  if (!gpt2 && !bert && arch != "LlamaForCausalLM" && arch != "Qwen2ForCausalLM" &&
+      arch != "Qwen3ForCausalLM")
     return error(ErrorCode::UnsupportedArchitecture, config_path, ": architecture ", arch,
                  " is not supported (glassbox reads GPT2LMHeadModel, LlamaForCausalLM, Qwen2ForCausalLM, "
                  "Qwen3ForCausalLM, BertModel and BertForMaskedLM)");
-  GLASSBOX_ASSIGN(ModelConfig config,
-                  gpt2 ? gpt2_config(reader) : bert ? bert_config(reader) : llama_config(reader, arch));
+  GLASSBOX_ASSIGN(ModelConfig config, gpt2   ? gpt2_config(reader)
+                                      : bert ? bert_config(reader)
+                                             : llama_config(reader, arch));
   if (bert) GLASSBOX_TRY(read_sentence_transformers(folder, config));
 
   GLASSBOX_ASSIGN(std::vector<SafetensorsFile> files, read_weights(folder));

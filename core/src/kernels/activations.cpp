@@ -41,7 +41,8 @@ void gelu_erf(float* x, std::size_t n) {
     const Batch t = Batch(1.0f) / (Batch(1.0f) + Batch(0.3275911f) * z);
     const Batch poly =
         t * (Batch(0.254829592f) +
-             t * (Batch(-0.284496736f) + t * (Batch(1.421413741f) + t * (Batch(-1.453152027f) + t * Batch(1.061405429f)))));
+             t * (Batch(-0.284496736f) +
+                  t * (Batch(1.421413741f) + t * (Batch(-1.453152027f) + t * Batch(1.061405429f)))));
     const Batch erf_abs = Batch(1.0f) - poly * exp_approx(-(z * z));
     const Batch erf = xsimd::select(v < Batch(0.0f), -erf_abs, erf_abs);
     return Batch(0.5f) * v * (Batch(1.0f) + erf);

@@ -168,7 +168,8 @@ void gelu_erf(float* x, std::size_t n) {
     const float z = std::fabs(v) * 0.7071067811865476f;
     const float t = 1.0f / (1.0f + 0.3275911f * z);
     const float poly =
-        t * (0.254829592f + t * (-0.284496736f + t * (1.421413741f + t * (-1.453152027f + t * 1.061405429f))));
+        t *
+        (0.254829592f + t * (-0.284496736f + t * (1.421413741f + t * (-1.453152027f + t * 1.061405429f))));
     const float erf_abs = 1.0f - poly * exp_approx(-(z * z));
     x[i] = (0.5f * v) * (1.0f + (v < 0.0f ? -erf_abs : erf_abs));
   }

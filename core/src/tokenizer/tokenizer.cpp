@@ -61,7 +61,8 @@ Result<Tokenizer> Tokenizer::create(Vocabulary vocab, std::size_t merge_count,
       return error(ErrorCode::Malformed, source,
                    ": the vocabulary ends a text with [SEP] but names no sep token");
     if (vocab.wordpiece.max_input_chars_per_word < 0)
-      return error(ErrorCode::Malformed, source, ": max_input_chars_per_word must be 0 (no limit) or more, found ",
+      return error(ErrorCode::Malformed, source,
+                   ": max_input_chars_per_word must be 0 (no limit) or more, found ",
                    vocab.wordpiece.max_input_chars_per_word);
   }
 
