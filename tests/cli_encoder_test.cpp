@@ -3,6 +3,8 @@
 // gets words that say what is wrong.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "glassbox/glassbox.hpp"
 #include "test_json.hpp"
 #include "test_support.hpp"
@@ -85,6 +87,51 @@ TEST(CliEncoder, FillMaskListsCandidatesForEachMask) {
       EXPECT_NEAR(test::member(candidates[k], "probability").GetDouble(), expected[k].probability, 1e-6);
     }
   }
+}
+
+// glassbox inspect on an encoder: its tokens ([CLS] ... [SEP]), no steps, the full attention rows the
+// library's Encoder records, and every head with a role.
+TEST(CliEncoder, InspectWritesFullAttentionAndNoSteps) {
+  const std::string model = test::fixture_path("bert-tiny.gguf");
+  GLASSBOX_REQUIRE_FILE(model);
+  auto run = run_cli({"inspect", "--model", model, "--prompt", "the cat sat on the mat.", "--json"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json::Document doc = test::parse_json(run.out, "inspect --json");
+  EXPECT_EQ(test::items(test::member(doc, "steps")).Size(), 0u);
+  std::vector<int> ids;
+  for (const json::Value& t : test::items(test::member(doc, "tokens")))
+    ids.push_back(test::member(t, "id").GetInt());
+  auto loaded = open_model_files(model, "");
+  ASSERT_TRUE(loaded.ok());
+  EXPECT_EQ(ids.front(), loaded->tokenizer->cls_id());
+  EXPECT_EQ(ids.back(), loaded->tokenizer->sep_id());
+  auto encoder = Encoder::create(loaded->model);
+  ASSERT_TRUE(encoder.ok());
+  AttentionTrace attention;
+  ASSERT_TRUE(encoder->encode(std::vector<std::vector<int>>{ids}, attention).ok());
+  const auto layers = test::items(test::member(doc, "attention"));
+  ASSERT_EQ(layers.Size(), static_cast<rapidjson::SizeType>(loaded->model->config.n_layers));
+  for (rapidjson::SizeType layer = 0; layer < layers.Size(); ++layer) {
+    const auto heads = test::items(layers[layer]);
+    for (rapidjson::SizeType head = 0; head < heads.Size(); ++head) {
+      const auto rows = test::items(heads[head]);
+      ASSERT_EQ(rows.Size(), ids.size());
+      for (rapidjson::SizeType q = 0; q < rows.Size(); ++q) {
+        const std::vector<float> row = test::floats(rows[q]);
+        const auto expected =
+            attention.row(static_cast<int>(layer), static_cast<int>(head), static_cast<int>(q));
+        ASSERT_EQ(row.size(), ids.size());
+        EXPECT_TRUE(std::equal(row.begin(), row.end(), expected.begin())) << layer << "." << head << " " << q;
+      }
+    }
+  }
+  const auto heads = test::items(test::member(doc, "heads"));
+  EXPECT_EQ(heads.Size(),
+            static_cast<rapidjson::SizeType>(loaded->model->config.n_layers * loaded->model->config.n_heads));
+  int counted = 0;
+  for (const auto& role : test::member(doc, "head_roles").GetObject())
+    counted += role.value.GetInt();
+  EXPECT_EQ(counted, static_cast<int>(heads.Size()));
 }
 
 TEST(CliEncoder, BadInputIsNamed) {

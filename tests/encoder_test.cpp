@@ -186,6 +186,79 @@ TEST_P(EncoderFixture, ConvertWritesBertAndReadsBackTheSameBits) {
   }
 }
 
+// Full attention rows: every query over every token of the text, each row a distribution, weight after the
+// query too (no causal mask), and recording changes no state's bits.
+TEST(Encoder, AttentionRowsAreFullAndRecordingChangesNothing) {
+  const std::string model_file = test::fixture_path("bert-tiny.gguf");
+  GLASSBOX_REQUIRE_FILE(model_file);
+  auto model = load(model_file);
+  ASSERT_TRUE(model);
+  auto encoder = Encoder::create(model, {.threads = 2});
+  ASSERT_TRUE(encoder.ok());
+  const std::vector<std::vector<int>> text = {{2, 63, 64, 66, 67, 63, 68, 5, 3}};
+  const int n = static_cast<int>(text[0].size());
+  AttentionTrace attention;
+  auto traced = encoder->encode(text, attention);
+  ASSERT_TRUE(traced.ok()) << traced.error().message;
+  auto plain = encoder->encode(text);
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(std::memcmp(traced->states.data(), plain->states.data(), plain->states.size() * sizeof(float)),
+            0);
+  ASSERT_EQ(attention.n_positions(), n);
+  double after_query = 0;
+  for (int layer = 0; layer < model->config.n_layers; ++layer)
+    for (int head = 0; head < model->config.n_heads; ++head)
+      for (int q = 0; q < n; ++q) {
+        const auto row = attention.row(layer, head, q);
+        ASSERT_EQ(row.size(), static_cast<std::size_t>(n));
+        double sum = 0;
+        for (int k = 0; k < n; ++k) {
+          sum += row[static_cast<std::size_t>(k)];
+          if (k > q) after_query += row[static_cast<std::size_t>(k)];
+        }
+        EXPECT_NEAR(sum, 1.0, 1e-5) << layer << "." << head << " query " << q;
+      }
+  EXPECT_GT(after_query, 1.0);  // bidirectional: queries attend to later tokens
+  const std::vector<std::vector<int>> two = {{2, 3}, {2, 5, 3}};
+  test::expect_error(encoder->encode(two, attention), ErrorCode::BadArgument, "one text at a time");
+}
+
+// Encoder heads: the role of a head follows where its weight goes.
+TEST(EncoderHeads, RolesFollowTheWeight) {
+  const std::string model_file = test::fixture_path("bert-tiny.gguf");
+  GLASSBOX_REQUIRE_FILE(model_file);
+  auto loaded = open_model_files(model_file, "");
+  ASSERT_TRUE(loaded.ok());
+  const Tokenizer& tokenizer = *loaded->tokenizer;
+  // [CLS] the cat . [SEP]
+  const std::vector<int> tokens = {tokenizer.cls_id(), 63, 64, 5, tokenizer.sep_id()};
+  const int n = static_cast<int>(tokens.size());
+  // One layer, five heads: each puts all of every row on one kind of key.
+  AttentionTrace trace(1, 5);
+  for (int p = 0; p < n; ++p)
+    trace.begin_position(p, n);
+  for (int q = 0; q < n; ++q) {
+    const int targets[5] = {std::max(q - 1, 0), std::min(q + 1, n - 1), 0, n - 1,
+                            3};  // prev, next, CLS, SEP, "."
+    for (int head = 0; head < 5; ++head) {
+      float* row = trace.slot(q, 0, head);
+      std::fill(row, row + n, 0.0f);
+      row[targets[head]] = 1.0f;
+    }
+  }
+  const std::vector<EncoderHeadReport> heads = measure_encoder_heads(trace, tokenizer, tokens);
+  ASSERT_EQ(heads.size(), 5u);
+  EXPECT_EQ(heads[0].role, HeadRole::PreviousToken);
+  EXPECT_EQ(heads[1].role, HeadRole::NextToken);
+  EXPECT_EQ(heads[2].role, HeadRole::Sink);
+  EXPECT_EQ(heads[3].role, HeadRole::Separator);
+  EXPECT_EQ(heads[4].role, HeadRole::Punctuation);
+  EXPECT_DOUBLE_EQ(heads[3].separator, 1.0);
+  EXPECT_DOUBLE_EQ(heads[4].punctuation, 1.0);
+  EXPECT_DOUBLE_EQ(heads[0].stats.entropy_bits, 0.0);
+  EXPECT_STREQ(to_string(HeadRole::NextToken), "next-token");
+}
+
 TEST(Encoder, RefusesBadInputWithWordsThatSayWhatIsWrong) {
   const std::string model_file = test::fixture_path("bert-tiny.gguf");
   GLASSBOX_REQUIRE_FILE(model_file);

@@ -9,6 +9,7 @@
 
 #include "glassbox/model.hpp"
 #include "glassbox/result.hpp"
+#include "glassbox/trace.hpp"
 
 namespace glassbox {
 
@@ -50,6 +51,9 @@ class Encoder {
   // text) on no texts, an empty text, an id outside the vocabulary, or a text longer than the model's
   // positions: texts are refused, not truncated, so that no result silently describes less than was asked.
   Result<EncodedTexts> encode(std::span<const std::vector<int>> texts);
+  // The same for one text, recording into `attention` every head's full attention rows (each query over
+  // every token of the text: glassbox/trace.hpp), what the views draw. Bad-argument for several texts.
+  Result<EncodedTexts> encode(std::span<const std::vector<int>> texts, AttentionTrace& attention);
 
   // The masked-language-model head's logits (vocab_size) at one token's final state (glassbox/model.hpp,
   // MaskedLmHead). Fails with bad-argument when the model was saved without the head.
@@ -62,6 +66,8 @@ class Encoder {
   std::shared_ptr<const Model> model_;
   std::unique_ptr<ThreadPool> pool_;
   std::unique_ptr<RunState> state_;  // grown to the largest batch seen
+
+  Result<EncodedTexts> run(std::span<const std::vector<int>> texts, AttentionTrace* attention);
 };
 
 // One embedding per text: the mean of its tokens' states, or its first token's ([CLS]); divided by its

@@ -10,6 +10,7 @@
 #include "glassbox/config.hpp"
 #include "glassbox/effective_rank.hpp"
 #include "glassbox/encoder.hpp"
+#include "glassbox/encoder_heads.hpp"
 #include "glassbox/formats.hpp"
 #include "glassbox/generator.hpp"
 #include "glassbox/head_roles.hpp"

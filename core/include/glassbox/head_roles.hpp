@@ -18,10 +18,23 @@
 
 namespace glassbox {
 
-enum class HeadRole { Sink, PreviousToken, Induction, Local, Broad, Mixed };
-inline constexpr int kHeadRoleCount = 6;
+// The last three are what encoders show (glassbox/encoder_heads.hpp): most weight on the token after the
+// query, on [SEP], or on punctuation.
+enum class HeadRole {
+  Sink,
+  PreviousToken,
+  Induction,
+  Local,
+  Broad,
+  Mixed,
+  NextToken,
+  Separator,
+  Punctuation
+};
+inline constexpr int kHeadRoleCount = 9;
 
-// The stable names, for JSON and the page: "sink", "previous-token", "induction", "local", "broad", "mixed".
+// The stable names, for JSON and the page: "sink", "previous-token", "induction", "local", "broad", "mixed",
+// "next-token", "separator", "punctuation".
 const char* to_string(HeadRole role);
 
 // Over 40% of the weight on the one right key, where spreading evenly would give it about 1/position (2 to 3%

@@ -1,6 +1,7 @@
 // What the model attended to: for every position the forward pass computed while tracing was on, the
-// attention probabilities of every layer and head over the keys 0..position. Read it as
-// [layer][head][query][key]; entries above the diagonal (key > query) are zero by the causal mask.
+// attention probabilities of every layer and head over the keys it saw: 0..position in a decoder (read it as
+// [layer][head][query][key]; entries above the diagonal, key > query, are zero by the causal mask), every
+// key of the text in an encoder (full rows).
 #pragma once
 
 #include <cstdint>
@@ -20,18 +21,21 @@ class AttentionTrace {
   int n_positions() const { return static_cast<int>(row_offset_.size()); }
   bool recorded(int query) const;
 
-  // Probabilities of one query over keys 0..query (query + 1 values). Empty if that position wasn't traced.
+  // Probabilities of one query over the keys it saw (0..query, query + 1 values, in a decoder; the whole text
+  // in an encoder). Empty if that position wasn't traced.
   std::span<const float> row(int layer, int head, int query) const;
   float at(int layer, int head, int query, int key) const;
 
-  // Writes the [n_positions][n_positions] matrix of one head, zero above the diagonal and in unrecorded rows.
+  // Writes the [n_positions][n_positions] matrix of one head, zero where a row saw no key and in unrecorded
+  // rows.
   void copy_matrix(int layer, int head, float* out) const;
 
   // Session side, before the forward pass of `position` runs: drops rows at and after it and sizes the
-  // block that pass will fill (all layers and heads). Only here does the trace allocate, on the caller's
-  // thread; the forward pass then writes into slots from any number of threads and allocates nothing.
-  void begin_position(int position);
-  // Forward-pass side: the slot for (layer, head) at the position begun last, position + 1 floats to fill.
+  // block that pass will fill (all layers and heads), `keys` floats per row (0: position + 1, a decoder's).
+  // Only here does the trace allocate, on the caller's thread; the forward pass then writes into slots from
+  // any number of threads and allocates nothing.
+  void begin_position(int position, int keys = 0);
+  // Forward-pass side: the slot for (layer, head) at a begun position, its row's keys floats to fill.
   // A lookup only: it never resizes, so threads writing different heads never race.
   float* slot(int position, int layer, int head);
   void clear();
@@ -43,6 +47,7 @@ class AttentionTrace {
   int n_layers_ = 0;
   int n_heads_ = 0;
   std::vector<int64_t> row_offset_;  // per position: start of its [layer][head][key] block, or kNotRecorded
+  std::vector<int> row_keys_;        // per position: keys in each of its rows
   std::vector<float> probabilities_;
 };
 

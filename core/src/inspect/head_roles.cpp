@@ -16,6 +16,12 @@ const char* to_string(HeadRole role) {
       return "broad";
     case HeadRole::Mixed:
       return "mixed";
+    case HeadRole::NextToken:
+      return "next-token";
+    case HeadRole::Separator:
+      return "separator";
+    case HeadRole::Punctuation:
+      return "punctuation";
   }
   return "mixed";
 }

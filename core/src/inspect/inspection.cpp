@@ -6,6 +6,8 @@
 #include <string>
 
 #include "glassbox/anatomy.hpp"
+#include "glassbox/encoder.hpp"
+#include "glassbox/encoder_heads.hpp"
 #include "glassbox/error.hpp"
 #include "glassbox/generator.hpp"
 #include "glassbox/json_writer.hpp"
@@ -270,10 +272,76 @@ Result<void> write_ablation(JsonWriter& json, std::shared_ptr<const Model> model
   return {};
 }
 
+// An encoder's document: its text read once, no steps, full attention rows (docs/inspect.md, "Encoders").
+Result<std::string> encoder_inspect_json(std::shared_ptr<const Model> model, const Tokenizer& tokenizer,
+                                         std::string_view prompt, const InspectOptions& options) {
+  Run run;
+  run.text = std::string(prompt);
+  run.tokens = tokenizer.encode(prompt, tokenizer.adds_bos());
+  std::vector<int> ids;
+  for (const EncodedToken& t : run.tokens)
+    ids.push_back(t.id);
+  if (static_cast<int>(ids.size()) > options.max_tokens)
+    return error(ErrorCode::BadArgument, "inspect: ", ids.size(), " tokens make more than the ",
+                 options.max_tokens, " tokens an inspection writes out in full; shorten the text");
+  run.prompt_length = static_cast<int>(ids.size());
+  run.stop_reason = "none";
+  GLASSBOX_ASSIGN(Encoder encoder, Encoder::create(model, {.threads = options.threads}));
+  AttentionTrace attention;
+  GLASSBOX_TRY(encoder.encode(std::span(&ids, 1), attention));
+
+  const ModelConfig& c = model->config;
+  const int n = run.prompt_length;
+  JsonWriter json;
+  json.begin_object();
+  write_model(json, c);
+  write_settings(json, options);
+  json.key("text").string(run.text);
+  write_tokens(json, tokenizer, run);
+  json.key("prompt_length").integer(n);
+  json.key("stop_reason").string(run.stop_reason);
+  json.key("steps").begin_array().end_array();
+  json.key("attention").begin_array();
+  for (int layer = 0; layer < c.n_layers; ++layer) {
+    json.begin_array();
+    for (int head = 0; head < c.n_heads; ++head) {
+      json.begin_array();
+      for (int query = 0; query < n; ++query)
+        json.numbers(attention.row(layer, head, query));
+      json.end_array();
+    }
+    json.end_array();
+  }
+  json.end_array();
+  json.key("logit_lens").begin_array().end_array();
+  const std::vector<EncoderHeadReport> heads = measure_encoder_heads(attention, tokenizer, ids);
+  std::vector<HeadRole> roles;
+  json.key("heads").begin_array();
+  for (const EncoderHeadReport& h : heads) {
+    roles.push_back(h.role);
+    json.begin_object().key("layer").integer(h.layer).key("head").integer(h.head);
+    json.key("entropy_bits").number(h.stats.entropy_bits);
+    json.key("uniform_entropy_bits").number(h.stats.uniform_entropy_bits);
+    json.key("sink").number(h.stats.sink).key("previous_token").number(h.stats.previous);
+    json.key("next_token").number(h.next).key("separator").number(h.separator);
+    json.key("punctuation").number(h.punctuation).key("local").number(h.stats.local);
+    json.key("role").string(to_string(h.role)).end_object();
+  }
+  json.end_array();
+  const RoleCounts counts = count_roles(roles);
+  json.key("head_roles").begin_object();
+  for (int r = 0; r < kHeadRoleCount; ++r)
+    json.key(to_string(static_cast<HeadRole>(r))).integer(counts.counts[static_cast<std::size_t>(r)]);
+  json.end_object();
+  json.end_object();
+  return std::string(json.text());
+}
+
 }  // namespace
 
 Result<std::string> inspect_json(std::shared_ptr<const Model> model, const Tokenizer& tokenizer,
                                  std::string_view prompt, const InspectOptions& options) {
+  if (model && !model->config.causal) return encoder_inspect_json(model, tokenizer, prompt, options);
   if (options.steps < 0)
     return error(ErrorCode::BadArgument, "inspect: steps must be >= 0, found ", options.steps);
   GLASSBOX_ASSIGN(const std::vector<float> scales, head_scale_table(model->config, options.ablate));

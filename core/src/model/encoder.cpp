@@ -34,6 +34,17 @@ Encoder& Encoder::operator=(Encoder&&) noexcept = default;
 Encoder::~Encoder() = default;
 
 Result<EncodedTexts> Encoder::encode(std::span<const std::vector<int>> texts) {
+  return run(texts, nullptr);
+}
+
+Result<EncodedTexts> Encoder::encode(std::span<const std::vector<int>> texts, AttentionTrace& attention) {
+  if (texts.size() != 1)
+    return error(ErrorCode::BadArgument, "encode: attention is recorded for one text at a time, found ",
+                 texts.size());
+  return run(texts, &attention);
+}
+
+Result<EncodedTexts> Encoder::run(std::span<const std::vector<int>> texts, AttentionTrace* attention) {
   const ModelConfig& c = model_->config;
   if (texts.empty()) return error(ErrorCode::BadArgument, "encode: no texts");
   EncodedTexts out;
@@ -65,7 +76,12 @@ Result<EncodedTexts> Encoder::encode(std::span<const std::vector<int>> texts) {
   for (std::size_t i = 0; i < texts.size(); ++i)
     std::copy(texts[i].begin(), texts[i].end(), tokens.begin() + static_cast<std::ptrdiff_t>(i * stride));
   const TextBatch batch{stride, out.lengths};
-  forward(*model_, *state_, tokens, 0, nullptr, nullptr, *pool_, &batch);
+  if (attention) {  // sized here, so that the forward pass allocates nothing: every row sees the whole text
+    *attention = AttentionTrace(c.n_layers, c.n_heads);
+    for (int p = 0; p < rows; ++p)
+      attention->begin_position(p, rows);
+  }
+  forward(*model_, *state_, tokens, 0, attention, nullptr, *pool_, &batch);
   const float* states = state_->residual.data();
   out.states.assign(states, states + static_cast<std::size_t>(rows) * static_cast<std::size_t>(c.dim));
   return out;

@@ -26,7 +26,8 @@ inline constexpr int kPrefillBatch = 256;
 // trace (begun the same way), copies each token's x entering every layer and leaving the last one.
 // An encoder (ModelConfig::causal false) reads a whole text per call and leaves its final states in
 // state.residual ([n][dim]), writing no logits. `texts` puts several texts side by side (an encoder's padded
-// batch, model/visible_keys.hpp; first_position 0, no traces).
+// batch, model/visible_keys.hpp; first_position 0; an attention trace only with one text, its rows begun
+// with the text's length).
 void forward(const Model& model, RunState& state, std::span<const int> tokens, int first_position,
              AttentionTrace* trace, ResidualTrace* residuals, ThreadPool& pool,
              const TextBatch* texts = nullptr);

@@ -1,5 +1,6 @@
-// Attention trace storage: one block per traced position p holding [layer][head][p + 1] probabilities, so a
-// sequence of T positions costs layers * heads * T(T+1)/2 floats (the causal triangle), nothing more.
+// Attention trace storage: one block per traced position p holding [layer][head][keys] probabilities, keys
+// p + 1 in a decoder, so a sequence of T positions costs layers * heads * T(T+1)/2 floats (the causal
+// triangle), nothing more; an encoder's rows are whole (T keys each).
 #include "glassbox/trace.hpp"
 
 #include <algorithm>
@@ -12,7 +13,7 @@ bool AttentionTrace::recorded(int query) const {
 
 std::span<const float> AttentionTrace::row(int layer, int head, int query) const {
   if (!recorded(query) || layer < 0 || layer >= n_layers_ || head < 0 || head >= n_heads_) return {};
-  const auto keys = static_cast<std::size_t>(query) + 1;
+  const auto keys = static_cast<std::size_t>(row_keys_[static_cast<std::size_t>(query)]);
   const std::size_t at = static_cast<std::size_t>(row_offset_[static_cast<std::size_t>(query)]) +
                          (static_cast<std::size_t>(layer) * n_heads_ + head) * keys;
   return {probabilities_.data() + at, keys};
@@ -28,26 +29,30 @@ void AttentionTrace::copy_matrix(int layer, int head, float* out) const {
   std::fill(out, out + n * n, 0.0f);
   for (std::size_t q = 0; q < n; ++q) {
     const std::span<const float> r = row(layer, head, static_cast<int>(q));
-    std::copy(r.begin(), r.end(), out + q * n);
+    std::copy(r.begin(), r.begin() + static_cast<std::ptrdiff_t>(std::min(r.size(), n)), out + q * n);
   }
 }
 
-void AttentionTrace::begin_position(int position) {
+void AttentionTrace::begin_position(int position, int keys) {
   const auto p = static_cast<std::size_t>(std::max(position, 0));
+  const auto row = keys > 0 ? static_cast<std::size_t>(keys) : p + 1;
   truncate(position);
   row_offset_.resize(p, kNotRecorded);  // positions computed while tracing was off
+  row_keys_.resize(p, 0);
   row_offset_.push_back(static_cast<int64_t>(probabilities_.size()));
-  probabilities_.resize(probabilities_.size() + static_cast<std::size_t>(n_layers_) * n_heads_ * (p + 1));
+  row_keys_.push_back(static_cast<int>(row));
+  probabilities_.resize(probabilities_.size() + static_cast<std::size_t>(n_layers_) * n_heads_ * row);
 }
 
 float* AttentionTrace::slot(int position, int layer, int head) {
   const auto p = static_cast<std::size_t>(position);
   return probabilities_.data() + row_offset_[p] +
-         (static_cast<std::size_t>(layer) * n_heads_ + head) * (p + 1);
+         (static_cast<std::size_t>(layer) * n_heads_ + head) * static_cast<std::size_t>(row_keys_[p]);
 }
 
 void AttentionTrace::clear() {
   row_offset_.clear();
+  row_keys_.clear();
   probabilities_.clear();
 }
 
@@ -62,6 +67,7 @@ void AttentionTrace::truncate(int position) {
     }
   }
   row_offset_.resize(p);
+  row_keys_.resize(p);
 }
 
 }  // namespace glassbox
