@@ -10,7 +10,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { cli, llamaCpp, modelsDir, peersModules, python, repo } from './helpers.mjs';
+import { cli, modelsDir, peersModules, python, repo } from './helpers.mjs';
 
 const args = Object.fromEntries(process.argv.slice(2).reduce((pairs, a, i, all) => (a.startsWith('--') ? [...pairs, [a.slice(2), all[i + 1] ?? true]] : pairs), []));
 const threadCounts = String(args.threads ?? '1,2').split(',').map(Number);
@@ -44,7 +44,9 @@ function benchTexts(vocab, maxLength) {
   return texts;
 }
 
-const llama = await llamaCpp();
+// Its own llama.cpp runtime: the cross-checks' (helpers.mjs) is held to one thread.
+const { getLlama, LlamaLogLevel } = await import('node-llama-cpp');
+const llama = await getLlama({ gpu: false, build: 'never', logLevel: LlamaLogLevel.error, maxThreads: Math.max(...threadCounts) });
 const rows = [];
 for (const type of types) {
   const file = modelFile(type);
