@@ -26,6 +26,7 @@
 
 #include "formats/safetensors.hpp"
 #include "glassbox/bytes.hpp"
+#include "glassbox/encoder.hpp"
 #include "glassbox/formats.hpp"
 #include "glassbox/session.hpp"
 #include "glassbox/tokenizer.hpp"
@@ -222,7 +223,7 @@ inline bool small_enough_to_run(const ModelConfig& c, const Model& m) {
 }
 
 // Any model file (GGUF with its own tokenizer; else a llama2.c checkpoint with tok512.bin), opened and run
-// for one step with a short context.
+// for one step with a short context (an encoder: a padded batch of two short texts).
 inline Outcome open_model_and_step(const uint8_t* data, std::size_t size) {
   Outcome out;
   const auto bytes = input_bytes(data, size);
@@ -232,6 +233,23 @@ inline Outcome open_model_and_step(const uint8_t* data, std::size_t size) {
   out.loaded = true;
   const Model& model = *loaded->model;
   if (!small_enough_to_run(model.config, model)) return out;
+  if (!model.config.causal) {  // an encoder: a padded batch of two short texts, and its MLM head if any
+    auto encoder = Encoder::create(loaded->model);
+    if (!encoder) return out;
+    const int last = std::max(std::min(loaded->tokenizer->vocab_size(), model.config.vocab_size) - 1, 0);
+    const int length = std::min(3, std::max(1, model.config.max_seq_len));
+    const std::vector<std::vector<int>> texts = {std::vector<int>(static_cast<std::size_t>(length), last),
+                                                 std::vector<int>(1, 0)};
+    auto encoded = encoder->encode(texts);
+    if (encoded && encoded->states.size() != static_cast<std::size_t>(2 * encoded->stride * model.config.dim))
+      out.problem = "encode returned " + std::to_string(encoded->states.size()) + " state values";
+    if (encoded && model.weights.masked_lm.present()) {
+      auto logits = encoder->masked_lm_logits(encoded->state(0, 0));
+      if (logits && static_cast<int>(logits->size()) != model.config.vocab_size)
+        out.problem = "the MLM head returned " + std::to_string(logits->size()) + " logits";
+    }
+    return out;
+  }
   SessionOptions options;
   options.context_length = std::min(4, std::max(1, model.config.max_seq_len));
   auto session = Session::create(loaded->model, options);
