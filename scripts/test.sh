@@ -111,10 +111,10 @@ if [ "$deep" = 1 ]; then
   scripts/build-sanitized.sh tsan
   scripts/build-sanitized.sh asan
 
-  step "ThreadSanitizer: sessions, forward pass, generator, thread pool, ablation and inspection"
+  step "ThreadSanitizer: sessions, encoders, forward pass, generator, thread pool, ablation and inspection"
   # Any report fails the run (exit code 66).
   TSAN_OPTIONS="halt_on_error=1 exitcode=66" build-tsan/tests/glassbox_tests --gtest_brief=1 \
-    --gtest_filter='Session*:Forward*:Generator*:ThreadPool*:KernelsBitExact*:QuantizedIntDot*:HeadAblation*:*AttentionDetail*:MeasureHeads*:HeadMeasurement*:Inspection*'
+    --gtest_filter='Session*:Forward*:Generator*:ThreadPool*:KernelsBitExact*:QuantizedIntDot*:HeadAblation*:*AttentionDetail*:MeasureHeads*:HeadMeasurement*:Inspection*:*Encoder*'
 
   step "AddressSanitizer and UndefinedBehaviorSanitizer: the whole native suite"
   # CTest runs every test as in build/ (the CLI tests run the sanitized CLI; the NumPy fixtures are the ones
