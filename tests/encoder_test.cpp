@@ -298,8 +298,9 @@ TEST(EncoderTasks, EmbedTextsPoolsOneBatch) {
   ASSERT_TRUE(by_file.ok());
   const Pooling file_pooling = loaded->model->config.pooling;
   EXPECT_EQ(by_file->pooling, file_pooling == Pooling::None ? Pooling::Mean : file_pooling);
-  test::expect_error(embed_texts(*encoder, *loaded->tokenizer, std::vector<std::string>{}, std::nullopt, false),
-                     ErrorCode::BadArgument, "no texts");
+  test::expect_error(
+      embed_texts(*encoder, *loaded->tokenizer, std::vector<std::string>{}, std::nullopt, false),
+      ErrorCode::BadArgument, "no texts");
 }
 
 }  // namespace

@@ -25,8 +25,10 @@ val Engine::embed(const val& texts, const std::string& pooling, bool normalize) 
   if (!model_) return no_model();
   if (!encoder_) return failure(Encoder::create(model_).error());  // the core's words: a decoder generates
   std::optional<Pooling> chosen;
-  if (pooling == "mean") chosen = Pooling::Mean;
-  else if (pooling == "cls") chosen = Pooling::Cls;
+  if (pooling == "mean")
+    chosen = Pooling::Mean;
+  else if (pooling == "cls")
+    chosen = Pooling::Cls;
   else if (!pooling.empty())
     return failure(ErrorCode::BadArgument, "pooling must be 'mean' or 'cls' (or empty: the file's), found '",
                    pooling, "'");
@@ -67,7 +69,8 @@ val Engine::fill_mask(const std::string& text, int top_k) {
     masks.call<void>("push", mask);
   }
   val out = val::object();
-  out.set("tokens", array_to_js(std::vector<int32_t>(filled->tokens.begin(), filled->tokens.end()), "Int32Array"));
+  out.set("tokens",
+          array_to_js(std::vector<int32_t>(filled->tokens.begin(), filled->tokens.end()), "Int32Array"));
   out.set("masks", masks);
   return out;
 }

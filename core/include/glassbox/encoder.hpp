@@ -85,10 +85,10 @@ std::vector<std::vector<float>> cosine_similarities(const std::vector<std::vecto
 // Each text tokenized as the model reads it ([CLS] ... [SEP]), all of them encoded in one padded batch, each
 // pooled into one embedding, and the cosine similarity of every pair.
 struct TextEmbeddings {
-  std::vector<std::vector<int>> tokens;           // per text
-  std::vector<std::vector<float>> embeddings;     // per text
-  Pooling pooling = Pooling::Mean;                // the pooling used
-  std::vector<std::vector<float>> similarity;     // [a][b]
+  std::vector<std::vector<int>> tokens;        // per text
+  std::vector<std::vector<float>> embeddings;  // per text
+  Pooling pooling = Pooling::Mean;             // the pooling used
+  std::vector<std::vector<float>> similarity;  // [a][b]
 };
 // `pooling`: none given means what the file asks for, else mean. `normalize` divides each embedding by its
 // length, as does a model whose file asks for it. Fails as Encoder::encode does (no texts, an empty text, a
@@ -99,7 +99,7 @@ Result<TextEmbeddings> embed_texts(Encoder& encoder, const Tokenizer& tokenizer,
 
 // A [MASK] of a text and what the masked-language-model head puts there.
 struct MaskFill {
-  int position = 0;                        // in `tokens`
+  int position = 0;                          // in `tokens`
   std::vector<TokenProbability> candidates;  // the top k, most likely first
 };
 struct FilledMasks {
@@ -108,6 +108,7 @@ struct FilledMasks {
 };
 // Fails with bad-argument, in words that say what to do: a tokenizer without a [MASK] token, a model saved
 // without its MLM head, a text with no [MASK], a text longer than the model's positions; top_k < 1.
-Result<FilledMasks> fill_masks(Encoder& encoder, const Tokenizer& tokenizer, std::string_view text, int top_k);
+Result<FilledMasks> fill_masks(Encoder& encoder, const Tokenizer& tokenizer, std::string_view text,
+                               int top_k);
 
 }  // namespace glassbox

@@ -30,7 +30,8 @@ Result<TextEmbeddings> embed_texts(Encoder& encoder, const Tokenizer& tokenizer,
   return out;
 }
 
-Result<FilledMasks> fill_masks(Encoder& encoder, const Tokenizer& tokenizer, std::string_view text, int top_k) {
+Result<FilledMasks> fill_masks(Encoder& encoder, const Tokenizer& tokenizer, std::string_view text,
+                               int top_k) {
   if (top_k < 1) return error(ErrorCode::BadArgument, "fill-mask: top-k must be >= 1, found ", top_k);
   const int mask_id = tokenizer.mask_id();
   if (mask_id < 0)
