@@ -145,6 +145,13 @@ test('errors are explained in words; a model without the MLM head says so before
     await typeAndSettle(page, '#fill-mask-text', 'Back to a [MASK].');
     assert.equal(await visible(page, '#fill-mask-error'), false, 'the error goes once the text is fine');
 
+    // A file that is no model leaves the encoder loaded and its tasks working.
+    assert.equal(await loadFiles(page, { name: 'junk.gguf', mimeType: 'application/octet-stream', buffer: Buffer.alloc(4096, 7) }), 'failed');
+    assert.match(await page.textContent('#model-error'), /bert-mlm\.gguf is still loaded: you can keep using it/);
+    assert.equal(await visible(page, '#encoder-tasks'), true);
+    await typeAndSettle(page, '#fill-mask-text', 'Still a [MASK] here.');
+    expectFillMaskMatches(await page.evaluate(() => window.__glassbox.encoder.fillMask), 'Still a [MASK] here.');
+
     assert.equal(await loadFiles(page, files['bert.gguf']), 'loaded');
     await page.evaluate(() => window.__glassbox.encoder.whenIdle());
     assert.equal((await page.evaluate(() => window.__glassbox.info)).maskedLm, false);

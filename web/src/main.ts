@@ -112,7 +112,7 @@ async function load(source: ModelSource) {
     store.set({ failedLoads: store.state.failedLoads + 1 });
     const { model, modelSource } = store.state;
     if (modelSource) panel.showLoaded(modelSource);
-    panel.showError(reportOf(error), model ? `${model.label} is still loaded: you can keep generating with it.` : undefined);
+    panel.showError(reportOf(error), model ? `${model.label} is still loaded: you can keep ${model.info.encoder ? 'using' : 'generating with'} it.` : undefined);
     status.set(model ? 'ready' : 'error', model ? `${model.label} · ready` : 'No model loaded');
   } finally {
     if (attempt === loadAttempt) {
