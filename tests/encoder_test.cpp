@@ -298,5 +298,83 @@ TEST(Encoder, CosineSimilaritiesOfEmbeddings) {
   EXPECT_EQ(s[3][0], 0.0f);  // a zero vector has no direction
 }
 
+// fill_masks is what fill-mask prints and the page shows: the head's top tokens at each [MASK] of the text.
+TEST(EncoderTasks, FillMasksReadsTheHeadAtEachMask) {
+  const std::string model_file = test::fixture_path("bert-tiny-mlm.gguf");
+  GLASSBOX_REQUIRE_FILE(model_file);
+  auto loaded = open_model_files(model_file, "");
+  ASSERT_TRUE(loaded.ok()) << loaded.error().message;
+  auto encoder = Encoder::create(loaded->model);
+  ASSERT_TRUE(encoder.ok());
+  const Tokenizer& tokenizer = *loaded->tokenizer;
+  auto filled = fill_masks(*encoder, tokenizer, "the [MASK] sat on the [MASK]", 4);
+  ASSERT_TRUE(filled.ok()) << filled.error().message;
+  ASSERT_EQ(filled->masks.size(), 2u);
+  auto encoded = encoder->encode(std::vector<std::vector<int>>{filled->tokens});
+  ASSERT_TRUE(encoded.ok());
+  for (const MaskFill& m : filled->masks) {
+    EXPECT_EQ(filled->tokens[static_cast<std::size_t>(m.position)], tokenizer.mask_id());
+    auto logits = encoder->masked_lm_logits(encoded->state(0, m.position));
+    ASSERT_TRUE(logits.ok());
+    const auto expected = top_tokens(*logits, 4);
+    ASSERT_EQ(m.candidates.size(), 4u);
+    for (std::size_t k = 0; k < 4; ++k) {
+      EXPECT_EQ(m.candidates[k].id, expected[k].id);
+      EXPECT_EQ(m.candidates[k].probability, expected[k].probability);
+    }
+  }
+  EXPECT_EQ(filled->tokens.front(), tokenizer.cls_id());
+  test::expect_error(fill_masks(*encoder, tokenizer, "the cat sat", 4), ErrorCode::BadArgument,
+                     "no [MASK] to fill");
+  test::expect_error(fill_masks(*encoder, tokenizer, "the [MASK] sat", 0), ErrorCode::BadArgument, "top-k");
+  std::string long_text;
+  for (int i = 0; i <= loaded->model->config.max_seq_len; ++i)
+    long_text += "the ";
+  test::expect_error(fill_masks(*encoder, tokenizer, long_text + "[MASK]", 4), ErrorCode::BadArgument,
+                     "positions");
+}
+
+TEST(EncoderTasks, FillMasksNeedsTheHead) {
+  const std::string model_file = test::fixture_path("bert-tiny.gguf");
+  GLASSBOX_REQUIRE_FILE(model_file);
+  auto loaded = open_model_files(model_file, "");
+  ASSERT_TRUE(loaded.ok()) << loaded.error().message;
+  auto encoder = Encoder::create(loaded->model);
+  ASSERT_TRUE(encoder.ok());
+  EXPECT_FALSE(encoder->has_masked_lm_head());
+  // The missing head is named first, whatever the text: no text could help.
+  test::expect_error(fill_masks(*encoder, *loaded->tokenizer, "the cat sat", 4), ErrorCode::BadArgument,
+                     "no masked-language-model head");
+}
+
+// embed_texts is one padded batch pooled as the file says (or as asked), with the similarities of the pooled
+// vectors.
+TEST(EncoderTasks, EmbedTextsPoolsOneBatch) {
+  const std::string model_file = test::fixture_path("bert-tiny.gguf");
+  GLASSBOX_REQUIRE_FILE(model_file);
+  auto loaded = open_model_files(model_file, "");
+  ASSERT_TRUE(loaded.ok()) << loaded.error().message;
+  auto encoder = Encoder::create(loaded->model);
+  ASSERT_TRUE(encoder.ok());
+  const std::vector<std::string> texts = {"the cat sat", "a dog ran far away"};
+  auto result = embed_texts(*encoder, *loaded->tokenizer, texts, Pooling::Cls, true);
+  ASSERT_TRUE(result.ok()) << result.error().message;
+  EXPECT_EQ(result->pooling, Pooling::Cls);
+  ASSERT_EQ(result->tokens.size(), 2u);
+  auto encoded = encoder->encode(result->tokens);
+  ASSERT_TRUE(encoded.ok());
+  auto pooled = pool_states(*encoded, Pooling::Cls, true);
+  ASSERT_TRUE(pooled.ok());
+  EXPECT_EQ(result->embeddings, *pooled);
+  EXPECT_EQ(result->similarity, cosine_similarities(*pooled));
+  auto by_file = embed_texts(*encoder, *loaded->tokenizer, texts, std::nullopt, false);
+  ASSERT_TRUE(by_file.ok());
+  const Pooling file_pooling = loaded->model->config.pooling;
+  EXPECT_EQ(by_file->pooling, file_pooling == Pooling::None ? Pooling::Mean : file_pooling);
+  test::expect_error(
+      embed_texts(*encoder, *loaded->tokenizer, std::vector<std::string>{}, std::nullopt, false),
+      ErrorCode::BadArgument, "no texts");
+}
+
 }  // namespace
 }  // namespace glassbox

@@ -11,7 +11,7 @@ namespace glassbox::wasm {
 // bits, sink and previous-token weight over the window's query rows; `firstVisible`, where each row's visible
 // keys begin. Memory: the window, whatever the sequence length.
 val Engine::attention(int layer, int head, int begin, int end) {
-  if (!session_) return no_model();
+  if (!session_) return no_session();
   const int heads = session_->model().config.n_heads;
   if (head < -1 || head >= heads)
     return failure(ErrorCode::BadArgument, "head ", head, " does not exist (0..", heads - 1,
@@ -37,7 +37,7 @@ val Engine::attention(int layer, int head, int begin, int end) {
 // What the inspection trace holds and may hold: positions computed, the first one still kept, and its memory
 // (per position, now, and the budget).
 val Engine::trace_info() const {
-  if (!session_) return no_model();
+  if (!session_) return no_session();
   const ResidualTrace& r = session_->residual_trace();
   val result = val::object();
   result.set("positions", session_->position());
@@ -96,7 +96,7 @@ val Engine::sampling_pipeline_at_last(int top_n) const {
 // One head's attention at one query with every number of the formula (Session::attention_detail): the same
 // floats the forward pass used. Arrays are Float32Array; keyRows and valueRows are [keys][headDim].
 val Engine::attention_step_by_step(int layer, int head, int query) const {
-  if (!session_) return no_model();
+  if (!session_) return no_session();
   auto d = session_->attention_detail(layer, head, query);
   if (!d) return failure(d.error());
   val result = val::object();
@@ -125,7 +125,7 @@ val Engine::attention_step_by_step(int layer, int head, int query) const {
 // the model's own logits) and position, the `k` most likely next tokens. {layers: n_layers + 1, begin, size,
 // k, ids: Int32Array, probabilities: Float32Array, logits: Float32Array}, each [layer][position][k].
 val Engine::logit_lens(int begin, int end, int k) const {
-  if (!session_) return no_model();
+  if (!session_) return no_session();
   auto lens = glassbox::logit_lens(*session_, begin, end, k);
   if (!lens) return failure(lens.error());
   val result = val::object();
@@ -140,7 +140,7 @@ val Engine::logit_lens(int begin, int end, int k) const {
 }
 
 std::optional<val> Engine::no_logits_yet() const {
-  if (!session_) return no_model();
+  if (!session_) return no_session();
   if (session_->position() == 0)
     return failure(ErrorCode::InvalidState, "nothing has been computed yet: call step() first");
   return std::nullopt;

@@ -44,7 +44,7 @@ val Engine::set_sampler(double temperature, double top_k, double top_p, double s
 // prompt and the limits (0: none), resets the session, and the sampler starts again from its seed. Returns
 // the prompt's token ids.
 val Engine::start(const std::string& prompt, double max_new_tokens, double max_steps) {
-  if (!generator_) return no_model();
+  if (!generator_) return no_session();
   const auto limits = limits_from_js(max_new_tokens, max_steps);
   if (!limits) return failure(limits.error());
   sampler_ = Sampler(settings_);  // the same object the generator refers to, with a fresh random sequence
@@ -59,7 +59,7 @@ val Engine::start(const std::string& prompt, double max_new_tokens, double max_s
 // Generator::extend keeps the positions the session already ran when the ids extend them. Returns {ids,
 // kept}: the ids and how many positions were kept.
 val Engine::start_tokens(const val& prompt, double max_new_tokens, double max_steps) {
-  if (!generator_) return no_model();
+  if (!generator_) return no_session();
   const auto limits = limits_from_js(max_new_tokens, max_steps);
   if (!limits) return failure(limits.error());
   const std::vector<int> ids = emscripten::vecFromJSArray<int>(prompt);
@@ -75,7 +75,7 @@ val Engine::start_tokens(const val& prompt, double max_new_tokens, double max_st
 // One generation step: {id, bytes, position, end, reason}. `end` is the generator's finished(): nothing
 // follows this token; `reason` is then why (the core's StopReason name), and null while it goes on.
 val Engine::step() {
-  if (!generator_) return no_model();
+  if (!generator_) return no_session();
   auto token = generator_->next();
   if (!token) return failure(token.error());
   val result = val::object();

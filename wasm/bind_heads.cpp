@@ -95,7 +95,7 @@ val Engine::measure_step() {
 // the next generation, until clearAblation(). Returns how the next-token distribution at the last position
 // changed against the run without any ablation (the core's ablate_session).
 val Engine::ablate(const val& scale_list) {
-  if (!session_) return no_model();
+  if (!session_) return no_session();
   const std::vector<float> scales = emscripten::vecFromJSArray<float>(scale_list);
   const std::vector<int> tokens = traced_tokens();
   if (tokens.empty())
@@ -118,7 +118,7 @@ val Engine::ablate(const val& scale_list) {
 
 // Every head as trained again; the tokens are read again without the ablation. Returns whether one was on.
 val Engine::clear_ablation() {
-  if (!session_) return no_model();
+  if (!session_) return no_session();
   if (session_->head_scales().empty()) return val(false);
   generator_->stop();
   if (auto ok = session_->set_head_scales({}); !ok) return failure(ok.error());
@@ -131,7 +131,7 @@ val Engine::clear_ablation() {
 
 // The ablation's table as the session holds it (empty: none).
 val Engine::head_scales() const {
-  if (!session_) return no_model();
+  if (!session_) return no_session();
   const std::span<const float> s = session_->head_scales();
   return array_to_js(std::vector<float>(s.begin(), s.end()), "Float32Array");
 }

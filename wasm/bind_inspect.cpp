@@ -55,7 +55,8 @@ val Engine::flops(int sequence_length) const {
 val Engine::inspect_document(const std::string& prompt, int steps, int candidates) const {
   if (!model_) return no_model();
   InspectOptions options{.steps = steps, .sampler = settings_, .candidates = candidates};
-  if (const std::span<const float> table = session_->head_scales(); !table.empty()) {
+  if (const std::span<const float> table = session_ ? session_->head_scales() : std::span<const float>();
+      !table.empty()) {
     auto scaled = scaled_heads(model_->config, table);
     if (!scaled) return failure(scaled.error());
     options.ablate = std::move(*scaled);

@@ -48,27 +48,38 @@ val Engine::load(const std::string& model_name, const std::string& tokenizer_nam
   uploads_[1] = Upload{};
   auto loaded = open_model(std::move(model_bytes), std::move(tokenizer_bytes));
   if (!loaded) return failure(loaded.error());
-  // The old session goes before the new one is made: its threads return to the module's Worker pool, which
-  // holds one session's worth (a thread that cannot start would be a thread fewer). The generator refers to
-  // the session, the sampler and the tokenizer: it goes first, and comes back last.
+  // What ran the old model goes before the new one is made: its threads return to the module's Worker pool,
+  // which holds one session's worth (a thread that cannot start would be a thread fewer). The generator
+  // refers to the session, the sampler and the tokenizer: it goes first, and comes back last.
   generator_.reset();
   session_.reset();
-  auto session = create_session(loaded->model);
-  if (!session) {
-    // The model loaded before stays usable, with a fresh session (made once already with these options).
-    if (model_) {
-      if (auto again = create_session(model_)) {
-        session_.emplace(std::move(*again));
-        generator_.emplace(*session_, sampler_, *tokenizer_);
-      }
-    }
-    return failure(session.error());
+  encoder_.reset();
+  if (auto started = start_running(std::move(loaded->model), std::move(loaded->tokenizer)); !started) {
+    // The model loaded before stays usable, run afresh (it was started once already with these options).
+    if (model_) (void)start_running(model_, tokenizer_);
+    return failure(started.error());
   }
-  session_.emplace(std::move(*session));
-  model_ = std::move(loaded->model);
-  tokenizer_ = std::move(loaded->tokenizer);
-  generator_.emplace(*session_, sampler_, *tokenizer_);
   return info();
+}
+
+Result<void> Engine::start_running(std::shared_ptr<const Model> model,
+                                   std::shared_ptr<const Tokenizer> tokenizer) {
+  if (model->config.causal) {
+    GLASSBOX_ASSIGN(Session session, create_session(model));
+    session_.emplace(std::move(session));
+  } else {
+    GLASSBOX_ASSIGN(Encoder encoder, Encoder::create(model, {.threads = threads_}));
+    encoder_.emplace(std::move(encoder));
+  }
+  model_ = std::move(model);
+  tokenizer_ = std::move(tokenizer);
+  if (session_) generator_.emplace(*session_, sampler_, *tokenizer_);
+  return ok();
+}
+
+val Engine::no_session() const {
+  if (model_ && encoder_) return failure(create_session(model_).error());
+  return no_model();
 }
 
 Result<Session> Engine::create_session(std::shared_ptr<const Model> model) const {
@@ -98,7 +109,13 @@ val Engine::info() const {
   result.set("headDim", c.head_dim);
   result.set("vocabSize", c.vocab_size);
   result.set("maxSeqLen", c.max_seq_len);
-  result.set("contextLength", session_->context_length());
+  result.set("contextLength", session_ ? session_->context_length() : c.max_seq_len);
+  // An encoder reads whole texts: the page offers fill-mask (where the file has the MLM head and the
+  // vocabulary a [MASK]) and sentence similarity instead of generation.
+  result.set("encoder", !c.causal);
+  result.set("maskedLm", encoder_ && encoder_->has_masked_lm_head() && tokenizer_->mask_id() >= 0);
+  result.set("pooling", std::string(to_string(c.pooling)));
+  result.set("normalizeEmbedding", c.normalize_embedding);
   result.set("norm", std::string(to_string(c.norm)));
   result.set("position", std::string(to_string(c.position)));
   result.set("activation", std::string(to_string(c.activation)));

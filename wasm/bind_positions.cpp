@@ -55,7 +55,7 @@ val Engine::rope_dots(const val& q_list, const val& k_list, int positions, int l
 
 // One head's query vector at `position` before RoPE turned it (Session::attention_detail), head_dim values.
 val Engine::head_query(int layer, int head, int position) const {
-  if (!session_) return no_model();
+  if (!session_) return no_session();
   auto detail = session_->attention_detail(layer, head, position);
   if (!detail) return failure(detail.error());
   return array_to_js(detail->query_unrotated, "Float32Array");

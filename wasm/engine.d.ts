@@ -79,6 +79,31 @@ export interface ModelInfo {
   eosId: number; // -1: none
   engine: string; // buildDescription()
   threads: number; // threads the session computes with, as running now (1 in the single-threaded build)
+  encoder: boolean; // an encoder (BERT): it reads whole texts; embed() and fillMask() instead of generation
+  maskedLm: boolean; // an encoder saved with its masked-language-model head and a [MASK] token: fillMask() works
+  pooling: string; // what the file asks for: "mean", "cls" or "none" (embed() then pools by the mean)
+  normalizeEmbedding: boolean; // the file divides each embedding by its length
+}
+
+/** embed()'s result: every text through one padded batch, each pooled into one vector. */
+export interface Embeddings {
+  tokens: Int32Array[]; // each text's ids, [CLS] and [SEP] included
+  embeddings: Float32Array[]; // one per text
+  similarity: Float32Array[]; // [a][b]: the cosine of embeddings a and b (1 on the diagonal)
+  pooling: 'mean' | 'cls'; // the pooling used
+}
+
+/** One candidate for a [MASK]: a token and its probability (softmax over the whole vocabulary). */
+export interface MaskCandidate {
+  id: number;
+  piece: string; // the vocabulary's spelling (WordPiece: "##ing" continues a word)
+  probability: number;
+}
+
+/** fillMask()'s result: the text's ids and, at each [MASK], the most likely tokens, most likely first. */
+export interface FilledMasks {
+  tokens: Int32Array;
+  masks: { position: number; candidates: MaskCandidate[] }[];
 }
 
 /** The vocabulary's chat side (GGUF tokenizer.chat_template and the special tokens). */
@@ -208,6 +233,22 @@ export class GlassboxEngine {
   /** The loaded model's shape. Errors: `invalid-state` (no model). */
   info(): ModelInfo;
 
+  // --- an encoder's tasks ---
+
+  /**
+   * Sentence embeddings of `texts` and their cosine similarities, the numbers `glassbox embed --json` prints.
+   * `pooling` '' (the default) pools as the file asks (else by the mean); `normalize` divides each by its
+   * length, as does a file that asks for it. Errors: `invalid-state` (no model), `bad-argument` (a decoder;
+   * no texts, an empty text, a text longer than the model's positions: refused, never truncated).
+   */
+  embed(texts: string[], options?: { pooling?: '' | 'mean' | 'cls'; normalize?: boolean }): Embeddings;
+  /**
+   * The `topK` (default 5) most likely tokens at each [MASK] written in `text`, the numbers `glassbox
+   * fill-mask --json` prints. Errors: `invalid-state` (no model), `bad-argument` (a decoder; a model without
+   * its MLM head; no [MASK] in the text; a text longer than the model's positions; topK < 1).
+   */
+  fillMask(text: string, topK?: number): FilledMasks;
+
   // --- tokens ---
 
   /**
@@ -233,7 +274,7 @@ export class GlassboxEngine {
   /**
    * Starts a generation: encodes the prompt (BOS first where the vocabulary asks), resets the session and
    * the sampler's random sequence (same seed, same text). Returns the prompt's ids. Errors: `invalid-state`
-   * (no model), `prompt-empty`, `prompt-too-long` (more tokens than contextLength), `bad-argument` (limits).
+   * (no model), `bad-argument` (an encoder: use embed() or fillMask()), `prompt-empty`, `prompt-too-long` (more tokens than contextLength), `bad-argument` (limits).
    */
   start(prompt: string, limits?: GenerationLimits): Int32Array;
   /**

@@ -35,6 +35,10 @@ class Engine {
   val formats() const;
   val info() const;
 
+  // An encoder's tasks (bind_encoder.cpp): sentence embeddings and their similarities, fill-mask.
+  val embed(const val& texts, const std::string& pooling, bool normalize);
+  val fill_mask(const std::string& text, int top_k);
+
   // The vocabulary (bind_tokenizer.cpp).
   val pieces(const val& ids) const;
   val tokenize(const std::string& text, bool add_bos, bool parse_special) const;
@@ -98,6 +102,11 @@ class Engine {
   };
 
   Result<Session> create_session(std::shared_ptr<const Model> model) const;
+  // Makes what runs `model` (a session and a generator for a decoder, an Encoder for an encoder) and keeps
+  // the model and tokenizer; what ran before must be gone (its threads are back in the module's pool).
+  Result<void> start_running(std::shared_ptr<const Model> model, std::shared_ptr<const Tokenizer> tokenizer);
+  // Why a session's call cannot run: no model, or the core's refusal of an encoder (use embed or fill-mask).
+  val no_session() const;
   val reason_to_js() const;
   // The tokens the session has read: the prompt and the generated tokens fed back so far.
   std::vector<int> traced_tokens() const;
@@ -108,7 +117,8 @@ class Engine {
   Upload uploads_[2];
   std::shared_ptr<const Model> model_;
   std::shared_ptr<const Tokenizer> tokenizer_;
-  std::optional<Session> session_;
+  std::optional<Session> session_;            // a decoder's; empty while an encoder is loaded
+  std::optional<Encoder> encoder_;            // an encoder's; empty while a decoder is loaded
   SamplerSettings settings_;                  // what the next start() samples with
   Sampler sampler_{SamplerSettings{}};        // re-seeded from settings_ by each start()
   std::optional<HeadMeasurement> measuring_;  // a measurement begun by measureBegin()

@@ -112,6 +112,16 @@ export class GlassboxEngine {
     return unwrap(this.engine.info());
   }
 
+  // --- an encoder's tasks ---------------------------------------------------------------------------------
+
+  embed(texts, { pooling = '', normalize = false } = {}) {
+    return unwrap(this.engine.embed(texts, pooling, normalize));
+  }
+
+  fillMask(text, topK = 5) {
+    return unwrap(this.engine.fillMask(text, topK));
+  }
+
   // --- tokens ---------------------------------------------------------------------------------------------
 
   tokenize(text, addBos = true, { parseSpecial = false } = {}) {

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -59,26 +60,19 @@ void print_json(const std::vector<std::vector<int>>& tokens,
 
 Result<void> embed(const Options& o) {
   GLASSBOX_ASSIGN(LoadedModel loaded, open_model_from_flags(o.model));
-  const ModelConfig& c = loaded.model->config;
-  Pooling pooling = c.pooling == Pooling::None ? Pooling::Mean : c.pooling;  // mean where the file is silent
+  std::optional<Pooling> pooling;  // none: what the model file asks for
   if (!o.pooling.empty()) pooling = o.pooling == "cls" ? Pooling::Cls : Pooling::Mean;
   GLASSBOX_ASSIGN(Encoder encoder, Encoder::create(loaded.model, {.threads = o.threads}));
-  std::vector<std::vector<int>> tokens;
-  for (const std::string& text : o.texts) {
-    tokens.emplace_back();
-    for (const EncodedToken& t : loaded.tokenizer->encode(text, loaded.tokenizer->adds_bos()))
-      tokens.back().push_back(t.id);
-  }
-  GLASSBOX_ASSIGN(const EncodedTexts encoded, encoder.encode(tokens));
-  GLASSBOX_ASSIGN(const auto embeddings, pool_states(encoded, pooling, o.normalize || c.normalize_embedding));
-  const auto similarity = cosine_similarities(embeddings);
+  GLASSBOX_ASSIGN(const TextEmbeddings result,
+                  embed_texts(encoder, *loaded.tokenizer, o.texts, pooling, o.normalize));
+  const auto& [tokens, embeddings, used_pooling, similarity] = result;
   if (o.json) {
-    print_json(tokens, embeddings, pooling, similarity);
+    print_json(tokens, embeddings, used_pooling, similarity);
     return ok();
   }
   for (std::size_t i = 0; i < embeddings.size(); ++i) {
     std::printf("text %zu: %zu tokens, %s-pooled embedding of %zu values:", i + 1, tokens[i].size(),
-                to_string(pooling), embeddings[i].size());
+                to_string(used_pooling), embeddings[i].size());
     for (std::size_t k = 0; k < embeddings[i].size() && k < 6; ++k)
       std::printf(" %.5f", static_cast<double>(embeddings[i][k]));
     std::printf("%s\n", embeddings[i].size() > 6 ? " ..." : "");

@@ -23,32 +23,13 @@ struct Options {
   int threads = default_threads();
 };
 
-struct MaskFill {
-  int position;
-  std::vector<TokenProbability> candidates;
-};
-
 Result<void> fill_mask(const Options& o) {
   GLASSBOX_ASSIGN(LoadedModel loaded, open_model_from_flags(o.model));
   const Tokenizer& tokenizer = *loaded.tokenizer;
   GLASSBOX_ASSIGN(Encoder encoder, Encoder::create(loaded.model, {.threads = o.threads}));
-  const int mask_id = tokenizer.mask_id();
-  if (mask_id < 0)
-    return error(ErrorCode::BadArgument, "the tokenizer has no [MASK] token, so there is nothing to fill");
-  std::vector<int> tokens;
-  for (const EncodedToken& t : tokenizer.encode(o.text, tokenizer.adds_bos(), SpecialTokens::Parse))
-    tokens.push_back(t.id);
-  GLASSBOX_ASSIGN(const EncodedTexts encoded, encoder.encode(std::span(&tokens, 1)));
-  std::vector<MaskFill> fills;
-  for (std::size_t p = 0; p < tokens.size(); ++p) {
-    if (tokens[p] != mask_id) continue;
-    GLASSBOX_ASSIGN(const std::vector<float> logits,
-                    encoder.masked_lm_logits(encoded.state(0, static_cast<int>(p))));
-    fills.push_back({static_cast<int>(p), top_tokens(logits, o.top_k)});
-  }
-  if (fills.empty())
-    return error(ErrorCode::BadArgument, "the text has no ", tokenizer.piece(mask_id),
-                 " to fill: write it where a word should be predicted");
+  GLASSBOX_ASSIGN(const FilledMasks filled, fill_masks(encoder, tokenizer, o.text, o.top_k));
+  const std::vector<int>& tokens = filled.tokens;
+  const std::vector<MaskFill>& fills = filled.masks;
   if (o.json) {
     JsonWriter json;
     json.begin_object().key("tokens").begin_array();

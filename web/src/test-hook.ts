@@ -3,6 +3,7 @@
 // the engine around the page, and the page never reads it.
 import type { AttentionTrace, MemoryReport, ModelInfo, SamplerSettings } from './protocol';
 import type { AblationResult, AttentionBatch, FlopsResult, ModelInspectorInfo, MeasureResult, RopePicture } from './protocol-model-inspector';
+import type { FillMaskResult, SimilarityResult } from './protocol-encoder';
 import type { LensWindow, StepByStep, StepPipeline } from './protocol-step-inspector';
 import { positionOf } from './ui/current-step';
 import type { GenerationRecord, PageState, PageStore } from './state/page-state';
@@ -33,6 +34,13 @@ export interface SeeInsideHook {
   whenIdle(): Promise<void>;
 }
 
+/** What the tests read of an encoder's tasks (window.__glassbox.encoder): what the page shows now. */
+export interface EncoderHook {
+  readonly fillMask: FillMaskResult | null;
+  readonly similarity: { texts: string[]; ids: number[][]; embeddings: number[][]; similarity: number[][]; pooling: string } | null;
+  whenIdle(): Promise<void>; // the typed texts answered and drawn
+}
+
 export interface TestHook {
   readonly formats: string[]; // the model formats the engine reads
   readonly samplerDefaults: SamplerSettings | null; // the engine's, as the worker sent them
@@ -46,6 +54,7 @@ export interface TestHook {
   readonly last: GenerationRecord | null;
   readonly inside: InsideHook;
   readonly seeInside: SeeInsideHook;
+  readonly encoder: EncoderHook;
   whenLoaded(count?: number): Promise<ModelInfo>;
   whenIdle(): Promise<GenerationRecord | null>;
   whenAttentionDrawn(): Promise<void>;
@@ -61,6 +70,7 @@ export interface HookSources {
   insideIdle(): Promise<void>; // the model inspector's requests answered and drawn
   seeInsideIdle(): Promise<void>; // the step inspector's requests answered
   rope(): RopePicture | null; // the positional-encoding view's picture
+  encoderIdle(): Promise<void>; // the encoder's tasks answered and drawn
 }
 
 type Waiter = { test: (state: Readonly<PageState>) => boolean; resolve: () => void };
@@ -105,6 +115,15 @@ export function installTestHook(store: PageStore, sources: HookSources): TestHoo
     whenIdle: () => sources.seeInsideIdle(),
   };
 
+  const encoder: EncoderHook = {
+    get fillMask() { return state().fillMask; },
+    get similarity() {
+      const s: SimilarityResult | null = state().similarity;
+      return s && { texts: s.texts, ids: s.ids, embeddings: s.embeddings.map((e) => Array.from(e)), similarity: s.similarity, pooling: s.pooling };
+    },
+    whenIdle: () => sources.encoderIdle(),
+  };
+
   const hook: TestHook = {
     get formats() { return state().engine?.formats ?? []; },
     get samplerDefaults() { return state().engine?.samplerDefaults ?? null; },
@@ -118,6 +137,7 @@ export function installTestHook(store: PageStore, sources: HookSources): TestHoo
     get last() { return state().generation; },
     inside,
     seeInside,
+    encoder,
     whenLoaded(count = 1) {
       return until((s) => s.loads >= count).then(() => state().model!.info);
     },

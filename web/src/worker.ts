@@ -8,6 +8,7 @@ import type { GlassboxEngine } from '@glassbox/engine';
 import { replyTo, type AttentionTrace, type DoneReason, type FromWorker, type ModelSource, type ReplyTo, type RequestType, type SamplerSettings, type ToWorker } from './protocol';
 import type { ChatRequest, ChatStarted } from './protocol-chat';
 import { chatSupport, startChat } from './worker/chat';
+import { handleEncoder } from './worker/encoder';
 import { chooseBuild, startEngine } from './worker/engine-build';
 import { explain, PageError, PlainError } from './worker/explain';
 import { cachedStates, deleteCached } from './worker/hub-cache';
@@ -249,6 +250,8 @@ scope.onmessage = (event) => {
       if (generation && generation.gen === message.gen && engine) stopGeneration(engine);
       break;
     default:
+      // An encoder's tasks (worker/encoder.ts): fill-mask and sentence similarity.
+      if (handleEncoder(engine, post, message)) break;
       // The step inspector (worker/step-inspector.ts): attention step by step, the logit lens, the document.
       if (handleStepInspector(engine, post, message)) break;
       // The model inspector (worker/model-inspector.ts): heads, ablation, positions, anatomy.

