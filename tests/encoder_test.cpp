@@ -97,7 +97,9 @@ TEST_P(EncoderFixture, PaddedBatchMatchesTheNumpyReference) {
   EXPECT_FALSE(model->config.causal);
   // A plain Hugging Face folder names no pooling (its expected file says which the reference used); GGUF
   // files and sentence-transformers folders do.
-  if (!GetParam().starts_with("hf-")) EXPECT_EQ(to_string(model->config.pooling), expected.pooling);
+  if (!GetParam().starts_with("hf-")) {
+    EXPECT_EQ(to_string(model->config.pooling), expected.pooling);
+  }
   EXPECT_EQ(model->config.normalize_embedding, expected.normalize);
   auto encoder = Encoder::create(model, {.threads = 2});
   ASSERT_TRUE(encoder.ok()) << encoder.error().message;

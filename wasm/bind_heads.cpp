@@ -33,8 +33,8 @@ val head_reports_to_js(const std::vector<HeadReport>& reports) {
   }
   const RoleCounts counts = summarize_roles(reports);
   val roles = val::object();
-  for (int r = 0; r < kHeadRoleCount; ++r)
-    roles.set(to_string(static_cast<HeadRole>(r)), counts.counts[static_cast<std::size_t>(r)]);
+  for (HeadRole r : kDecoderRoles)
+    roles.set(to_string(r), counts[r]);
   val result = val::object();
   result.set("heads", heads);
   result.set("roles", roles);

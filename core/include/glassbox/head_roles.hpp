@@ -33,6 +33,15 @@ enum class HeadRole {
 };
 inline constexpr int kHeadRoleCount = 9;
 
+// The roles each kind of model's heads can have, in the order summaries list them: a decoder's (measured on
+// causal rows and the induction probe, glassbox/measure_heads.hpp) and an encoder's (full rows,
+// glassbox/encoder_heads.hpp).
+inline constexpr HeadRole kDecoderRoles[] = {HeadRole::Sink,  HeadRole::PreviousToken, HeadRole::Induction,
+                                             HeadRole::Local, HeadRole::Broad,         HeadRole::Mixed};
+inline constexpr HeadRole kEncoderRoles[] = {
+    HeadRole::Sink,        HeadRole::PreviousToken, HeadRole::NextToken, HeadRole::Separator,
+    HeadRole::Punctuation, HeadRole::Local,         HeadRole::Broad,     HeadRole::Mixed};
+
 // The stable names, for JSON and the page: "sink", "previous-token", "induction", "local", "broad", "mixed",
 // "next-token", "separator", "punctuation".
 const char* to_string(HeadRole role);

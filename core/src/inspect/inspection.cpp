@@ -216,8 +216,8 @@ Result<void> write_heads(JsonWriter& json, const Model& model, const Tokenizer& 
   json.end_array();
   const RoleCounts counts = summarize_roles(heads);
   json.key("head_roles").begin_object();
-  for (int r = 0; r < kHeadRoleCount; ++r)
-    json.key(to_string(static_cast<HeadRole>(r))).integer(counts.counts[static_cast<std::size_t>(r)]);
+  for (HeadRole r : kDecoderRoles)
+    json.key(to_string(r)).integer(counts[r]);
   json.end_object();
   return {};
 }
@@ -330,8 +330,8 @@ Result<std::string> encoder_inspect_json(std::shared_ptr<const Model> model, con
   json.end_array();
   const RoleCounts counts = count_roles(roles);
   json.key("head_roles").begin_object();
-  for (int r = 0; r < kHeadRoleCount; ++r)
-    json.key(to_string(static_cast<HeadRole>(r))).integer(counts.counts[static_cast<std::size_t>(r)]);
+  for (HeadRole r : kEncoderRoles)
+    json.key(to_string(r)).integer(counts[r]);
   json.end_object();
   json.end_object();
   return std::string(json.text());
