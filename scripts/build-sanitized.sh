@@ -8,7 +8,8 @@
 #       whose native build takes other kernels.
 #   scripts/build-sanitized.sh tsan [target ...]   build-tsan/: g++ with ThreadSanitizer, without -march=native
 #       (so it also checks the kernels' bits at SSE2 width, the integer products' float kernel among them).
-# Both at -O1 -g. Default targets: everything the suite needs (glassbox_tests; asan adds the fuzzers).
+# Both at -O1 -g. Default targets: asan, everything the suite needs (glassbox_tests) and the fuzzers; tsan, the
+# suites ThreadSanitizer runs (glassbox_thread_tests, tests/CMakeLists.txt).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -40,7 +41,7 @@ case "$kind" in
   tsan)
     dir=build-tsan
     targets=("$@")
-    [ ${#targets[@]} -gt 0 ] || targets=(glassbox_tests)
+    [ ${#targets[@]} -gt 0 ] || targets=(glassbox_thread_tests)
     if [ ! -f "$dir/CMakeCache.txt" ]; then
       cmake -S . -B "$dir" "${common[@]}" -DGLASSBOX_SANITIZE=thread
     fi

@@ -113,7 +113,7 @@ if [ "$deep" = 1 ]; then
 
   step "ThreadSanitizer: sessions, encoders, forward pass, generator, thread pool, ablation and inspection"
   # Any report fails the run (exit code 66).
-  TSAN_OPTIONS="halt_on_error=1 exitcode=66" build-tsan/tests/glassbox_tests --gtest_brief=1 \
+  TSAN_OPTIONS="halt_on_error=1 exitcode=66" build-tsan/tests/glassbox_thread_tests --gtest_brief=1 \
     --gtest_filter='Session*:Forward*:Generator*:ThreadPool*:KernelsBitExact*:QuantizedIntDot*:HeadAblation*:*AttentionDetail*:MeasureHeads*:HeadMeasurement*:Inspection*:*Encoder*'
 
   step "AddressSanitizer and UndefinedBehaviorSanitizer: the whole native suite"

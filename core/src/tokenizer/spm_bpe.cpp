@@ -87,9 +87,12 @@ std::vector<EncodedToken> Tokenizer::encode_sentencepiece(std::string_view text)
       out.push_back({id, input_offset(s.start), input_offset(s.start + s.length)});
       continue;
     }
+    // A byte with no <0xXX> token: <unk> if there is one, otherwise nothing (as byte-level BPE does, and
+    // Hugging Face), never an id outside the vocabulary.
     for (std::size_t b = s.start; b < s.start + s.length; ++b) {
       const int byte_id = byte_token_[static_cast<unsigned char>(normalized[b])];
-      out.push_back({byte_id >= 0 ? byte_id : vocab_.unk_id, input_offset(b), input_offset(b + 1)});
+      const int id_or_unk = byte_id >= 0 ? byte_id : vocab_.unk_id;
+      if (id_or_unk >= 0) out.push_back({id_or_unk, input_offset(b), input_offset(b + 1)});
     }
   }
   return out;
