@@ -221,8 +221,45 @@ TEST(Encoder, AttentionRowsAreFullAndRecordingChangesNothing) {
         EXPECT_NEAR(sum, 1.0, 1e-5) << layer << "." << head << " query " << q;
       }
   EXPECT_GT(after_query, 1.0);  // bidirectional: queries attend to later tokens
-  const std::vector<std::vector<int>> two = {{2, 3}, {2, 5, 3}};
-  test::expect_error(encoder->encode(two, attention), ErrorCode::BadArgument, "one text at a time");
+}
+
+// A padded batch's attention: each text's rows, over its own keys only, are the bits it gets alone, with
+// several threads on the batch; recording changes no state's bits.
+TEST(Encoder, EachTextOfABatchAttendsAsItDoesAlone) {
+  const std::string model_file = test::fixture_path("bert-tiny.gguf");
+  GLASSBOX_REQUIRE_FILE(model_file);
+  auto model = load(model_file);
+  ASSERT_TRUE(model);
+  auto batch_encoder = Encoder::create(model, {.threads = 3});
+  auto alone_encoder = Encoder::create(model, {.threads = 1});
+  ASSERT_TRUE(batch_encoder.ok() && alone_encoder.ok());
+  const std::vector<std::vector<int>> texts = {{2, 63, 64, 3}, {2, 63, 64, 66, 67, 63, 68, 5, 3}, {2, 5, 3}};
+  AttentionTrace batch;
+  auto traced = batch_encoder->encode(texts, batch);
+  ASSERT_TRUE(traced.ok()) << traced.error().message;
+  auto plain = batch_encoder->encode(texts);
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(traced->states, plain->states);
+  ASSERT_EQ(batch.n_positions(), 3 * traced->stride);
+  const ModelConfig& c = model->config;
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    AttentionTrace alone;
+    ASSERT_TRUE(alone_encoder->encode(std::span(&texts[i], 1), alone).ok());
+    const int n = static_cast<int>(texts[i].size());
+    const AttentionTrace text = batch.rows(static_cast<int>(i) * traced->stride, n);
+    ASSERT_EQ(text.n_positions(), n);
+    for (int layer = 0; layer < c.n_layers; ++layer)
+      for (int head = 0; head < c.n_heads; ++head)
+        for (int q = 0; q < traced->stride; ++q) {
+          const auto row = batch.row(layer, head, static_cast<int>(i) * traced->stride + q);
+          ASSERT_EQ(row.size(), static_cast<std::size_t>(n))
+              << "text " << i << " row " << q;  // no padding key
+          if (q >= n) continue;                 // a padding row: computed, thrown away
+          const auto a = alone.row(layer, head, q), b = text.row(layer, head, q);
+          ASSERT_EQ(std::memcmp(a.data(), row.data(), a.size_bytes()), 0) << "text " << i << " query " << q;
+          ASSERT_EQ(std::memcmp(a.data(), b.data(), a.size_bytes()), 0) << "text " << i << " query " << q;
+        }
+  }
 }
 
 // Encoder heads: the role of a head follows where its weight goes.

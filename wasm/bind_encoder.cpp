@@ -75,4 +75,61 @@ val Engine::fill_mask(const std::string& text, int top_k) {
   return out;
 }
 
+// Where the heads look in a batch of texts (the core's attend_texts, one padded batch), for text `index`:
+// {tokens: Int32Array (its ids), length, stride (the batch's padded width), texts, layers, heads, matrix:
+// Float32Array [layer][head][stride][stride] (query rows, key columns; 0 in the padding's rows and columns,
+// which the page draws as padding), headReports: [{layer, head, role, entropyBits, uniformEntropyBits, sink,
+// previousToken, nextToken, separator, punctuation, local}] measured over the text's own rows}.
+val Engine::encoder_attention(const val& texts, bool parse_special, int index) {
+  if (!model_) return no_model();
+  if (!encoder_) return failure(Encoder::create(model_).error());
+  const std::vector<std::string> list = emscripten::vecFromJSArray<std::string>(texts);
+  if (index < 0 || static_cast<std::size_t>(index) >= list.size())
+    return failure(ErrorCode::BadArgument, "encoderAttention: text ", index, " of ", list.size(),
+                   " texts (from 0)");
+  auto attended = attend_texts(*encoder_, *tokenizer_, list,
+                               parse_special ? SpecialTokens::Parse : SpecialTokens::AsText);
+  if (!attended) return failure(attended.error());
+  const ModelConfig& c = model_->config;
+  const std::vector<int>& ids = attended->tokens[static_cast<std::size_t>(index)];
+  const AttentionTrace text = attended->text(index);
+  const auto n = ids.size(), stride = static_cast<std::size_t>(attended->stride);
+  std::vector<float> matrix(static_cast<std::size_t>(c.n_layers) * c.n_heads * stride * stride, 0.0f);
+  for (int layer = 0; layer < c.n_layers; ++layer)
+    for (int head = 0; head < c.n_heads; ++head)
+      for (std::size_t q = 0; q < n; ++q) {
+        const std::span<const float> row = text.row(layer, head, static_cast<int>(q));
+        std::copy(row.begin(), row.end(),
+                  matrix.begin() +
+                      static_cast<std::ptrdiff_t>(
+                          ((static_cast<std::size_t>(layer) * c.n_heads + head) * stride + q) * stride));
+      }
+  val heads = val::array();
+  for (const EncoderHeadReport& h : measure_encoder_heads(text, *tokenizer_, ids)) {
+    val entry = val::object();
+    entry.set("layer", h.layer);
+    entry.set("head", h.head);
+    entry.set("role", std::string(to_string(h.role)));
+    entry.set("entropyBits", h.stats.entropy_bits);
+    entry.set("uniformEntropyBits", h.stats.uniform_entropy_bits);
+    entry.set("sink", h.stats.sink);
+    entry.set("previousToken", h.stats.previous);
+    entry.set("nextToken", h.next);
+    entry.set("separator", h.separator);
+    entry.set("punctuation", h.punctuation);
+    entry.set("local", h.stats.local);
+    heads.call<void>("push", entry);
+  }
+  val out = val::object();
+  out.set("tokens", array_to_js(std::vector<int32_t>(ids.begin(), ids.end()), "Int32Array"));
+  out.set("length", static_cast<int>(n));
+  out.set("stride", attended->stride);
+  out.set("texts", static_cast<int>(list.size()));
+  out.set("layers", c.n_layers);
+  out.set("heads", c.n_heads);
+  out.set("matrix", array_to_js(matrix, "Float32Array"));
+  out.set("headReports", heads);
+  return out;
+}
+
 }  // namespace glassbox::wasm

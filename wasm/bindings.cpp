@@ -21,6 +21,7 @@ EMSCRIPTEN_BINDINGS(glassbox_engine) {
       // an encoder's tasks (bind_encoder.cpp)
       .function("embed", &Engine::embed)
       .function("fillMask", &Engine::fill_mask)
+      .function("encoderAttention", &Engine::encoder_attention)
       // the vocabulary (bind_tokenizer.cpp)
       .function("pieces", &Engine::pieces)
       .function("tokenize", &Engine::tokenize)

@@ -106,6 +106,33 @@ export interface FilledMasks {
   masks: { position: number; candidates: MaskCandidate[] }[];
 }
 
+/** What one head of an encoder does over a text (the core's EncoderHeadReport): mean weights over its rows. */
+export interface EncoderHeadReport {
+  layer: number;
+  head: number;
+  role: string; // the engine's label: sink ([CLS]), previous-token, next-token, separator, punctuation, local, broad, mixed
+  entropyBits: number;
+  uniformEntropyBits: number; // what uniform attention over the same rows would give
+  sink: number; // on the first token, [CLS]
+  previousToken: number;
+  nextToken: number;
+  separator: number; // on [SEP]
+  punctuation: number; // on tokens that are punctuation only
+  local: number; // within two tokens either side, its own included
+}
+
+/** encoderAttention()'s result: one text of a padded batch, every head's full attention over it. */
+export interface EncoderAttention {
+  tokens: Int32Array; // the text's ids, [CLS] and [SEP] included
+  length: number; // its tokens
+  stride: number; // the batch's padded width: the longest text's tokens (rows/columns length..stride-1 are padding)
+  texts: number; // texts in the batch
+  layers: number;
+  heads: number;
+  matrix: Float32Array; // [layer][head][query][key], stride x stride per head; 0 in the padding
+  headReports: EncoderHeadReport[]; // per head, layer by layer, measured over the text's own rows
+}
+
 /** The vocabulary's chat side (GGUF tokenizer.chat_template and the special tokens). */
 export interface ChatInfo {
   template: string; // the chat template's Jinja source; "" when the model has none
@@ -248,6 +275,13 @@ export class GlassboxEngine {
    * its MLM head; no [MASK] in the text; a text longer than the model's positions; topK < 1).
    */
   fillMask(text: string, topK?: number): FilledMasks;
+  /**
+   * Where every head looks in text `index` of `texts`, all of them encoded in one padded batch as embed()
+   * encodes them (with `parseSpecial`, [MASK] written in a text is the mask token, as in fillMask()).
+   * Errors: `invalid-state` (no model), `bad-argument` (a decoder; `index` outside the texts; the texts as
+   * embed()).
+   */
+  encoderAttention(texts: string[], index?: number, options?: { parseSpecial?: boolean }): EncoderAttention;
 
   // --- tokens ---
 

@@ -38,6 +38,7 @@ class Engine {
   // An encoder's tasks (bind_encoder.cpp): sentence embeddings and their similarities, fill-mask.
   val embed(const val& texts, const std::string& pooling, bool normalize);
   val fill_mask(const std::string& text, int top_k);
+  val encoder_attention(const val& texts, bool parse_special, int index);
 
   // The vocabulary (bind_tokenizer.cpp).
   val pieces(const val& ids) const;

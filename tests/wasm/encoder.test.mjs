@@ -79,6 +79,42 @@ test('embed: the same embeddings and similarities as glassbox embed, in one padd
   }
 });
 
+test('encoderAttention: a text of a padded batch reads as glassbox inspect reads it alone', async (t) => {
+  if (!requireFiles(t, withHead, wasm)) return;
+  const engine = await engineWith(withHead);
+  const texts = ['the cat sat', 'the cat sat on the mat by the door', 'a [MASK] cat'];
+  const longest = Math.max(...texts.map((text) => engine.embed([text]).tokens[0].length));
+  for (const index of [0, 1]) {
+    const a = engine.encoderAttention(texts, index);
+    const alone = native('inspect', '--model', withHead, '--prompt', texts[index]);
+    assert.deepEqual(Array.from(a.tokens), alone.tokens.map((token) => token.id));
+    assert.equal(a.length, a.tokens.length);
+    assert.equal(a.stride, longest);
+    assert.equal(a.texts, 3);
+    const { stride, length, heads } = a;
+    for (let layer = 0; layer < a.layers; layer++)
+      for (let head = 0; head < heads; head++)
+        for (let q = 0; q < stride; q++)
+          for (let k = 0; k < stride; k++) {
+            const w = a.matrix[((layer * heads + head) * stride + q) * stride + k];
+            if (q >= length || k >= length) assert.equal(w, 0, `padding ${layer}.${head} [${q}][${k}]`);
+            else assert.ok(Math.abs(w - alone.attention[layer][head][q][k]) <= 1e-5, `text ${index} ${layer}.${head} [${q}][${k}]`);
+          }
+    assert.deepEqual(a.headReports.map((h) => h.role), alone.heads.map((h) => h.role));
+    a.headReports.forEach((h, i) => assert.ok(Math.abs(h.separator - alone.heads[i].separator) <= 1e-5));
+  }
+  // With parseSpecial, [MASK] is the mask token, as fill-mask reads it; in the batch the bits it has alone.
+  const masked = engine.encoderAttention(texts, 2, { parseSpecial: true });
+  assert.deepEqual(masked.tokens, engine.fillMask(texts[2]).tokens);
+  const maskedAlone = engine.encoderAttention([texts[2]], 0, { parseSpecial: true });
+  const n = masked.length;
+  for (let i = 0; i < masked.layers * masked.heads; i++)
+    for (let q = 0; q < n; q++)
+      for (let k = 0; k < n; k++)
+        assert.equal(masked.matrix[(i * masked.stride + q) * masked.stride + k], maskedAlone.matrix[(i * n + q) * n + k]);
+  assertRefused(() => engine.encoderAttention(texts, 3), 'bad-argument', 'text 3 of 3');
+});
+
 test('an encoder refuses what it cannot do, by code, in words', async (t) => {
   if (!requireFiles(t, withHead, withoutHead, wasm)) return;
   const engine = await engineWith(withoutHead);

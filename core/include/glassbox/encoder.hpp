@@ -56,8 +56,10 @@ class Encoder {
   // text) on no texts, an empty text, an id outside the vocabulary, or a text longer than the model's
   // positions: texts are refused, not truncated, so that no result silently describes less than was asked.
   Result<EncodedTexts> encode(std::span<const std::vector<int>> texts);
-  // The same for one text, recording into `attention` every head's full attention rows (each query over
-  // every token of the text: glassbox/trace.hpp), what the views draw. Bad-argument for several texts.
+  // The same, recording into `attention` every head's full attention rows, what the views draw: text i's
+  // query q is row i * stride + q, over the lengths[i] tokens of its own text (glassbox/trace.hpp), so a
+  // text's rows are the bits it gets alone. The rows past a text's length are its padding: their queries
+  // are computed (over the text) and thrown away; no row has a padding key.
   Result<EncodedTexts> encode(std::span<const std::vector<int>> texts, AttentionTrace& attention);
 
   // The masked-language-model head's logits (vocab_size) at one token's final state (glassbox/model.hpp,
@@ -102,6 +104,22 @@ struct TextEmbeddings {
 Result<TextEmbeddings> embed_texts(Encoder& encoder, const Tokenizer& tokenizer,
                                    std::span<const std::string> texts, std::optional<Pooling> pooling,
                                    bool normalize);
+
+// Where each head of an encoder looks in a batch of texts, as the views draw it: the texts tokenized as the
+// model reads them (`special`: Parse reads [MASK] written in a text as the mask token, as fill-mask does),
+// encoded in one padded batch with their attention recorded.
+struct TextsAttention {
+  std::vector<std::vector<int>> tokens;  // per text
+  int stride = 0;                        // rows per text: the longest text's token count
+  AttentionTrace attention;              // Encoder::encode's rows: text i's query q is row i * stride + q
+  // Text i's rows alone (row 0 its first token), what the head measurements read.
+  AttentionTrace text(int i) const {
+    return attention.rows(i * stride, static_cast<int>(tokens[static_cast<std::size_t>(i)].size()));
+  }
+};
+// Fails as Encoder::encode does.
+Result<TextsAttention> attend_texts(Encoder& encoder, const Tokenizer& tokenizer,
+                                    std::span<const std::string> texts, SpecialTokens special);
 
 // A [MASK] of a text and what the masked-language-model head puts there.
 struct MaskFill {

@@ -29,6 +29,9 @@ class AttentionTrace {
   // Writes the [n_positions][n_positions] matrix of one head, zero where a row saw no key and in unrecorded
   // rows.
   void copy_matrix(int layer, int head, float* out) const;
+  // Rows first .. first + count - 1 as a trace of their own, row first becoming row 0: one text of an
+  // encoder's padded batch (Encoder::encode), to be read as if it ran alone.
+  AttentionTrace rows(int first, int count) const;
 
   // Session side, before the forward pass of `position` runs: drops rows at and after it and sizes the
   // block that pass will fill (all layers and heads), `keys` floats per row (0: position + 1, a decoder's).

@@ -38,9 +38,6 @@ Result<EncodedTexts> Encoder::encode(std::span<const std::vector<int>> texts) {
 }
 
 Result<EncodedTexts> Encoder::encode(std::span<const std::vector<int>> texts, AttentionTrace& attention) {
-  if (texts.size() != 1)
-    return error(ErrorCode::BadArgument, "encode: attention is recorded for one text at a time, found ",
-                 texts.size());
   return run(texts, &attention);
 }
 
@@ -76,10 +73,10 @@ Result<EncodedTexts> Encoder::run(std::span<const std::vector<int>> texts, Atten
   for (std::size_t i = 0; i < texts.size(); ++i)
     std::copy(texts[i].begin(), texts[i].end(), tokens.begin() + static_cast<std::ptrdiff_t>(i * stride));
   const TextBatch batch{stride, out.lengths};
-  if (attention) {  // sized here, so that the forward pass allocates nothing: every row sees the whole text
+  if (attention) {  // sized here, so that the forward pass allocates nothing: every row sees its whole text
     *attention = AttentionTrace(c.n_layers, c.n_heads);
-    for (int p = 0; p < rows; ++p)
-      attention->begin_position(p, rows);
+    for (int row = 0; row < rows; ++row)  // padding rows too: their queries are computed, then thrown away
+      attention->begin_position(row, out.lengths[static_cast<std::size_t>(row / out.stride)]);
   }
   forward(*model_, *state_, tokens, 0, attention, nullptr, *pool_, &batch);
   const float* states = state_->residual.data();

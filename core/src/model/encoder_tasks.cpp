@@ -30,6 +30,16 @@ Result<TextEmbeddings> embed_texts(Encoder& encoder, const Tokenizer& tokenizer,
   return out;
 }
 
+Result<TextsAttention> attend_texts(Encoder& encoder, const Tokenizer& tokenizer,
+                                    std::span<const std::string> texts, SpecialTokens special) {
+  TextsAttention out;
+  for (const std::string& text : texts)
+    out.tokens.push_back(token_ids(tokenizer, text, special));
+  GLASSBOX_ASSIGN(const EncodedTexts encoded, encoder.encode(out.tokens, out.attention));
+  out.stride = encoded.stride;
+  return out;
+}
+
 Result<FilledMasks> fill_masks(Encoder& encoder, const Tokenizer& tokenizer, std::string_view text,
                                int top_k) {
   if (top_k < 1) return error(ErrorCode::BadArgument, "fill-mask: top-k must be >= 1, found ", top_k);

@@ -98,7 +98,11 @@ void attend(const ModelConfig& c, RunState& s, const VisibleKeys& visible, Atten
   score_queries(c, s, visible, pool, [&](std::size_t h, std::size_t t, float* row) {
     const auto [first_key, n_keys] = visible.of(t);
     probabilities_from_scores(row, first_key, n_keys, head_dim);  // the row's scores become probabilities
-    if (trace) std::copy(row, row + n_keys, trace->slot(visible.position(t), layer, static_cast<int>(h)));
+    // Recorded at the chunk's cache row (a decoder's position; a batch's row, text by text), over the keys
+    // from its text's first token on: each text of a batch reads as if it ran alone.
+    if (trace)
+      std::copy(row + visible.text_start(t), row + n_keys,
+                trace->slot(visible.first_position + static_cast<int>(t), layer, static_cast<int>(h)));
     float* out = s.head_outputs.data() + t * q_dim + h * head_dim;
     const std::size_t kv_offset = (h / heads_per_kv) * head_dim;
     attention_output(out, row, values + kv_offset, kv_dim, first_key, n_keys, head_dim);

@@ -41,14 +41,15 @@ struct VisibleKeys {
     return texts ? static_cast<int>(t % texts->stride) : first_position + static_cast<int>(t);
   }
 
+  // The cache row where the query's text starts (0 for one text or a decoder's run).
+  std::size_t text_start(std::size_t t) const { return texts ? (t / texts->stride) * texts->stride : 0; }
+
   KeyRange of(std::size_t t) const {
     const int p = position(t);
     // The cache row where the query's text starts, and the row just past its last token.
-    std::size_t text_begin = 0, text_end = static_cast<std::size_t>(first_position) + n;
-    if (texts) {
-      text_begin = (t / texts->stride) * texts->stride;
-      text_end = text_begin + static_cast<std::size_t>(texts->lengths[t / texts->stride]);
-    }
+    const std::size_t text_begin = text_start(t);
+    std::size_t text_end = static_cast<std::size_t>(first_position) + n;
+    if (texts) text_end = text_begin + static_cast<std::size_t>(texts->lengths[t / texts->stride]);
     if (!config.causal) return {text_begin, text_end};
     return {text_begin + static_cast<std::size_t>(config.first_visible_key(layer, p)),
             text_begin + static_cast<std::size_t>(p) + 1};

@@ -33,6 +33,20 @@ void AttentionTrace::copy_matrix(int layer, int head, float* out) const {
   }
 }
 
+AttentionTrace AttentionTrace::rows(int first, int count) const {
+  AttentionTrace out(n_layers_, n_heads_);
+  for (int q = 0; q < count; ++q) {
+    if (!recorded(first + q)) continue;
+    const auto at = static_cast<std::size_t>(first + q);
+    out.begin_position(q, row_keys_[at]);
+    const auto block = static_cast<std::ptrdiff_t>(static_cast<std::size_t>(n_layers_) * n_heads_ *
+                                                   static_cast<std::size_t>(row_keys_[at]));
+    const auto from = probabilities_.begin() + row_offset_[at];
+    std::copy(from, from + block, out.probabilities_.begin() + out.row_offset_.back());
+  }
+  return out;
+}
+
 void AttentionTrace::begin_position(int position, int keys) {
   const auto p = static_cast<std::size_t>(std::max(position, 0));
   const auto row = keys > 0 ? static_cast<std::size_t>(keys) : p + 1;
