@@ -129,6 +129,85 @@ test('fill-mask and sentence similarity show the CLI\'s numbers, follow the typi
   });
 });
 
+test('attention on an encoder: full matrices, a batched sentence drawn with its padding, bertviz\'s head view both ways, the roles', async (t) => {
+  if (!haveFiles(t)) return;
+  await withPage(t, async ({ page, errors }) => {
+    assert.equal(await loadFiles(page, files['bert-mlm.gguf']), 'loaded');
+    await page.evaluate(() => window.__glassbox.encoder.whenIdle());
+    const attention = () => page.evaluate(() => window.__glassbox.encoder.attention);
+    const at = (a, layer, head, q, k) => a.matrix[((layer * a.heads + head) * a.stride + q) * a.stride + k];
+
+    // The blank's text first: [MASK] read as the mask token, every row over the whole text (no triangle).
+    const blank = await attention();
+    assert.equal(await page.inputValue('#encoder-attention-text'), 'blank');
+    assert.deepEqual(blank.tokens, (await page.evaluate(() => window.__glassbox.encoder.fillMask)).ids);
+    assert.equal(blank.stride, blank.length, 'one text: no padding');
+    let afterQuery = 0;
+    for (let q = 0; q < blank.length; q++) for (let k = q + 1; k < blank.length; k++) afterQuery += at(blank, 0, 0, q, k);
+    assert.ok(afterQuery > 1, 'queries attend to the tokens after them');
+
+    // A short sentence of the similarity batch: the batch's width, its own rows the CLI's, padding zero.
+    const sentences = ['The cat sits on the mat.', 'A cat is resting on a rug by the warm fire tonight.', 'Stocks fell.'];
+    await typeAndSettle(page, '#similarity-text', sentences.join('\n'));
+    await page.selectOption('#encoder-attention-text', 'sentence 2');
+    await page.evaluate(() => window.__glassbox.encoder.whenIdle());
+    const short = await attention();
+    const alone = native('inspect', '--model', files['bert-mlm.gguf'], '--prompt', sentences[2]);
+    const longest = native('embed', '--model', files['bert-mlm.gguf'], ...sentences.flatMap((s) => ['--text', s])).tokens[1].length;
+    assert.deepEqual(short.tokens, alone.tokens.map((token) => token.id));
+    assert.equal(short.index, 2);
+    assert.equal(short.texts, 3);
+    assert.equal(short.stride, longest, 'drawn at the batch\'s padded width');
+    assert.ok(short.length < short.stride);
+    for (let layer = 0; layer < short.layers; layer++)
+      for (let head = 0; head < short.heads; head++)
+        for (let q = 0; q < short.stride; q++)
+          for (let k = 0; k < short.stride; k++) {
+            const w = at(short, layer, head, q, k);
+            if (q >= short.length || k >= short.length) assert.equal(w, 0, 'padding is no key and no query');
+            else assert.ok(Math.abs(w - alone.attention[layer][head][q][k]) <= 1e-4, `${layer}.${head} [${q}][${k}]`);
+          }
+    assert.deepEqual(short.roles, alone.heads.map((h) => h.role), 'the roles are the CLI\'s');
+    assert.match(await page.textContent('.encoder-attention-card .heatmap-caption'), new RegExp(`${short.length} tokens · padded to ${short.stride} in a batch of 3`));
+    const padding = await page.$$eval('#encoder-head-view .head-view-key.padding', (keys) => keys.map((k) => k.disabled));
+    assert.deepEqual(padding, Array(short.stride - short.length).fill(true), 'the padding is drawn, and cannot be picked');
+
+    // The head view, one way: a query's lines go to keys before and after it, none to the padding.
+    await page.click('#encoder-head-view .head-view-token[data-index="1"]');
+    const fromQuery = await page.$$eval('#encoder-head-view .head-view-lines line', (l) => l.map((x) => ({ q: Number(x.dataset.query), k: Number(x.dataset.key) })));
+    assert.ok(fromQuery.length > 0);
+    assert.ok(fromQuery.every((l) => l.q === 1 && l.k < short.length));
+    assert.ok(fromQuery.some((l) => l.k > 1), 'lines to later tokens');
+    // The other way: a key's lines come from every query that looks at it.
+    await page.click('#encoder-head-view .head-view-key[data-index="2"]');
+    const toKey = await page.$$eval('#encoder-head-view .head-view-lines line', (l) => l.map((x) => ({ q: Number(x.dataset.query), k: Number(x.dataset.key), w: Number(x.dataset.weight), head: Number(x.dataset.head) })));
+    assert.ok(toKey.every((l) => l.k === 2 && l.q < short.length));
+    assert.ok(new Set(toKey.map((l) => l.q)).size > 1, 'lines from several queries');
+    for (const l of toKey) assert.ok(Math.abs(l.w - at(short, 0, l.head, l.q, 2)) <= 1e-6);
+    // The keyboard moves along the keys.
+    await page.focus('#encoder-head-view .head-view-key.selected');
+    await page.keyboard.press('ArrowDown');
+    assert.equal(await page.$eval('#encoder-head-view .head-view-key.selected', (b) => Number(b.dataset.index)), 3);
+
+    // A row of the roles table shows its head in the heatmap.
+    await page.click('#encoder-head-table tr[data-layer="1"][data-head="2"] .link-button');
+    assert.equal(await page.inputValue('#encoder-attention-layer'), '1');
+    assert.equal(await page.inputValue('#encoder-attention-head'), '2');
+    assert.match(await page.textContent('.encoder-attention-card .heatmap-caption'), /Layer 1 · head 2/);
+    await page.$eval('.encoder-attention-card', (card) => card.scrollIntoView());
+    await page.screenshot({ path: path.join(shots, 'encoder-06-attention.png'), fullPage: true });
+    await page.setViewportSize({ width: 390, height: 844 });
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    const wide = await page.evaluate(() => [...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1).slice(0, 8).map((e) => `${e.tagName}.${e.className}#${e.id} ${Math.round(e.getBoundingClientRect().right)}`));
+    assert.ok(overflow <= 0, `the page is ${overflow}px wider than a phone: ${wide.join(', ')}`);
+    await page.$eval('.encoder-attention-card', (card) => card.scrollIntoView());
+    await page.screenshot({ path: path.join(shots, 'encoder-07-attention-phone.png') });
+    await page.$eval('#encoder-head-view-heading', (heading) => heading.scrollIntoView());
+    await page.screenshot({ path: path.join(shots, 'encoder-08-head-view-phone.png') });
+    assert.deepEqual(errors, []);
+  });
+});
+
 test('errors are explained in words; a model without the MLM head says so before anyone types', async (t) => {
   if (!haveFiles(t)) return;
   await withPage(t, async ({ page, errors }) => {

@@ -1,19 +1,26 @@
 // The page for an encoder (BERT): it reads whole texts and continues none, so generation gives way to the two
 // things an encoder does for a person, fill-mask and sentence similarity (views/fill-mask.ts,
-// views/similarity.ts). Both follow their text as the person types: a request goes to the worker a moment
-// after the typing pauses, one at a time, the newest text next. main.ts says when a model loads; the rest
-// of the page (the decoder's cards, the sampling controls) is hidden while an encoder is loaded.
+// views/similarity.ts), and to where its heads look in either text (views/encoder-attention.ts). All follow
+// their text as the person types: a request goes to the worker a moment after the typing pauses, one at a
+// time, the newest text next. main.ts says when a model loads; the rest of the page (the decoder's cards,
+// the sampling controls) is hidden while an encoder is loaded.
 import type { EngineClient } from './client';
 import { EngineError } from './client';
 import type { ErrorReport, ModelInfo } from './protocol';
 import type { PageStore } from './state/page-state';
 import { byId, el } from './ui/text';
+import { EncoderAttentionView } from './views/encoder-attention';
 import { WorkInFlight } from './ui/work-in-flight';
 import { FillMaskView } from './views/fill-mask';
 import { SimilarityView } from './views/similarity';
 
 const TYPING_PAUSE_MS = 250; // how long typing must pause before the text is sent
 const CANDIDATES = 5; // per [MASK], as the CLI's default
+const BLANK = 'blank'; // the attention card's choice of the fill-in-the-blank text (else 'sentence N', from 0)
+
+/** The similarity card's sentences: one per line, blank lines left out. */
+const linesOf = (raw: string) => raw.split('\n').map((line) => line.trim()).filter((line) => line.length > 0);
+const shortened = (text: string) => (text.length > 48 ? `${text.slice(0, 47)}…` : text);
 
 const reportOf = (error: unknown): ErrorReport =>
   error instanceof EngineError ? error.report : { title: 'Something went wrong', detail: error instanceof Error ? error.message : String(error) };
@@ -88,6 +95,10 @@ export function mountEncoderPage(client: EngineClient, store: PageStore): Encode
   const similarityMeta = byId('similarity-meta');
   const similarityError = byId('similarity-error');
   const similarity = new SimilarityView(byId('similarity-matrix'));
+  const attentionText = byId<HTMLSelectElement>('encoder-attention-text');
+  const attentionMeta = byId('encoder-attention-meta');
+  const attentionError = byId('encoder-attention-error');
+  const attention = new EncoderAttentionView(byId('encoder-attention'), byId('encoder-attention-controls'), byId('encoder-head-view'), byId('encoder-head-table'));
   let encoder: ModelInfo | null = null;
 
   const followMask = new FollowTyping(async () => {
@@ -112,7 +123,7 @@ export function mountEncoderPage(client: EngineClient, store: PageStore): Encode
   const followSentences = new FollowTyping(async () => {
     if (!encoder) return;
     const raw = sentences.value;
-    const texts = raw.split('\n').map((line) => line.trim()).filter((line) => line.length > 0);
+    const texts = linesOf(raw);
     if (texts.length === 0) {
       showError(similarityError, null);
       similarity.empty('Write one sentence per line to compare them.');
@@ -136,17 +147,70 @@ export function mountEncoderPage(client: EngineClient, store: PageStore): Encode
     }
   }, inFlight);
 
-  maskText.addEventListener('input', () => followMask.changed());
-  sentences.addEventListener('input', () => followSentences.changed());
+  /** The texts the attention card can show: the blank's text (a model with an MLM head) and each sentence. */
+  function attentionSources() {
+    const options: [string, string][] = [];
+    if (encoder?.maskedLm) options.push([BLANK, `Fill in the blank: ${shortened(maskText.value.trim())}`]);
+    linesOf(sentences.value).forEach((line, i) => options.push([`sentence ${i}`, `Sentence ${i + 1} of ${linesOf(sentences.value).length}: ${shortened(line)}`]));
+    const kept = attentionText.value;
+    attentionText.replaceChildren(...options.map(([value, label]) => new Option(label, value)));
+    if (options.some(([value]) => value === kept)) attentionText.value = kept;
+  }
+
+  /** What the attention card asks the worker for: the blank's text alone, or the sentences' padded batch. */
+  function attentionRequest() {
+    if (attentionText.value === BLANK) return { texts: [maskText.value], index: 0, parseSpecial: true };
+    return { texts: linesOf(sentences.value), index: Number(attentionText.value.split(' ')[1] ?? 0), parseSpecial: false };
+  }
+
+  const followAttention = new FollowTyping(async () => {
+    if (!encoder) return;
+    attentionSources();
+    const request = attentionRequest();
+    const asked = JSON.stringify(request);
+    if (request.texts.length === 0 || !request.texts[request.index]?.trim()) {
+      showError(attentionError, null);
+      attention.clear('Write a text above to see where its tokens look.');
+      attentionMeta.textContent = '';
+      store.set({ encoderAttention: null });
+      return;
+    }
+    try {
+      const result = await client.request('encoder-attention', request);
+      if (JSON.stringify(attentionRequest()) !== asked) return; // typed on meanwhile: the newer text is on its way
+      showError(attentionError, null);
+      attention.show(result);
+      const batch = result.texts > 1 ? ` · sentence ${result.index + 1} of a batch of ${result.texts}` : '';
+      attentionMeta.textContent = `${result.length} tokens${batch} · ${result.layers} layers × ${result.heads} heads · ${result.ms.toFixed(0)} ms`;
+      store.set({ encoderAttention: result });
+    } catch (error) {
+      if (JSON.stringify(attentionRequest()) !== asked) return;
+      showError(attentionError, reportOf(error));
+      attention.clear('The attention shows up here once the text can be read by the model.');
+      attentionMeta.textContent = '';
+      store.set({ encoderAttention: null });
+    }
+  }, inFlight);
+
+  maskText.addEventListener('input', () => {
+    followMask.changed();
+    followAttention.changed();
+  });
+  sentences.addEventListener('input', () => {
+    followSentences.changed();
+    followAttention.changed();
+  });
+  attentionText.addEventListener('change', () => void followAttention.now());
 
   return {
     modelLoaded(info) {
       const isEncoder = info.encoder;
       encoderTasks.hidden = !isEncoder;
       for (const part of decoderParts) part.hidden = isEncoder;
-      store.set({ fillMask: null, similarity: null });
+      store.set({ fillMask: null, similarity: null, encoderAttention: null });
       encoder = isEncoder ? info : null;
       if (!isEncoder) return;
+      attention.setModel(info.layers, info.heads);
       // A model saved for embeddings has no head that predicts words: said before anyone types.
       maskText.disabled = !info.maskedLm;
       maskUnavailable.hidden = info.maskedLm;
@@ -162,6 +226,9 @@ export function mountEncoderPage(client: EngineClient, store: PageStore): Encode
         maskMeta.textContent = '';
       }
       void followSentences.now();
+      attentionSources();
+      attentionText.value = info.maskedLm ? BLANK : 'sentence 0';
+      void followAttention.now();
     },
     whenIdle: () => inFlight.idle(),
   };

@@ -1,8 +1,8 @@
 // The messages of an encoder's tasks (fill-mask, sentence similarity) between the page and the worker.
 // protocol.ts adds them to its unions. The numbers are the engine's (wasm/engine.d.ts: fillMask, embed).
-import type { MaskCandidate } from '@glassbox/engine';
+import type { EncoderAttention, EncoderHeadReport, MaskCandidate } from '@glassbox/engine';
 
-export type { MaskCandidate };
+export type { EncoderHeadReport, MaskCandidate };
 
 /** fill-mask's answer: the text's tokens (their pieces, to show them) and the candidates at each [MASK]. */
 export interface FillMaskResult {
@@ -24,16 +24,26 @@ export interface SimilarityResult {
   ms: number;
 }
 
+/** Where every head looks in one text of a padded batch (the engine's encoderAttention), with the pieces. */
+export interface EncoderAttentionResult extends EncoderAttention {
+  texts: number;
+  index: number; // the text of the batch shown
+  pieces: Uint8Array[]; // of `tokens`
+  ms: number;
+}
+
 export type EncoderRequest =
   | { type: 'fill-mask'; req: number; text: string; topK: number }
-  | { type: 'similarity'; req: number; texts: string[] };
+  | { type: 'similarity'; req: number; texts: string[] }
+  | { type: 'encoder-attention'; req: number; texts: string[]; index: number; parseSpecial: boolean };
 
 /** Each request's reply: the one place a request is paired with what answers it (protocol.ts joins them). */
 export interface EncoderReplies {
   'fill-mask': FillMaskResult;
   similarity: SimilarityResult;
+  'encoder-attention': EncoderAttentionResult;
 }
 
 /** The request types above, as a value (the worker dispatches on it); naming each once keeps the list whole. */
-const encoderKinds: Record<keyof EncoderReplies, true> = { 'fill-mask': true, similarity: true };
+const encoderKinds: Record<keyof EncoderReplies, true> = { 'fill-mask': true, similarity: true, 'encoder-attention': true };
 export const isEncoderRequest = (type: string): type is keyof EncoderReplies => Object.hasOwn(encoderKinds, type);

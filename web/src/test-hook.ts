@@ -38,6 +38,8 @@ export interface SeeInsideHook {
 export interface EncoderHook {
   readonly fillMask: FillMaskResult | null;
   readonly similarity: { texts: string[]; ids: number[][]; embeddings: number[][]; similarity: number[][]; pooling: string } | null;
+  /** The attention card's text: its ids, the batch's padded width, and every head's matrices as arrays. */
+  readonly attention: { tokens: number[]; length: number; stride: number; texts: number; index: number; layers: number; heads: number; matrix: number[]; roles: string[] } | null;
   whenIdle(): Promise<void>; // the typed texts answered and drawn
 }
 
@@ -120,6 +122,22 @@ export function installTestHook(store: PageStore, sources: HookSources): TestHoo
     get similarity() {
       const s: SimilarityResult | null = state().similarity;
       return s && { texts: s.texts, ids: s.ids, embeddings: s.embeddings.map((e) => Array.from(e)), similarity: s.similarity, pooling: s.pooling };
+    },
+    get attention() {
+      const a = state().encoderAttention;
+      return (
+        a && {
+          tokens: Array.from(a.tokens),
+          length: a.length,
+          stride: a.stride,
+          texts: a.texts,
+          index: a.index,
+          layers: a.layers,
+          heads: a.heads,
+          matrix: Array.from(a.matrix),
+          roles: a.headReports.map((h) => h.role),
+        }
+      );
     },
     whenIdle: () => sources.encoderIdle(),
   };

@@ -1,7 +1,7 @@
 // The page's one state: the engine, the model, the generation, its steps, the trace and the current
 // selection, plus what the inspection views last read from the worker. main.ts creates the store; the
 // page's modules set it and subscribe to it; the test hook (test-hook.ts) only reads it.
-import type { FillMaskResult, SimilarityResult } from '../protocol-encoder';
+import type { EncoderAttentionResult, FillMaskResult, SimilarityResult } from '../protocol-encoder';
 import type { AblationResult, AttentionBatch, FlopsResult, ModelInspectorInfo, MeasureResult } from '../protocol-model-inspector';
 import type { LensWindow, StepByStep, StepPipeline } from '../protocol-step-inspector';
 import type { DoneReason, EngineReady, ErrorReport, LoadResult, ModelSource, SamplerSettings } from '../protocol';
@@ -66,6 +66,7 @@ export interface PageState {
   // An encoder's tasks (encoder-page.ts): what they last showed.
   fillMask: FillMaskResult | null;
   similarity: SimilarityResult | null;
+  encoderAttention: EncoderAttentionResult | null; // the attention card's text
 }
 
 export type PageStore = Store<PageState>;
@@ -100,5 +101,6 @@ export function createPageStore(): PageStore {
     exported: null,
     fillMask: null,
     similarity: null,
+    encoderAttention: null,
   });
 }

@@ -32,6 +32,9 @@ for (let i = 0; i < 256; i++) {
 }
 /** The colour of masked (future) cells: the causal mask. */
 export const MASKED = (255 << 24) | (242 << 16) | (240 << 8) | 238;
+/** The colour of an encoder's padding (a text batched beside longer ones): no query, no key. */
+export const PADDING = (255 << 24) | (214 << 16) | (206 << 8) | 203;
+export const PADDING_CSS = 'rgb(203 206 214)';
 
 export type Scale = 'linear' | 'sqrt';
 
@@ -50,7 +53,8 @@ export function cssColor(weight: number, scale: Scale): string {
 export const inkOn = (weight: number, scale: Scale) => (level(weight, scale) > 115 ? '#fff' : '#1b1f2a');
 
 /** A horizontal legend: the ramp, ticks at weights 0, .25, .5, .75, 1 (placed by the scale), and the mask. */
-export function legend(scale: Scale): HTMLElement {
+/** The weight scale, and what the grey cells are: a decoder's masked future, or an encoder's batch padding. */
+export function legend(scale: Scale, masked: 'future' | 'padding' = 'future'): HTMLElement {
   const root = el('div', 'legend');
   const ramp = el('div', 'legend-ramp');
   const stops = Array.from({ length: 17 }, (_, i) => {
@@ -67,7 +71,9 @@ export function legend(scale: Scale): HTMLElement {
   const caption = el('div', 'legend-caption');
   caption.append(el('span', '', scale === 'sqrt' ? 'attention weight (√ scale)' : 'attention weight'));
   const mask = el('span', 'legend-mask');
-  mask.append(el('i', 'legend-mask-swatch'), document.createTextNode('future (masked)'));
+  const swatch = el('i', 'legend-mask-swatch');
+  if (masked === 'padding') swatch.style.background = PADDING_CSS;
+  mask.append(swatch, document.createTextNode(masked === 'padding' ? 'padding (masked out)' : 'future (masked)'));
   caption.append(mask);
   const bar = el('div', 'legend-bar');
   bar.append(ramp, ticks);

@@ -1,18 +1,28 @@
 // The head view (after bertviz): the window's tokens twice, the ones doing the looking (queries) on the
-// left and the ones looked at (keys) on the right, with a line from the selected query to every key it
-// attends to, one colour per head, opacity = weight. Heads are switched on and off with their buttons.
+// left and the ones looked at (keys) on the right. Both directions, as bertviz's own: pick a query on the
+// left for a line to every key it attends to, or a key on the right for a line from every query that
+// attends to it; one colour per head, opacity = weight. Heads are switched on and off with their buttons.
+// A decoder's queries see the keys up to their own; an encoder's see the whole text, and a text batched
+// beside longer ones is drawn with its padding, which no line reaches.
 import type { AttentionBatch } from '../protocol-model-inspector';
 import { headColor } from '../ui/palette';
 import { el, tokenLabel } from '../ui/text';
+
+/** What the head view draws: a decoder's window (AttentionBatch) or an encoder's text (`causal` false). */
+export type HeadViewData = Pick<AttentionBatch, 'heads' | 'begin' | 'size' | 'total' | 'matrix' | 'pieces' | 'scaled'> & {
+  causal?: boolean; // false: every query sees the whole text (default true)
+  length?: number; // an encoder's text in a padded batch: tokens from here to size are padding
+};
 
 const ROW = 20; // pixels per token
 const SVG_NS = 'http://www.w3.org/2000/svg';
 const MIN_WEIGHT = 0.01; // lines fainter than this are left out
 
 export class HeadView {
-  private batch: AttentionBatch | null = null;
+  private batch: HeadViewData | null = null;
   private layer = 0;
   private query = -1; // -1: the newest
+  private side: 'query' | 'key' = 'query'; // which column the picked token is in
   private readonly hidden = new Set<number>();
   private readonly layerSelect = el('select');
   private readonly toggles = el('div', 'head-toggles');
@@ -21,18 +31,28 @@ export class HeadView {
   private readonly frame = el('div', 'head-view-frame');
   private readonly controls = el('div', 'head-view-controls');
 
-  constructor(private readonly root: HTMLElement) {
-    this.layerSelect.id = 'head-view-layer';
+  /** `idPrefix` names the layer control (`${idPrefix}-layer`); a page with two head views gives each its own. */
+  constructor(
+    private readonly root: HTMLElement,
+    idPrefix = 'head-view',
+    private readonly emptyMessage = 'Generate some text to see where each head of a layer looks, token by token.',
+  ) {
+    this.layerSelect.id = `${idPrefix}-layer`;
     this.layerSelect.addEventListener('change', () => {
       this.layer = Number(this.layerSelect.value);
+      this.onLayer(this.layer);
       this.draw();
     });
     this.frame.append(this.body);
     const layerLabel = el('label', 'inline-field');
     layerLabel.append(el('span', '', 'Layer'), this.layerSelect);
     this.controls.append(layerLabel, this.toggles);
-    this.clear('Generate some text to see where each head of a layer looks, token by token.');
+    this.clear(this.emptyMessage);
   }
+
+  /** Called when a person picks a query token (not when the page selects one) or a layer here. */
+  onPickQuery: (query: number) => void = () => {};
+  onLayer: (layer: number) => void = () => {};
 
   clear(message: string) {
     this.batch = null;
@@ -78,17 +98,46 @@ export class HeadView {
     this.toggles.replaceChildren(...buttons, all, none);
   }
 
-  show(batch: AttentionBatch) {
+  show(batch: HeadViewData) {
     this.batch = batch;
-    if (batch.size === 0) return this.clear('Generate some text to see where each head of a layer looks, token by token.');
-    if (this.query >= batch.size) this.query = -1;
+    if (batch.size === 0) return this.clear(this.emptyMessage);
+    if (this.query >= this.tokens(batch)) {
+      this.query = -1;
+      this.side = 'query';
+    }
     this.draw();
   }
 
-  /** Selects a query token (an index into the window; -1 for the newest). */
+  /** Shows `batch` at `layer` (a page whose other views pick the layer). */
+  showLayer(layer: number, batch: HeadViewData) {
+    this.layer = layer;
+    this.layerSelect.value = String(layer);
+    this.show(batch);
+  }
+
+  /** Selects a query token (an index into the window; -1 for the newest): lines to the keys it looks at. */
   select(query: number) {
     this.query = query;
+    this.side = 'query';
     this.draw();
+  }
+
+  /** Selects a key token: lines from every query that looks at it. */
+  selectKey(key: number) {
+    this.query = key;
+    this.side = 'key';
+    this.draw();
+  }
+
+  /** The tokens that are not padding. */
+  private tokens(batch: HeadViewData) {
+    return batch.length ?? batch.size;
+  }
+
+  /** Whether query q sees key k: up to its own in a decoder, the whole text in an encoder. */
+  private sees(batch: HeadViewData, q: number, k: number) {
+    const n = this.tokens(batch);
+    return q < n && k < n && (batch.causal === false || k <= q);
   }
 
   private draw() {
@@ -102,40 +151,59 @@ export class HeadView {
     });
 
     const n = batch.size;
+    const tokens = this.tokens(batch);
     const heads = batch.heads;
-    const q = this.query < 0 ? n - 1 : this.query;
-    const labels = batch.pieces.map(tokenLabel);
-    const span = n === batch.total ? `${n} tokens` : `the newest ${n} of ${batch.total} tokens`;
+    const picked = this.query < 0 ? tokens - 1 : this.query;
+    const byKey = this.side === 'key';
+    const labels = Array.from({ length: n }, (_, i) => (i < tokens ? tokenLabel(batch.pieces[i]) : 'padding'));
+    const span = n === batch.total ? `${tokens} tokens` : `the newest ${n} of ${batch.total} tokens`;
+    const padding = tokens < n ? ` The text is padded to ${n} tokens in its batch: the grey rows are padding, which nothing attends to.` : '';
     this.caption.textContent =
-      `Layer ${this.layer}, ${span}. Left: the token doing the looking (pick one: click, or ↑/↓); right: the tokens it looks at. ` +
-      `Each colour is one head; the stronger the line, the more weight.` + (batch.scaled ? ' Drawn from the ablated run.' : '');
+      `Layer ${this.layer}, ${span}. Left: the tokens doing the looking; right: the tokens looked at. ` +
+      (byKey ? 'Showing who looks at the picked token on the right. ' : 'Showing where the picked token on the left looks. ') +
+      `Pick a token on either side (click, or ↑/↓). Each colour is one head; the stronger the line, the more weight.` +
+      padding +
+      (batch.scaled ? ' Drawn from the ablated run.' : '');
 
     const height = n * ROW + 8;
     const queries = el('div', 'head-view-column queries');
     const keys = el('div', 'head-view-column keys');
     queries.setAttribute('role', 'listbox');
-    queries.setAttribute('aria-label', 'Query tokens');
-    for (let i = 0; i < n; i++) {
-      const token = el('button', i === q ? 'head-view-token selected' : 'head-view-token', labels[i]);
+    queries.setAttribute('aria-label', 'Query tokens: where does this one look?');
+    keys.setAttribute('role', 'listbox');
+    keys.setAttribute('aria-label', 'Key tokens: who looks at this one?');
+    const tokenButton = (i: number, side: 'query' | 'key') => {
+      const selected = this.side === side && i === picked;
+      const isPadding = i >= tokens;
+      const base = side === 'query' ? 'head-view-token' : 'head-view-key';
+      const hidden = side === 'key' && !byKey && !this.sees(batch, picked, i); // the future of a decoder's query
+      const token = el('button', [base, selected ? 'selected' : '', isPadding ? 'padding' : '', hidden ? 'future' : ''].filter(Boolean).join(' '), labels[i]);
       token.type = 'button';
       token.dataset.index = String(i);
       token.setAttribute('role', 'option');
-      token.setAttribute('aria-selected', String(i === q));
-      token.tabIndex = i === q ? 0 : -1;
-      token.title = `token ${batch.begin + i}`;
-      token.addEventListener('click', () => this.select(i));
+      token.setAttribute('aria-selected', String(selected));
+      token.tabIndex = selected ? 0 : -1;
+      token.title = isPadding ? 'padding: fills the batch to its longest text; no token looks at it and its own looking is thrown away' : `token ${batch.begin + i}`;
+      token.disabled = isPadding;
+      const pick = (index: number) => {
+        if (side === 'key') return this.selectKey(index);
+        this.select(index);
+        this.onPickQuery(index);
+      };
+      token.addEventListener('click', () => pick(i));
       token.addEventListener('keydown', (event) => {
         const step = event.key === 'ArrowUp' ? -1 : event.key === 'ArrowDown' ? 1 : 0;
         if (!step) return;
         event.preventDefault();
-        const next = Math.min(n - 1, Math.max(0, i + step));
-        this.select(next);
-        this.body.querySelector<HTMLButtonElement>(`.head-view-token[data-index="${next}"]`)?.focus();
+        const next = Math.min(tokens - 1, Math.max(0, i + step));
+        pick(next);
+        this.body.querySelector<HTMLButtonElement>(`.${base}[data-index="${next}"]`)?.focus();
       });
-      queries.append(token);
-      const key = el('span', i > q ? 'head-view-key future' : 'head-view-key', labels[i]);
-      key.dataset.index = String(i);
-      keys.append(key);
+      return token;
+    };
+    for (let i = 0; i < n; i++) {
+      queries.append(tokenButton(i, 'query'));
+      keys.append(tokenButton(i, 'key'));
     }
     const svg = document.createElementNS(SVG_NS, 'svg');
     svg.classList.add('head-view-lines');
@@ -145,11 +213,17 @@ export class HeadView {
     svg.setAttribute('aria-hidden', 'true');
     const visible = Array.from({ length: heads }, (_, h) => h).filter((h) => !this.hidden.has(h));
     const spread = Math.min(ROW * 0.7, visible.length * 2.5);
+    const weight = (h: number, q: number, k: number) => batch.matrix[(this.layer * heads + h) * n * n + q * n + k];
+    // The lines of the picked token: to each key it sees, or from each query that sees it.
+    const pairs: [number, number][] = [];
+    for (let other = 0; other < n; other++) {
+      const [q, k] = byKey ? [other, picked] : [picked, other];
+      if (this.sees(batch, q, k)) pairs.push([q, k]);
+    }
     visible.forEach((h, slot) => {
       const dy = visible.length > 1 ? (slot / (visible.length - 1) - 0.5) * spread : 0;
-      const offset = (this.layer * heads + h) * n * n + q * n;
-      for (let k = 0; k <= q; k++) {
-        const w = batch.matrix[offset + k];
+      for (const [q, k] of pairs) {
+        const w = weight(h, q, k);
         if (w < MIN_WEIGHT) continue;
         const line = document.createElementNS(SVG_NS, 'line');
         line.setAttribute('x1', '0');
@@ -161,26 +235,31 @@ export class HeadView {
         line.setAttribute('stroke-width', '2.5');
         line.setAttribute('vector-effect', 'non-scaling-stroke');
         line.dataset.head = String(h);
+        line.dataset.query = String(q);
         line.dataset.key = String(k);
         line.dataset.weight = String(w);
         svg.append(line);
       }
     });
-    // Shade each key by the most any visible head gives it, so the strong targets read at a glance.
-    keys.querySelectorAll<HTMLElement>('.head-view-key').forEach((key, k) => {
-      if (k > q) return;
+    // Shade the other side's tokens by the most any visible head gives them, so strong links read at a glance.
+    const shaded = byKey ? queries : keys;
+    for (const [q, k] of pairs) {
+      const other = byKey ? q : k;
       let most = 0;
-      for (const h of visible) most = Math.max(most, batch.matrix[(this.layer * heads + h) * n * n + q * n + k]);
-      key.style.background = `rgb(79 70 229 / ${(most * 0.35).toFixed(3)})`;
-      key.title = `token ${batch.begin + k}: up to ${(most * 100).toFixed(1)}% of the selected token's attention (visible heads)`;
-    });
+      for (const h of visible) most = Math.max(most, weight(h, q, k));
+      const token = shaded.children[other] as HTMLElement;
+      token.style.background = `rgb(79 70 229 / ${(most * 0.35).toFixed(3)})`;
+      token.title = byKey
+        ? `token ${batch.begin + q}: gives up to ${(most * 100).toFixed(1)}% of its attention to the picked token (visible heads)`
+        : `token ${batch.begin + k}: up to ${(most * 100).toFixed(1)}% of the picked token's attention (visible heads)`;
+    }
     this.body.style.height = `${height}px`;
     // A refresh while a generation streams redraws the tokens: the keyboard keeps its place.
     const hadFocus = this.body.contains(document.activeElement);
     this.body.replaceChildren(queries, svg, keys);
-    if (hadFocus) queries.querySelector<HTMLButtonElement>('.head-view-token.selected')?.focus({ preventScroll: true });
-    // Keep the selected query in sight within the frame.
-    const top = 4 + q * ROW;
+    if (hadFocus) this.body.querySelector<HTMLButtonElement>('button.selected')?.focus({ preventScroll: true });
+    // Keep the picked token in sight within the frame.
+    const top = 4 + picked * ROW;
     if (top < this.frame.scrollTop || top + ROW > this.frame.scrollTop + this.frame.clientHeight) this.frame.scrollTop = Math.max(0, top - this.frame.clientHeight / 2);
   }
 }

@@ -6,7 +6,7 @@
 // with a mouse, hover reads even thin cells and the whole matrix stays in view. The overlay takes the
 // keyboard too: arrow keys move a cell cursor (what hovering shows), Enter or Space picks it as a click does.
 import type { Scale } from '../ui/colors';
-import { attentionImage, type KeyMask } from './attention-image';
+import { attentionImage, lastVisibleKey, type KeyMask } from './attention-image';
 
 export interface HeatmapData {
   size: number;
@@ -64,18 +64,19 @@ export class Heatmap {
     });
   }
 
-  /** The keyboard's cursor: rows with ↑/↓, keys with ←/→ (never into the masked future), Home/End. */
+  /** The keyboard's cursor: rows with ↑/↓, keys with ←/→ (never into the masked future or the padding), Home/End. */
   private key(event: KeyboardEvent) {
     if (!this.data) return;
-    const last = this.data.size - 1;
-    const at = this.cursor ?? { query: last, key: last };
+    const { mask, size } = this.data;
+    const last = mask.length !== undefined ? mask.length - 1 : size - 1; // the last row that is not padding
+    const at = this.cursor ?? { query: last, key: lastVisibleKey(mask, last, size) };
     let { query, key } = at;
     if (event.key === 'ArrowUp') query--;
     else if (event.key === 'ArrowDown') query++;
     else if (event.key === 'ArrowLeft') key--;
     else if (event.key === 'ArrowRight') key++;
     else if (event.key === 'Home') key = 0;
-    else if (event.key === 'End') key = query;
+    else if (event.key === 'End') key = lastVisibleKey(this.data.mask, query, this.data.size);
     else if (event.key === 'Enter' || event.key === ' ') {
       event.preventDefault();
       this.onPick(at, this.pointAt(at), 'keyboard');
@@ -83,7 +84,7 @@ export class Heatmap {
     } else return;
     event.preventDefault();
     query = Math.max(0, Math.min(query, last));
-    const cell = { query, key: Math.max(0, Math.min(key, query)) };
+    const cell = { query, key: Math.max(0, Math.min(key, lastVisibleKey(mask, query, size))) };
     this.cursor = cell;
     this.onHover(cell, this.pointAt(cell) as PointerEvent);
   }
@@ -139,6 +140,7 @@ export class Heatmap {
     ctx.strokeStyle = '#d5d9e2';
     ctx.lineWidth = 1;
     ctx.strokeRect(this.geometry.left - 0.5, top - 0.5, plot + 1, plot + 1);
+    if (data.mask.length !== undefined && data.mask.length < n) this.hatchPadding(ctx, data.mask.length, cell);
 
     // Labels: every token when they fit, else every stride-th.
     const stride = Math.max(1, Math.ceil(12 / cell));
@@ -169,7 +171,7 @@ export class Heatmap {
     ctx.fillRect(0, top + q * c, left - 2, c); // the row's label
     ctx.strokeStyle = '#f59e0b';
     ctx.lineWidth = 2;
-    ctx.strokeRect(left, top + q * c, (q + 1) * c, c);
+    ctx.strokeRect(left, top + q * c, (lastVisibleKey(this.data.mask, q, this.data.size) + 1) * c, c);
     if (cell.key >= 0) {
       ctx.fillStyle = 'rgba(79, 70, 229, 0.10)';
       ctx.fillRect(left + cell.key * c, 0, c, top - 2); // the column's label
@@ -177,6 +179,26 @@ export class Heatmap {
       ctx.lineWidth = 1.5;
       ctx.strokeRect(left + cell.key * c, top + q * c, c, c);
     }
+  }
+
+  /** Diagonal hatching over the padding's rows and columns (from `length` on), so it reads as no weight at all. */
+  private hatchPadding(ctx: CanvasRenderingContext2D, length: number, cell: number) {
+    const { left, top, plot } = this.geometry;
+    const edge = length * cell;
+    ctx.save();
+    ctx.beginPath();
+    ctx.rect(left + edge, top, plot - edge, plot); // the padding's columns
+    ctx.rect(left, top + edge, edge, plot - edge); // and its rows
+    ctx.clip();
+    ctx.strokeStyle = 'rgba(255, 255, 255, 0.7)';
+    ctx.lineWidth = 1;
+    for (let d = -plot; d < plot; d += 6) {
+      ctx.beginPath();
+      ctx.moveTo(left + d, top + plot);
+      ctx.lineTo(left + d + plot, top);
+      ctx.stroke();
+    }
+    ctx.restore();
   }
 
   private cellAt(event: PointerEvent | MouseEvent): Cell | null {

@@ -2,7 +2,7 @@
 // core's fill_masks and embed_texts, as the CLI's fill-mask and embed); this file only moves the numbers.
 import type { GlassboxEngine } from '@glassbox/engine';
 import { replyTo, type FromWorker } from '../protocol';
-import { isEncoderRequest, type EncoderRequest, type FillMaskResult, type SimilarityResult } from '../protocol-encoder';
+import { isEncoderRequest, type EncoderAttentionResult, type EncoderRequest, type FillMaskResult, type SimilarityResult } from '../protocol-encoder';
 import { explain } from './explain';
 
 type Post = (message: FromWorker, transfer?: Transferable[]) => void;
@@ -13,6 +13,7 @@ const decoder = new TextDecoder();
 const TITLES = {
   'fill-mask': { fallback: 'Could not fill in the blanks', badArgument: 'This text cannot be filled in' },
   similarity: { fallback: 'Could not compare the sentences', badArgument: 'These sentences cannot be compared' },
+  'encoder-attention': { fallback: 'Could not read the attention', badArgument: 'This text cannot be read' },
 };
 
 /** Handles one of the encoder's requests; false for any other message. */
@@ -23,7 +24,11 @@ export function handleEncoder(engine: GlassboxEngine | null, post: Post, message
   try {
     if (!engine) throw new Error('The engine is still starting');
     if (m.type === 'fill-mask') post(replyTo(m.type, m.req, fillMask(engine, m.text, m.topK)));
-    else post(replyTo(m.type, m.req, similarity(engine, m.texts)));
+    else if (m.type === 'similarity') post(replyTo(m.type, m.req, similarity(engine, m.texts)));
+    else {
+      const result = attention(engine, m.texts, m.index, m.parseSpecial);
+      post(replyTo(m.type, m.req, result), [result.matrix.buffer]);
+    }
   } catch (error) {
     const report = explain(error, titles.fallback);
     if (report.code === 'bad-argument') report.title = titles.badArgument;
@@ -53,4 +58,11 @@ function similarity(e: GlassboxEngine, texts: string[]): SimilarityResult {
     pooling: r.pooling,
     ms,
   };
+}
+
+function attention(e: GlassboxEngine, texts: string[], index: number, parseSpecial: boolean): EncoderAttentionResult {
+  const started = performance.now();
+  const a = e.encoderAttention(texts, index, { parseSpecial });
+  const ms = performance.now() - started;
+  return { ...a, index, pieces: e.pieces(Array.from(a.tokens)), ms };
 }

@@ -1,0 +1,130 @@
+// An encoder's heads and their roles over the text shown: how many heads have each role, then each head's
+// numbers (the engine's EncoderHeadReport), sortable by any column. What bidirectional attention shows is
+// here beside the decoders' numbers: weight on [CLS], on [SEP], on the next token, on punctuation. A row
+// picks its head in the heatmap above.
+import type { EncoderHeadReport } from '../protocol-encoder';
+import { el } from '../ui/text';
+
+type Column = { key: string; label: string; title: string; value: (h: EncoderHeadReport) => number | string; format: (h: EncoderHeadReport) => string };
+
+const pct = (x: number) => `${(x * 100).toFixed(0)}%`;
+const share = (key: string, label: string, title: string, value: (h: EncoderHeadReport) => number): Column => ({ key, label, title, value, format: (h) => pct(value(h)) });
+
+const COLUMNS: Column[] = [
+  { key: 'layer', label: 'Layer', title: 'layer, from 0', value: (h) => h.layer, format: (h) => String(h.layer) },
+  { key: 'head', label: 'Head', title: 'head, from 0', value: (h) => h.head, format: (h) => String(h.head) },
+  { key: 'role', label: 'Role', title: 'the label its numbers suggest (the engine classifies it)', value: (h) => h.role, format: (h) => h.role },
+  {
+    key: 'entropy',
+    label: 'Entropy (bits)',
+    title: 'mean entropy of its attention rows, in bits, beside what uniform attention over the text would give',
+    value: (h) => h.entropyBits,
+    format: (h) => `${h.entropyBits.toFixed(2)} / ${h.uniformEntropyBits.toFixed(2)}`,
+  },
+  share('sink', '[CLS]', 'mean weight on the first token, [CLS] (a sink)', (h) => h.sink),
+  share('separator', '[SEP]', 'mean weight on [SEP]', (h) => h.separator),
+  share('previous', 'Previous', 'mean weight on the token just before', (h) => h.previousToken),
+  share('next', 'Next', 'mean weight on the token just after', (h) => h.nextToken),
+  share('punctuation', 'Punct.', 'mean weight on tokens that are punctuation only', (h) => h.punctuation),
+  share('local', 'Local', 'mean weight within two tokens either side, its own included', (h) => h.local),
+];
+
+export class EncoderHeadTable {
+  private reports: EncoderHeadReport[] = [];
+  private sortKey = 'layer';
+  private descending = false;
+  private selected = { layer: -1, head: -1 };
+  private readonly status = el('p', 'muted encoder-heads-status');
+  private readonly summary = el('div', 'role-summary');
+  private readonly tableSlot = el('div', 'head-table-slot');
+  onPick: (layer: number, head: number) => void = () => {};
+
+  constructor(root: HTMLElement) {
+    root.append(this.status, this.summary, this.tableSlot);
+  }
+
+  clear(message: string) {
+    this.reports = [];
+    this.status.textContent = '';
+    this.summary.replaceChildren();
+    this.tableSlot.replaceChildren(el('p', 'empty', message));
+  }
+
+  show(reports: EncoderHeadReport[], tokens: number) {
+    this.reports = reports;
+    this.status.textContent = `${reports.length} heads over the ${tokens} tokens of this text` + (tokens < 16 ? ' — a short text: the labels are rough' : '');
+    const counts = new Map<string, number>();
+    for (const h of reports) counts.set(h.role, (counts.get(h.role) ?? 0) + 1);
+    const chips = [...counts].map(([role, count]) => {
+      const chip = el('span', 'role-chip');
+      chip.dataset.role = role;
+      chip.dataset.count = String(count);
+      chip.append(el('strong', '', String(count)), document.createTextNode(` ${role}`));
+      return chip;
+    });
+    this.summary.replaceChildren(el('span', 'muted', 'Heads per role: '), ...chips);
+    this.render();
+  }
+
+  /** Marks the head the other views show. */
+  mark(layer: number, head: number) {
+    this.selected = { layer, head };
+    this.tableSlot.querySelectorAll<HTMLTableRowElement>('tbody tr').forEach((tr) => {
+      tr.classList.toggle('selected', Number(tr.dataset.layer) === layer && Number(tr.dataset.head) === head);
+    });
+  }
+
+  private render() {
+    const column = COLUMNS.find((c) => c.key === this.sortKey)!;
+    const rows = [...this.reports].sort((a, b) => {
+      const [x, y] = [column.value(a), column.value(b)];
+      const order = typeof x === 'number' && typeof y === 'number' ? x - y : String(x).localeCompare(String(y));
+      return (this.descending ? -order : order) || a.layer - b.layer || a.head - b.head;
+    });
+    const table = el('table', 'head-table');
+    const headRow = el('tr');
+    for (const c of COLUMNS) {
+      const th = el('th', c.key === 'role' ? '' : 'num');
+      th.setAttribute('aria-sort', c.key === this.sortKey ? (this.descending ? 'descending' : 'ascending') : 'none');
+      const button = el('button', 'sort-button', c.label + (c.key === this.sortKey ? (this.descending ? ' ▾' : ' ▴') : ''));
+      button.type = 'button';
+      button.title = `${c.title}; click to sort`;
+      button.addEventListener('click', () => {
+        this.descending = this.sortKey === c.key ? !this.descending : false;
+        this.sortKey = c.key;
+        this.render();
+        this.tableSlot.querySelector<HTMLButtonElement>(`th:nth-child(${COLUMNS.indexOf(c) + 1}) button`)?.focus();
+      });
+      th.append(button);
+      headRow.append(th);
+    }
+    const thead = el('thead');
+    thead.append(headRow);
+    const body = el('tbody');
+    for (const h of rows) {
+      const tr = el('tr');
+      tr.dataset.layer = String(h.layer);
+      tr.dataset.head = String(h.head);
+      for (const c of COLUMNS) {
+        const td = el('td', c.key === 'role' ? `role role-${h.role}` : 'num');
+        if (c.key === 'head') {
+          // The head's number is the row's button: a click or Enter shows it above.
+          const show = el('button', 'link-button', c.format(h));
+          show.type = 'button';
+          show.title = `show layer ${h.layer} head ${h.head} in the heatmap and head view`;
+          show.addEventListener('click', () => this.onPick(h.layer, h.head));
+          td.append(show);
+        } else td.textContent = c.format(h);
+        td.dataset.column = c.key;
+        tr.append(td);
+      }
+      tr.addEventListener('click', (event) => {
+        if (!(event.target instanceof HTMLButtonElement)) this.onPick(h.layer, h.head);
+      });
+      body.append(tr);
+    }
+    table.append(thead, body);
+    this.tableSlot.replaceChildren(table);
+    this.mark(this.selected.layer, this.selected.head);
+  }
+}
