@@ -89,6 +89,56 @@ TEST(CliEncoder, FillMaskListsCandidatesForEachMask) {
   }
 }
 
+// fill-mask --ablate: each mask's candidates with the heads off, those without them, and the KL between.
+TEST(CliEncoder, FillMaskAblateComparesEachMask) {
+  const std::string model = test::fixture_path("bert-tiny-mlm.gguf");
+  GLASSBOX_REQUIRE_FILE(model);
+  const std::vector<std::string> args = {"fill-mask", "--model", model, "--text", "the [MASK] sat", "--json"};
+  auto plain = run_cli(args);
+  std::vector<std::string> ablating = args;
+  ablating.insert(ablating.end(), {"--ablate", "0.0,0.1,1.2=0.5"});
+  auto ablated = run_cli(ablating);
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  ASSERT_EQ(ablated.exit_code, 0) << ablated.err;
+  const json::Document before = test::parse_json(plain.out, "fill-mask --json");
+  const json::Document after = test::parse_json(ablated.out, "fill-mask --ablate --json");
+  EXPECT_EQ(test::items(test::member(after, "ablate")).Size(), 3u);
+  const json::Value& mask = test::items(test::member(after, "masks"))[0];
+  const json::Value& unablated = test::items(test::member(before, "masks"))[0];
+  EXPECT_GT(test::member(mask, "kl_bits").GetDouble(), 0.0);
+  const auto candidates_before = test::items(test::member(mask, "candidates_before"));
+  const auto plain_candidates = test::items(test::member(unablated, "candidates"));
+  ASSERT_EQ(candidates_before.Size(), plain_candidates.Size());
+  for (rapidjson::SizeType k = 0; k < plain_candidates.Size(); ++k)
+    EXPECT_EQ(test::member(candidates_before[k], "id").GetInt(),
+              test::member(plain_candidates[k], "id").GetInt());
+  EXPECT_NE(test::member(test::items(test::member(mask, "candidates"))[0], "probability").GetDouble(),
+            test::member(plain_candidates[0], "probability").GetDouble());
+  auto bad = run_cli({"fill-mask", "--model", model, "--text", "the [MASK] sat", "--ablate", "7.0"});
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.err.find("head 7.0 is not in the model"), std::string::npos) << bad.err;
+}
+
+// inspect --ablate on an encoder draws the ablated run: layer 0's attention is as before (the ablation acts
+// on head outputs), layer 1's moves.
+TEST(CliEncoder, InspectAblateReadsTheAblatedRun) {
+  const std::string model = test::fixture_path("bert-tiny.gguf");
+  GLASSBOX_REQUIRE_FILE(model);
+  auto plain = run_cli({"inspect", "--model", model, "--prompt", "the cat sat on the mat.", "--json"});
+  auto ablated = run_cli(
+      {"inspect", "--model", model, "--prompt", "the cat sat on the mat.", "--ablate", "0.0,0.1", "--json"});
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  ASSERT_EQ(ablated.exit_code, 0) << ablated.err;
+  const json::Document a = test::parse_json(plain.out, "inspect"),
+                       b = test::parse_json(ablated.out, "inspect");
+  const auto rows = [](const json::Document& doc, rapidjson::SizeType layer) {
+    return test::floats(test::items(test::items(test::items(test::member(doc, "attention"))[layer])[0])[1]);
+  };
+  EXPECT_EQ(rows(a, 0), rows(b, 0));
+  EXPECT_NE(rows(a, 1), rows(b, 1));
+  EXPECT_EQ(test::items(test::member(test::member(b, "settings"), "ablate")).Size(), 2u);
+}
+
 // glassbox inspect on an encoder: its tokens ([CLS] ... [SEP]), no steps, the full attention rows the
 // library's Encoder records, and every head with a role.
 TEST(CliEncoder, InspectWritesFullAttentionAndNoSteps) {

@@ -373,6 +373,63 @@ TEST(EncoderTasks, FillMasksReadsTheHeadAtEachMask) {
                      "positions");
 }
 
+// Switching heads off in an encoder: each mask's distribution moves (KL > 0), "before" is fill_masks with
+// every head and "after" fill_masks under the ablation, all ones changes nothing, and the encoder keeps the
+// ablation it had, also after a bad table.
+TEST(EncoderTasks, AblatingHeadsMovesEachMasksDistribution) {
+  const std::string model_file = test::fixture_path("bert-tiny-mlm.gguf");
+  GLASSBOX_REQUIRE_FILE(model_file);
+  auto loaded = open_model_files(model_file, "");
+  ASSERT_TRUE(loaded.ok()) << loaded.error().message;
+  auto encoder = Encoder::create(loaded->model, {.threads = 2});
+  ASSERT_TRUE(encoder.ok());
+  const Tokenizer& tokenizer = *loaded->tokenizer;
+  const ModelConfig& c = loaded->model->config;
+  const std::string text = "the [MASK] sat on the [MASK]";
+  const auto same = [](const std::vector<TokenProbability>& a, const std::vector<TokenProbability>& b) {
+    return a.size() == b.size() &&
+           std::equal(a.begin(), a.end(), b.begin(), [](const auto& x, const auto& y) {
+             return x.id == y.id && x.probability == y.probability;
+           });
+  };
+  std::vector<float> off(static_cast<std::size_t>(c.n_layers * c.n_heads), 1.0f);
+  for (int h = 0; h < c.n_heads; ++h)
+    off[static_cast<std::size_t>(h)] = 0.0f;  // layer 0, every head
+  auto plain = fill_masks(*encoder, tokenizer, text, 4);
+  ASSERT_TRUE(plain.ok());
+  ASSERT_TRUE(encoder->set_head_scales(off).ok());
+  auto switched_off = fill_masks(*encoder, tokenizer, text, 4);
+  ASSERT_TRUE(switched_off.ok());
+  const std::vector<float> kept = {1.0f, 0.5f};  // wrong length: refused, and the ablation stays
+  test::expect_error(encoder->set_head_scales(kept), ErrorCode::BadArgument, "values for a model");
+  EXPECT_EQ(encoder->head_scales().size(), off.size());
+
+  auto ablated = ablate_fill_masks(*encoder, tokenizer, text, 4, off);
+  ASSERT_TRUE(ablated.ok()) << ablated.error().message;
+  ASSERT_EQ(ablated->masks.size(), 2u);
+  for (std::size_t m = 0; m < 2; ++m) {
+    const MaskAblation& a = ablated->masks[m];
+    EXPECT_EQ(a.position, plain->masks[m].position);
+    EXPECT_TRUE(same(a.before, plain->masks[m].candidates)) << "mask " << m;
+    EXPECT_TRUE(same(a.after, switched_off->masks[m].candidates)) << "mask " << m;
+    EXPECT_GT(a.change.kl_bits, 0.01) << "mask " << m;
+  }
+  EXPECT_EQ(std::vector<float>(encoder->head_scales().begin(), encoder->head_scales().end()), off);
+
+  const std::vector<float> ones(off.size(), 1.0f);
+  auto nothing = ablate_fill_masks(*encoder, tokenizer, text, 4, ones);
+  ASSERT_TRUE(nothing.ok());
+  for (const MaskAblation& a : nothing->masks) {
+    EXPECT_EQ(a.change.kl_bits, 0.0);
+    EXPECT_TRUE(same(a.before, a.after));
+  }
+  std::vector<float> not_finite = ones;
+  not_finite[1] = std::nanf("");
+  test::expect_error(ablate_fill_masks(*encoder, tokenizer, text, 4, not_finite), ErrorCode::BadArgument,
+                     "head 0.1", "not a finite number");
+  EXPECT_EQ(encoder->head_scales().size(), off.size());  // still the ablation set above
+}
+
 TEST(EncoderTasks, FillMasksNeedsTheHead) {
   const std::string model_file = test::fixture_path("bert-tiny.gguf");
   GLASSBOX_REQUIRE_FILE(model_file);

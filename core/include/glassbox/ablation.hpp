@@ -36,6 +36,11 @@ Result<std::vector<float>> head_scale_table(const ModelConfig& config, std::span
 // scale is not a finite number.
 Result<void> check_head_scale_table(const ModelConfig& config, std::span<const float> table);
 
+// The table a forward pass applies: empty for no ablation (an empty table, or every scale 1, which the
+// forward pass then skips at no cost), else `table` itself. Fails as check_head_scale_table does. Session and
+// Encoder both set their ablation through it.
+Result<std::vector<float>> head_scales_in_force(const ModelConfig& config, std::span<const float> table);
+
 // head_scale_table's inverse: the heads of `table` whose scale is not 1, in layer-major order (what an
 // inspection document's ablation lists). Fails as check_head_scale_table does.
 Result<std::vector<HeadScale>> scaled_heads(const ModelConfig& config, std::span<const float> table);

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "glassbox/ablation.hpp"
 #include "glassbox/model.hpp"
 #include "glassbox/result.hpp"
 #include "glassbox/tokenizer.hpp"
@@ -62,6 +63,12 @@ class Encoder {
   // are computed (over the text) and thrown away; no row has a padding key.
   Result<EncodedTexts> encode(std::span<const std::vector<int>> texts, AttentionTrace& attention);
 
+  // Head ablation (glassbox/ablation.hpp): each head's output scaled by table[layer * n_heads + head] in
+  // every encode from now on; empty or all 1: every head as trained. Fails with bad-argument on a table
+  // of the wrong length or a scale that is not finite, and then keeps the ablation it had.
+  Result<void> set_head_scales(std::span<const float> table);
+  std::span<const float> head_scales() const { return head_scales_; }  // empty when none is set
+
   // The masked-language-model head's logits (vocab_size) at one token's final state (glassbox/model.hpp,
   // MaskedLmHead). Fails with bad-argument when the model was saved without the head.
   Result<std::vector<float>> masked_lm_logits(std::span<const float> state);
@@ -75,6 +82,7 @@ class Encoder {
   std::shared_ptr<const Model> model_;
   std::unique_ptr<ThreadPool> pool_;
   std::unique_ptr<RunState> state_;  // grown to the largest batch seen
+  std::vector<float> head_scales_;   // the ablation in force (empty: none), copied into state_ at each run
 
   Result<EncodedTexts> run(std::span<const std::vector<int>> texts, AttentionTrace* attention);
 };
@@ -134,5 +142,21 @@ struct FilledMasks {
 // without its MLM head, a text with no [MASK], a text longer than the model's positions; top_k < 1.
 Result<FilledMasks> fill_masks(Encoder& encoder, const Tokenizer& tokenizer, std::string_view text,
                                int top_k);
+
+// What switching heads off does to fill-mask: at each [MASK], the distribution with every head as trained
+// (p) against the one with `table` in force (q; Encoder::set_head_scales), compared as glassbox/ablation.hpp
+// compares a decoder's next token, with the top k of both. The encoder keeps the ablation it had before.
+// Fails as fill_masks does, and with bad-argument on a table that does not fit the model.
+struct MaskAblation {
+  int position = 0;
+  DistributionChange change;
+  std::vector<TokenProbability> before, after;  // the top k without and with the ablation
+};
+struct FillMaskAblation {
+  std::vector<int> tokens;
+  std::vector<MaskAblation> masks;
+};
+Result<FillMaskAblation> ablate_fill_masks(Encoder& encoder, const Tokenizer& tokenizer,
+                                           std::string_view text, int top_k, std::span<const float> table);
 
 }  // namespace glassbox

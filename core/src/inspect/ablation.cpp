@@ -107,6 +107,13 @@ Result<void> check_head_scale_table(const ModelConfig& config, std::span<const f
   return ok();
 }
 
+Result<std::vector<float>> head_scales_in_force(const ModelConfig& config, std::span<const float> table) {
+  if (table.empty()) return std::vector<float>{};
+  GLASSBOX_TRY(check_head_scale_table(config, table));
+  if (std::all_of(table.begin(), table.end(), [](float s) { return s == 1.0f; })) return std::vector<float>{};
+  return std::vector<float>(table.begin(), table.end());
+}
+
 Result<std::vector<HeadScale>> scaled_heads(const ModelConfig& config, std::span<const float> table) {
   GLASSBOX_TRY(check_head_scale_table(config, table));
   std::vector<HeadScale> out;

@@ -287,6 +287,8 @@ Result<std::string> encoder_inspect_json(std::shared_ptr<const Model> model, con
   run.prompt_length = static_cast<int>(ids.size());
   run.stop_reason = "none";
   GLASSBOX_ASSIGN(Encoder encoder, Encoder::create(model, {.threads = options.threads}));
+  GLASSBOX_ASSIGN(const std::vector<float> scales, head_scale_table(model->config, options.ablate));
+  GLASSBOX_TRY(encoder.set_head_scales(scales));  // the attention of the ablated run, as a decoder's
   AttentionTrace attention;
   GLASSBOX_TRY(encoder.encode(std::span(&ids, 1), attention));
 

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "glassbox/ablation.hpp"
 #include "glassbox/error.hpp"
 #include "glassbox/token_ids.hpp"
 #include "kernels/kernels.hpp"
@@ -78,10 +79,16 @@ Result<EncodedTexts> Encoder::run(std::span<const std::vector<int>> texts, Atten
     for (int row = 0; row < rows; ++row)  // padding rows too: their queries are computed, then thrown away
       attention->begin_position(row, out.lengths[static_cast<std::size_t>(row / out.stride)]);
   }
+  state_->head_scales = head_scales_;
   forward(*model_, *state_, tokens, 0, attention, nullptr, *pool_, &batch);
   const float* states = state_->residual.data();
   out.states.assign(states, states + static_cast<std::size_t>(rows) * static_cast<std::size_t>(c.dim));
   return out;
+}
+
+Result<void> Encoder::set_head_scales(std::span<const float> table) {
+  GLASSBOX_ASSIGN(head_scales_, head_scales_in_force(model_->config, table));
+  return {};
 }
 
 Result<std::vector<float>> Encoder::masked_lm_logits(std::span<const float> state) {

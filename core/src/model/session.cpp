@@ -98,11 +98,7 @@ void Session::reset() {
 }
 
 Result<void> Session::set_head_scales(std::span<const float> scales) {
-  // An empty table is no ablation; any other must fit the model.
-  if (!scales.empty()) GLASSBOX_TRY(check_head_scale_table(model_->config, scales));
-  // All ones is no ablation: keep the table empty so the forward pass skips it.
-  const bool identity = std::all_of(scales.begin(), scales.end(), [](float s) { return s == 1.0f; });
-  state_->head_scales.assign(identity ? scales.end() : scales.begin(), scales.end());
+  GLASSBOX_ASSIGN(state_->head_scales, head_scales_in_force(model_->config, scales));
   return {};
 }
 
