@@ -1,4 +1,4 @@
-// Encoders (BERT) against the independent NumPy reference (tests/reference/encoder.py, fixtures described in
+// Encoders (BERT, nomic-bert) against the independent NumPy reference (tests/reference/encoder.py, fixtures described in
 // tests/reference/README.md, "Encoder fixtures"): each fixture's padded batch of three texts of different
 // lengths, its final states, pooled embeddings and MLM logits. Tolerance as for the decoders:
 // |ours - reference| <= 1e-5 * max(1, max |reference|) per array. And the padding rule itself: each text of a
@@ -158,11 +158,11 @@ TEST_P(EncoderFixture, EachTextOfABatchIsTheBitsItGetsAlone) {
 }
 
 INSTANTIATE_TEST_SUITE_P(GgufAndFolders, EncoderFixture,
-                         ::testing::Values("bert-tiny", "bert-tiny-mlm", "hf-bert", "hf-bert-mlm",
-                                           "st-bert"));
+                         ::testing::Values("bert-tiny", "bert-tiny-mlm", "nomic-bert-tiny", "hf-bert",
+                                           "hf-bert-mlm", "st-bert"));
 
 // glassbox convert keeps an encoder whole: written as llama.cpp's `bert` (with our MLM head's tensors where the
-// model has one), read back to the same bits, pooling and tokenizer.
+// model has one) or `nomic-bert`, read back to the same bits, pooling and tokenizer.
 TEST_P(EncoderFixture, ConvertWritesBertAndReadsBackTheSameBits) {
   const FixtureFiles files = fixture_files(GetParam());
   GLASSBOX_REQUIRE_FILE(files.expected);
@@ -172,7 +172,7 @@ TEST_P(EncoderFixture, ConvertWritesBertAndReadsBackTheSameBits) {
   const auto path = std::filesystem::temp_directory_path() / ("glassbox-convert-" + GetParam() + ".gguf");
   auto written = export_gguf(*loaded->model, *loaded->tokenizer, ExportType::F32, GetParam(), path.string());
   ASSERT_TRUE(written.ok()) << written.error().message;
-  EXPECT_EQ(written->architecture, "bert");
+  EXPECT_EQ(written->architecture, GetParam().starts_with("nomic-bert") ? "nomic-bert" : "bert");
   auto again = open_model_files(path.string(), "");
   std::filesystem::remove(path);
   ASSERT_TRUE(again.ok()) << again.error().message;

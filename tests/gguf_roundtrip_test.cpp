@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "formats/gguf.hpp"
+#include "formats/gguf_names.hpp"
 #include "glassbox/formats.hpp"
 #include "kernels/quantized.hpp"
 #include "model/dtype.hpp"
@@ -176,6 +177,9 @@ void expect_same_tensor(const Tensor& want, const Tensor& got, const std::string
 void expect_same_weights(const ModelWeights& want, const ModelWeights& got) {
   expect_same_tensor(want.token_embedding, got.token_embedding, "token_embedding");
   expect_same_tensor(want.position_embedding, got.position_embedding, "position_embedding");
+  expect_same_tensor(want.token_type_embedding, got.token_type_embedding, "token_type_embedding");
+  expect_same_tensor(want.embedding_norm, got.embedding_norm, "embedding_norm");
+  expect_same_tensor(want.embedding_norm_bias, got.embedding_norm_bias, "embedding_norm_bias");
   ASSERT_EQ(got.layers.size(), want.layers.size());
   for (std::size_t l = 0; l < want.layers.size(); ++l) {
     const LayerWeights &a = want.layers[l], &b = got.layers[l];
@@ -307,6 +311,68 @@ TEST(GgufRoundTripTokenizer, WordPieceIsWrittenInLlamaCppsForm) {
       export_gguf(source.model(), make_tokenizer(unclean), ExportType::F32, "unclean", path.string());
   std::filesystem::remove(path);
   test::expect_error(summary, ErrorCode::UnsupportedArchitecture, "always cleans the text");
+}
+
+// nomic-bert (nomic-embed-text v1/v1.5): a config with bert's encoder knobs but half-split RoPE and SwiGLU is
+// written in llama.cpp's nomic-bert layout (fused attn_qkv, ffn_gate beside ffn_up, bert's post-norm names,
+// no position table) and reads back as it was.
+ModelConfig nomic_bert_config() {
+  ModelConfig c = test::base_config();
+  c.architecture = "nomic-bert";
+  c.norm = NormKind::LayerNorm;
+  c.norm_placement = NormPlacement::PostNorm;
+  c.rope_pairing = RopePairing::HalfSplit;
+  c.causal = false;
+  c.n_token_types = 2;
+  c.embedding_norm = true;
+  c.pooling = Pooling::Mean;
+  return c;
+}
+
+TEST(GgufRoundTripEncoders, NomicBertIsWrittenInLlamaCppsLayoutAndReadBack) {
+  const ModelConfig want = nomic_bert_config();
+  ASSERT_TRUE(validate(want, "nomic-bert").ok());
+  const RandomModel source(want, {.norm = true, .qkv = true, .out = true}, 9);
+  const Tokenizer tokenizer = make_tokenizer(wordpiece_vocabulary());
+  ReadBack back = write_and_read(source.model(), tokenizer, "nomic-bert", "nomic-bert");
+  ASSERT_TRUE(back.model.ok()) << back.model.error().message;
+  expect_same_config(want, back.model->config);
+  expect_same_weights(source.model().weights, back.model->weights);
+  for (const char* name : {"token_types.weight", "token_embd_norm.bias", "blk.1.attn_qkv.weight",
+                           "blk.1.attn_qkv.bias", "blk.1.attn_output_norm.bias", "blk.1.ffn_gate.weight",
+                           "blk.1.ffn_up.weight", "blk.1.layer_output_norm.weight"})
+    EXPECT_NE(back.file.tensor(name), nullptr) << name;
+  for (const char* name : {"position_embd.weight", "blk.1.attn_q.weight", "blk.1.attn_norm.weight"})
+    EXPECT_EQ(back.file.tensor(name), nullptr) << name;
+  auto base = back.file.real("nomic-bert.rope.freq_base", 0.0);
+  ASSERT_TRUE(base.ok());
+  EXPECT_EQ(*base, 500.0);
+  auto causal = back.file.boolean("nomic-bert.attention.causal", true);
+  ASSERT_TRUE(causal.ok());
+  EXPECT_FALSE(*causal);
+
+  // Its tokens are WordPiece: a vocabulary of another kind is refused, whatever its size.
+  auto matches = check_tokenizer_matches(make_tokenizer(sentencepiece_vocabulary()), *back.model, "spm");
+  test::expect_error(matches, ErrorCode::VocabMismatch, "nomic-bert model reads WordPiece tokens");
+  EXPECT_TRUE(check_tokenizer_matches(*back.tokenizer, *back.model, "wordpiece").ok());
+}
+
+// llama.cpp's nomic-bert graph adds no feed-forward bias: a model that has them is written as our own
+// architecture (keeping them), and a nomic-bert file's are not read.
+TEST(GgufRoundTripEncoders, FeedForwardBiasesAreNotNomicBerts) {
+  ModelConfig want = nomic_bert_config();
+  const RandomModel source(want, {.norm = true, .ffn = true}, 10);
+  const Tokenizer tokenizer = make_tokenizer(wordpiece_vocabulary());
+  ReadBack back = write_and_read(source.model(), tokenizer, "nomic-bert-ffn-biases", "glassbox");
+  ASSERT_TRUE(back.model.ok()) << back.model.error().message;
+  want.architecture = "glassbox";
+  expect_same_config(want, back.model->config);
+  expect_same_weights(source.model().weights, back.model->weights);
+
+  EXPECT_EQ(gguf::layer_tensor_name(*gguf::architecture_named("nomic-bert"), 0, LayerRole::UpBias), "");
+  EXPECT_EQ(gguf::layer_tensor_name(*gguf::architecture_named("nomic-bert"), 0, LayerRole::DownBias), "");
+  EXPECT_EQ(gguf::layer_tensor_name(*gguf::architecture_named("bert"), 0, LayerRole::DownBias),
+            "blk.0.ffn_down.bias");
 }
 
 // The spellings of the config's choices are one table: what to_string prints is what the glassbox

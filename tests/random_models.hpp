@@ -227,6 +227,10 @@ class RandomModel {
     w.final_norm = vector(dim, pre_norm);
     w.final_norm_bias = vector(dim, pre_norm && b.norm);
     w.output = c.tied_embeddings ? w.token_embedding : matrix(c.vocab_size, dim);
+    // An encoder's token types and embedding LayerNorm (drawn last: the decoders' weights stay as they were).
+    if (c.n_token_types > 0) w.token_type_embedding = matrix(c.n_token_types, dim);
+    w.embedding_norm = vector(dim, c.embedding_norm);
+    w.embedding_norm_bias = vector(dim, c.embedding_norm && b.norm);
   }
 
   const Model& model() const { return model_; }

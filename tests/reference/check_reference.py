@@ -888,6 +888,28 @@ def encoder_pooling_and_normalization():
 
 
 @check
+def nomic_bert_rotary_swiglu_no_biases():
+    """nomic-bert's knobs: every text of a padded batch is itself alone (RoPE's positions restart per text), the
+    feed-forward is down(silu(gate a) * up a), and no projection has a bias."""
+    cfg = configs.nomic_bert_tiny(64)
+    w = random_weights(cfg, 8)
+    assert "position_embd.weight" not in w and "blk.0.ffn_gate.weight" in w
+    assert not any(k.endswith(".bias") and "norm" not in k for k in w), "projection biases"
+    batch = encoder.encode(cfg, w, _BATCH)
+    for b, text in enumerate(_BATCH):
+        close(batch["hidden"][b, :len(text)], encoder.encode(cfg, w, [text])["hidden"][0], 1e-12,
+              f"nomic-bert text {b} in the batch vs alone")
+    a = np.random.default_rng(1).normal(size=(2, cfg["dim"]))
+    p = "blk.1."
+    by_hand = (ops.silu(a @ w[p + "ffn_gate.weight"].T) * (a @ w[p + "ffn_up.weight"].T)) @ w[p + "ffn_down.weight"].T
+    close(encoder.feed_forward(cfg, w, 1, a), by_hand, 1e-12, "SwiGLU: silu on the gate")
+    # RoPE turns q and k by position: a text's states change when its tokens shift by one place ...
+    h1 = encoder.encode(cfg, w, [[2, 10, 11, 3]])["hidden"][0]
+    h2 = encoder.encode(cfg, w, [[2, 2, 10, 11, 3]])["hidden"][0]
+    differ(h1[1], h2[2], 1e-3, "RoPE: a token's state depends on the tokens' relative places")
+
+
+@check
 def wordpiece_vocabulary_forms():
     pieces = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "cat", "##s", "[unused0]", "中"]
     assert wordpiece_vocab.phantom_form(pieces) == ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "\u2581cat", "s",
@@ -956,8 +978,23 @@ def encoder_fixtures_reproduce_from_their_files():
         fixtures = make_fixtures.Fixtures(d)
         fixtures.encoders()
         assert [e["files"][0] for e in fixtures.manifest] == [
-            "bert-tiny.gguf", "bert-tiny-mlm.gguf", "hf-bert/", "hf-bert-mlm/", "st-bert/",
+            "bert-tiny.gguf", "bert-tiny-mlm.gguf", "nomic-bert-tiny.gguf", "hf-bert/", "hf-bert-mlm/", "st-bert/",
             "tokenizer-wordpiece-tiny.json"]
+        # nomic-bert: llama.cpp's converter layout (fused attn_qkv, ffn_gate, no position table, no projection
+        # biases), its RoPE base, mean pooling
+        f = gguf.GGUFFile.open(os.path.join(d, "nomic-bert-tiny.gguf"))
+        expected = json.load(open(os.path.join(d, "nomic-bert-tiny.json")))
+        cfg = expected["config"]
+        assert f.value("general.architecture") == "nomic-bert" and f.value("nomic-bert.attention.causal") is False
+        assert f.value("nomic-bert.pooling_type") == 1 and f.value("nomic-bert.rope.freq_base") == cfg["rope_theta"]
+        assert cfg["rope_pairing"] == "half" and cfg["activation"] == "silu" and cfg["ffn_gated"]
+        names = [t.name for t in f.tensor_infos]
+        assert "blk.0.attn_qkv.weight" in names and "blk.0.ffn_gate.weight" in names
+        assert "position_embd.weight" not in names and "blk.0.attn_q.weight" not in names
+        assert not any(n.endswith(".bias") and "norm" not in n for n in names), "projection biases"
+        w = gguf_export.split_rows({n: f.tensor(n) for n in names}, "attn_qkv", ("attn_q", "attn_k", "attn_v"),
+                                   (cfg["dim"],) * 3)
+        check_encoder_expected(expected, w, "nomic-bert-tiny")
         for stem, pooling in (("bert-tiny", 1), ("bert-tiny-mlm", 2)):
             f = gguf.GGUFFile.open(os.path.join(d, stem + ".gguf"))
             expected = json.load(open(os.path.join(d, stem + ".json")))

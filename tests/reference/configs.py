@@ -135,6 +135,16 @@ def bert_tiny(vocab_size, **overrides):
     return cfg
 
 
+def nomic_bert_tiny(vocab_size, **overrides):
+    """A nomic-bert encoder (nomic-embed-text's knobs, encoder.py) of bert_tiny's size: rotary positions in
+    NeoX's half-split pairs with nomic-embed-text's base 1000, SwiGLU, no projection biases; mean pooling, as
+    nomic-embed-text's sentence-transformers config says."""
+    cfg = bert_tiny(vocab_size, architecture="nomic-bert", position="rope", rope_theta=1000.0,
+                    rope_pairing="half", activation="silu", ffn_gated=True, biases=False)
+    cfg.update(overrides)
+    return cfg
+
+
 def bert_as_float32_file(cfg):
     """A GGUF file stores the LayerNorm epsilon as float32; compute with that value."""
     return dict(cfg, norm_eps=float(np.float32(cfg["norm_eps"])))

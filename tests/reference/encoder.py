@@ -12,6 +12,16 @@ The configuration (configs.bert_tiny() builds one; README.md "The encoder" has t
   mlm_head         whether the model has the masked-language-model head
   pad_id           the id that fills a text up to the batch's longest
 
+nomic-bert (nomic-embed-text v1/v1.5; configs.nomic_bert_tiny() builds one) changes four of BERT's pieces, each
+a key of its own (absent: BERT's choice):
+
+  position         "learned" (BERT: position_embd added to the embeddings) | "rope": q and k of every head
+                   turned by ops.apply_rope, positions 0 .. T-1 of each text, no position table
+  rope_theta, rope_pairing   RoPE's base and pairing: "half" (NeoX, nomic-bert's) | "adjacent" (only in checks)
+  ffn_gated        False (BERT: down(act(up a))) | True: down(act(gate a) * up a), nomic-bert's SwiGLU with
+                   activation "silu"
+  biases           True (BERT: every projection adds one) | False: only the LayerNorms have biases
+
 The forward pass, for a batch of B texts padded to T tokens, text b holding lengths[b] real ones:
 
   x = token_embd[id] + position_embd[t] + token_types[type]          (positions t = 0 .. T-1 per text)
@@ -29,7 +39,8 @@ Heads on the last hidden states h [B, T, dim]:
   pooled(b)   = mean of h[b, :lengths[b]]  or  h[b, 0]; optionally divided by its L2 norm
   MLM logits  = LN(gelu_erf(mlm_dense(h)); mlm_norm) @ token_embd^T + mlm_output.bias  (decoder tied)
 
-Weights are float64 arrays under llama.cpp's `bert` tensor names, matrices [out][in] (y = W @ x):
+Weights are float64 arrays under llama.cpp's `bert` tensor names, matrices [out][in] (y = W @ x); a
+nomic-bert has no position_embd, adds blk.{i}.ffn_gate.weight [hidden][dim], and has no projection biases:
 
   token_embd.weight [vocab][dim]   position_embd.weight [context][dim]   token_types.weight [types][dim]
   token_embd_norm.weight/.bias [dim]
@@ -61,8 +72,9 @@ def pad_batch(texts, pad_id):
 
 
 def _linear(x, weights, name):
-    """x @ W^T + b on the last axis (every BERT projection has a bias)."""
-    return x @ weights[name + ".weight"].T + weights[name + ".bias"]
+    """x @ W^T (+ b where the model has the bias: every BERT projection, no nomic-bert one) on the last axis."""
+    y = x @ weights[name + ".weight"].T
+    return y + weights[name + ".bias"] if name + ".bias" in weights else y
 
 
 def _norm(weights, name, x, eps):
@@ -86,8 +98,9 @@ def embed(cfg, weights, tokens, token_types=None):
     if T > cfg["context_length"]:
         raise ValueError(f"{T} tokens, but the model has {cfg['context_length']} positions")
     types = np.zeros_like(tokens) if token_types is None else np.asarray(token_types)
-    x = weights["token_embd.weight"][tokens] + weights["position_embd.weight"][:T][None] \
-        + weights["token_types.weight"][types]
+    x = weights["token_embd.weight"][tokens] + weights["token_types.weight"][types]
+    if cfg.get("position", "learned") == "learned":
+        x = x + weights["position_embd.weight"][:T][None]
     return _norm(weights, "token_embd_norm", x, cfg["norm_eps"])
 
 
@@ -96,8 +109,11 @@ def attention(cfg, weights, layer, x, lengths, trace=None):
     B, T, _ = x.shape
     H, hd = cfg["n_heads"], head_dim(cfg)
     p = f"blk.{layer}."
-    split = lambda y: y.reshape(B, T, H, hd).transpose(0, 2, 1, 3)  # [B, H, T, hd]
-    q, k, v = (split(_linear(x, weights, p + name)) for name in ("attn_q", "attn_k", "attn_v"))
+    q, k, v = (_linear(x, weights, p + name).reshape(B, T, H, hd) for name in ("attn_q", "attn_k", "attn_v"))
+    if cfg.get("position", "learned") == "rope":  # every text's positions 0 .. T-1, whole heads turned
+        turn = lambda y: ops.apply_rope(y, np.arange(T), hd, cfg["rope_theta"], cfg["rope_pairing"])
+        q, k = turn(q), turn(k)
+    q, k, v = (y.transpose(0, 2, 1, 3) for y in (q, k, v))  # [B, H, T, hd]
     scores = q @ k.transpose(0, 1, 3, 2) / np.sqrt(hd) + padding_mask(lengths, T, cfg.get("causal", False))
     probs = ops.softmax(scores)  # [B, H, T queries, T keys]; masked keys exactly 0
     if trace is not None:
@@ -106,7 +122,7 @@ def attention(cfg, weights, layer, x, lengths, trace=None):
     return _linear(heads, weights, p + "attn_output")
 
 
-ACTIVATIONS = {"gelu_erf": ops.gelu_erf, "gelu": ops.gelu_tanh}
+ACTIVATIONS = {"gelu_erf": ops.gelu_erf, "gelu": ops.gelu_tanh, "silu": ops.silu}
 
 
 def _activation(cfg):
@@ -115,7 +131,11 @@ def _activation(cfg):
 
 def feed_forward(cfg, weights, layer, x):
     p = f"blk.{layer}."
-    return _linear(_activation(cfg)(_linear(x, weights, p + "ffn_up")), weights, p + "ffn_down")
+    if cfg.get("ffn_gated"):  # SwiGLU: the activation on the gate, times the up projection
+        hidden = _activation(cfg)(_linear(x, weights, p + "ffn_gate")) * _linear(x, weights, p + "ffn_up")
+    else:
+        hidden = _activation(cfg)(_linear(x, weights, p + "ffn_up"))
+    return _linear(hidden, weights, p + "ffn_down")
 
 
 def hidden_states(cfg, weights, tokens, lengths, token_types=None, trace=None):

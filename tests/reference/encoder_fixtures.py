@@ -1,7 +1,7 @@
 """The BERT encoder fixtures (make_fixtures.py calls `write_all`): a tiny BERT with the tiny WordPiece
 vocabulary as GGUF `bert` (without and with the MLM head) and as Hugging Face folders (BertModel,
-BertForMaskedLM, sentence-transformers), each with the reference's outputs for one padded batch of three
-texts. README.md ("Encoder fixtures") describes the expected-output files.
+BertForMaskedLM, sentence-transformers), and a tiny GGUF `nomic-bert`, each with the reference's outputs for
+one padded batch of three texts. README.md ("Encoder fixtures") describes the expected-output files.
 """
 
 import json
@@ -45,18 +45,36 @@ def _f32(a):
     return round_to_f32(np.asarray(a)).tolist()
 
 
+def swapped_gate_and_up(weights):
+    """The weights with every block's ffn_gate and ffn_up exchanged (SwiGLU's halves taken the wrong way)."""
+    out = dict(weights)
+    for name in weights:
+        if ".ffn_gate." in name:
+            up = name.replace(".ffn_gate.", ".ffn_up.")
+            out[name], out[up] = weights[up], weights[name]
+    return out
+
+
 def knobs_matter(cfg, weights, texts, name):
-    """Refuse a fixture in which bidirectional attention, the padding mask or the exact GELU hardly change
-    the outputs: a test against it would pass with any of them wrong."""
+    """Refuse a fixture in which bidirectional attention, the padding mask or the exact GELU (a nomic-bert:
+    NeoX's RoPE pairing, RoPE itself, which half of SwiGLU is the gate) hardly change the outputs: a test
+    against it would pass with any of them wrong."""
     base = encoder.encode(cfg, weights, texts)
     scale = np.abs(base["hidden"]).max()
     lengths = base["lengths"]
     real = lambda h: np.concatenate([h[b, :n] for b, n in enumerate(lengths)])
+    states = lambda c, w=weights, n=lengths: encoder.hidden_states(c, w, base["tokens"], n)
     variants = {
-        "causal attention": encoder.hidden_states(dict(cfg, causal=True), weights, base["tokens"], lengths),
-        "no padding mask": encoder.hidden_states(cfg, weights, base["tokens"], np.full_like(lengths, lengths.max())),
-        "tanh GELU": encoder.hidden_states(dict(cfg, activation="gelu"), weights, base["tokens"], lengths),
+        "causal attention": states(dict(cfg, causal=True)),
+        "no padding mask": states(cfg, n=np.full_like(lengths, lengths.max())),
     }
+    if cfg["activation"] == "gelu_erf":
+        variants["tanh GELU"] = states(dict(cfg, activation="gelu"))
+    if cfg.get("position") == "rope":
+        variants["adjacent (non-NeoX) RoPE pairs"] = states(dict(cfg, rope_pairing="adjacent"))
+        variants["no RoPE"] = states(dict(cfg, position="none"))
+    if cfg.get("ffn_gated"):
+        variants["ffn_gate and ffn_up swapped"] = states(cfg, w=swapped_gate_and_up(weights))
     for what, hidden in variants.items():
         moved = np.abs(real(hidden) - real(base["hidden"])).max() / scale
         if moved < MIN_KNOB_EFFECT:
@@ -116,6 +134,20 @@ def write_all(fixtures):
     fixtures.note(["bert-tiny-mlm.gguf", "bert-tiny-mlm.json"],
                   "arch bert with the MLM head (mlm_dense, mlm_norm, mlm_output.bias; decoder tied to token_embd), "
                   "bert.pooling_type cls; MLM logits at 2 positions (one a [MASK])", encoder=True)
+
+    # GGUF nomic-bert (nomic-embed-text v1/v1.5's layout): rotary positions (NeoX pairs), SwiGLU, fused qkv,
+    # no projection biases, mean pooling
+    cfg = configs.bert_as_float32_file(configs.nomic_bert_tiny(vocab, pooling="mean"))
+    stored = gguf_export.write_bert(fixtures.path("nomic-bert-tiny.gguf"), cfg, random_weights(cfg, 506), PIECES,
+                                    "mean", "nomic-bert-tiny")
+    knobs_matter(cfg, stored, [wordpiece_vocab.ids_of(PIECES, t) for t in batch_pieces(False)],
+                 "nomic-bert-tiny")
+    write_expected(fixtures.path("nomic-bert-tiny.json"), cfg, stored, batch_pieces(False))
+    fixtures.note(["nomic-bert-tiny.gguf", "nomic-bert-tiny.json"],
+                  "arch nomic-bert (llama.cpp's converter layout): bert's token types, embedding LayerNorm and "
+                  "Post-LN, but RoPE on NeoX's half-split pairs (nomic-bert.rope.freq_base 1000, no position table), "
+                  "SwiGLU (ffn_gate, ffn_up, ffn_down), q|k|v fused in attn_qkv, biases only on the LayerNorms; "
+                  "nomic-bert.pooling_type mean; a padded batch of 3 texts", encoder=True)
 
     # Hugging Face folders (config.json keeps layer_norm_eps 1e-12 as a double)
     cfg = configs.bert_tiny(vocab, pooling="mean")

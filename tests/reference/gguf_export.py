@@ -429,18 +429,22 @@ MLM_HEAD_TENSORS = ("mlm_dense.weight", "mlm_dense.bias", "mlm_norm.weight", "ml
 def bert_metadata(cfg, pooling):
     """The `bert.*` keys llama.cpp's converter writes (BertModel.set_gguf_parameters): sizes, the LayerNorm
     epsilon, causal = false, and the pooling type when the folder has a sentence-transformers pooling config
-    (pooling None: no key, as for a plain BertModel folder)."""
+    (pooling None: no key, as for a plain BertModel folder). A nomic-bert's are the same under `nomic-bert.`,
+    plus RoPE's base (rope.freq_base, from rotary_emb_base; no rope.dimension_count: whole heads turn)."""
+    arch = cfg["architecture"]
     kvs = [
-        ("bert.block_count", gguf.u32(cfg["n_layers"])),
-        ("bert.context_length", gguf.u32(cfg["context_length"])),
-        ("bert.embedding_length", gguf.u32(cfg["dim"])),
-        ("bert.feed_forward_length", gguf.u32(cfg["hidden_dim"])),
-        ("bert.attention.head_count", gguf.u32(cfg["n_heads"])),
-        ("bert.attention.layer_norm_epsilon", gguf.f32(cfg["norm_eps"])),
-        ("bert.attention.causal", gguf.boolean(False)),
+        (f"{arch}.block_count", gguf.u32(cfg["n_layers"])),
+        (f"{arch}.context_length", gguf.u32(cfg["context_length"])),
+        (f"{arch}.embedding_length", gguf.u32(cfg["dim"])),
+        (f"{arch}.feed_forward_length", gguf.u32(cfg["hidden_dim"])),
+        (f"{arch}.attention.head_count", gguf.u32(cfg["n_heads"])),
+        (f"{arch}.attention.layer_norm_epsilon", gguf.f32(cfg["norm_eps"])),
+        (f"{arch}.attention.causal", gguf.boolean(False)),
     ]
+    if cfg.get("position") == "rope":
+        kvs.append((f"{arch}.rope.freq_base", gguf.f32(cfg["rope_theta"])))
     if pooling is not None:
-        kvs.append(("bert.pooling_type", gguf.u32(POOLING_TYPE[pooling])))
+        kvs.append((f"{arch}.pooling_type", gguf.u32(POOLING_TYPE[pooling])))
     return kvs
 
 
@@ -450,19 +454,30 @@ def write_bert(path, cfg, weights, pieces, pooling="mean", name="bert", tensor_t
     attn_output (+ .bias), attn_output_norm, ffn_up, ffn_down (+ .bias), layer_output_norm), with the
     vocabulary `pieces` (Hugging Face form, "##" for continuing pieces; wordpiece_vocab.gguf_tokenizer_kvs)
     and, when the weights have them, the MLM head tensors MLM_HEAD_TENSORS. pooling: "mean" | "cls" | None
-    (no bert.pooling_type key). Returns the weights as stored (after F16/BF16 rounding)."""
+    (no bert.pooling_type key). Returns the weights as stored (after F16/BF16 rounding).
+    A nomic-bert config (configs.nomic_bert_tiny) is written as llama.cpp's converter writes NomicBertModel:
+    architecture `nomic-bert`, q|k|v rows stacked in blk.{i}.attn_qkv (its Wqkv), ffn_up (fc11) and ffn_gate
+    (fc12) apart, no position table and no projection biases (the weights have none)."""
     import wordpiece_vocab
 
-    assert cfg["architecture"] == "bert" and not cfg.get("causal")
+    arch = cfg["architecture"]
+    assert arch in ("bert", "nomic-bert") and not cfg.get("causal")
+    assert (arch == "nomic-bert") == (cfg.get("position") == "rope" and cfg.get("ffn_gated", False)
+                                      and not cfg.get("biases", True))
     if len(pieces) != cfg["vocab_size"]:
         raise ValueError(f"{len(pieces)} pieces for a vocabulary of {cfg['vocab_size']}")
     has_mlm = all(n in weights for n in MLM_HEAD_TENSORS)
     if bool(cfg.get("mlm_head")) != has_mlm:
         raise ValueError("the config's mlm_head and the weights disagree")
     w = gguf.GGUFWriter()
-    _common_header(w, "bert", name, tensor_type)
+    _common_header(w, arch, name, tensor_type)
     _add_all(w, bert_metadata(cfg, pooling))
     _add_all(w, wordpiece_vocab.gguf_tokenizer_kvs(pieces, cfg["n_token_types"], lowercase))
-    stored = _add_tensors(w, weights, tensor_type)
+    if arch == "bert":
+        stored = _add_tensors(w, weights, tensor_type)
+        w.write(path)
+        return stored
+    qkv = ("attn_q", "attn_k", "attn_v")
+    stored = _add_tensors(w, fuse_rows(weights, "attn_qkv", qkv), tensor_type)
     w.write(path)
-    return stored
+    return split_rows(stored, "attn_qkv", qkv, (cfg["dim"],) * 3)

@@ -464,7 +464,7 @@ class Fixtures:
                       f"vocabulary, {n_vocab} tokens); expected.json has a text, Hugging Face's ids for it "
                       "(text_ids) and the logits of the prompt " + ("<s> + text_ids" if bos else "text_ids"))
 
-    # (f) BERT encoders: GGUF bert and Hugging Face folders with a padded batch's outputs (encoder_fixtures.py)
+    # (f) BERT encoders: GGUF bert and nomic-bert, Hugging Face folders, with a padded batch's outputs (encoder_fixtures.py)
     def encoders(self):
         encoder_fixtures.write_all(self)
 

@@ -63,19 +63,23 @@ def weight_shapes(cfg):
 
 
 def encoder_weight_shapes(cfg):
-    """Ordered {tensor name: NumPy shape} of a BERT encoder (encoder.py), MLM head included if it has one."""
+    """Ordered {tensor name: NumPy shape} of a BERT encoder (encoder.py), MLM head included if it has one; of a
+    nomic-bert: no position table, ffn_gate beside ffn_up, biases only on the LayerNorms."""
     D, F = cfg["dim"], cfg["hidden_dim"]
-    shapes = OrderedDict([("token_embd.weight", (cfg["vocab_size"], D)),
-                          ("position_embd.weight", (cfg["context_length"], D)),
-                          ("token_types.weight", (cfg["n_token_types"], D)),
-                          ("token_embd_norm.weight", (D,)), ("token_embd_norm.bias", (D,))])
+    shapes = OrderedDict([("token_embd.weight", (cfg["vocab_size"], D))])
+    if cfg.get("position", "learned") == "learned":
+        shapes["position_embd.weight"] = (cfg["context_length"], D)
+    shapes.update([("token_types.weight", (cfg["n_token_types"], D)),
+                   ("token_embd_norm.weight", (D,)), ("token_embd_norm.bias", (D,))])
+    gate = (("ffn_gate", F, D),) if cfg.get("ffn_gated") else ()
     for i in range(cfg["n_layers"]):
         p = f"blk.{i}."
         for name, rows, cols in (("attn_q", D, D), ("attn_k", D, D), ("attn_v", D, D), ("attn_output", D, D),
-                                 ("attn_output_norm", D, None), ("ffn_up", F, D), ("ffn_down", D, F),
+                                 ("attn_output_norm", D, None), *gate, ("ffn_up", F, D), ("ffn_down", D, F),
                                  ("layer_output_norm", D, None)):
             shapes[p + name + ".weight"] = (rows, cols) if cols else (rows,)
-            shapes[p + name + ".bias"] = (rows,)
+            if cfg.get("biases", True) or not cols:
+                shapes[p + name + ".bias"] = (rows,)
     if cfg.get("mlm_head"):
         shapes.update([("mlm_dense.weight", (D, D)), ("mlm_dense.bias", (D,)), ("mlm_norm.weight", (D,)),
                        ("mlm_norm.bias", (D,)), ("mlm_output.bias", (cfg["vocab_size"],))])
@@ -89,7 +93,8 @@ def random_weights(cfg, seed, matrix_std=0.3, embedding_std=None, output_std=Non
     scale (default: matrix_std)."""
     rng = np.random.default_rng(seed)
     weights = OrderedDict()
-    shapes = encoder_weight_shapes(cfg) if cfg.get("architecture") == "bert" else weight_shapes(cfg)
+    encoder = cfg.get("architecture") in ("bert", "nomic-bert")
+    shapes = encoder_weight_shapes(cfg) if encoder else weight_shapes(cfg)
     for name, shape in shapes.items():
         if name.endswith(".bias"):
             w = rng.normal(0.0, 0.1, shape)

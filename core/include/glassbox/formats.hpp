@@ -25,7 +25,8 @@ Result<Model> load_llama2c_checkpoint(const std::string& path);
 Result<Tokenizer> read_llama2c_tokenizer(const Bytes& bytes);
 Result<Tokenizer> load_llama2c_tokenizer(const std::string& path);
 
-// GGUF (versions 2 and 3): architectures llama, qwen2, phi3, gpt2 and glassbox; weights stay in `bytes`.
+// GGUF (versions 2 and 3): architectures llama, qwen2, qwen3, gemma3, phi3, bert, nomic-bert, gpt2 and
+// glassbox; weights stay in `bytes`.
 Result<Model> read_gguf_model(std::shared_ptr<const Bytes> bytes);
 
 // The tokenizer a GGUF file carries in its tokenizer.ggml.* metadata (model files and vocabulary-only files).

@@ -325,7 +325,11 @@ Result<void> add_tokenizer(GgufWriter& w, const Tokenizer& tokenizer) {
 Result<ExportSummary> export_gguf(const Model& model, const Tokenizer& tokenizer, ExportType type,
                                   const std::string& name, const std::string& path) {
   const ModelConfig& c = model.config;
-  const gguf::Architecture& arch = gguf::architecture_for(c);
+  bool has_ffn_biases = false;
+  for (const LayerWeights& layer : model.weights.layers)
+    has_ffn_biases = has_ffn_biases || layer.ffn_gate_bias.present() || layer.ffn_up_bias.present() ||
+                     layer.ffn_down_bias.present();
+  const gguf::Architecture& arch = gguf::architecture_for(c, has_ffn_biases);
 
   Exporter out(type);
   GgufWriter& w = out.writer();

@@ -5,6 +5,8 @@
 //   phi3     Llama-like with fused qkv and gate+up matrices, half-split RoPE
 //   gemma3   sandwich RMSNorms, GeGLU, q/k norm, scaled embeddings, sliding-window layers with their own RoPE
 //   gpt2     LayerNorm with biases, learned positions, GELU, fused qkv, biases everywhere
+//   bert     encoder: token types, embedding LayerNorm, Post-LN, learned positions, exact GELU, biases
+//   nomic-bert  bert's encoder with half-split RoPE, SwiGLU, fused qkv and no feed-forward biases
 //   glassbox our own: every ModelConfig choice spelled out in glassbox.* keys (tests/reference/README.md)
 // The names of architectures, keys and tensors, and what each architecture fixes, are in gguf_names.hpp,
 // which the writer (gguf_export.cpp) shares.

@@ -27,11 +27,12 @@ const Architecture* architecture_named(std::string_view name) {
   return nullptr;
 }
 
-const Architecture& architecture_for(const ModelConfig& c) {
+const Architecture& architecture_for(const ModelConfig& c, bool has_ffn_biases) {
   for (const Architecture& a : kArchitectures) {
     if (!a.written) continue;
     if (!a.fixed) return a;  // glassbox: any config
     if (!has_choices(c, *a.fixed)) continue;
+    if (has_ffn_biases && !a.ffn_biases) continue;
     if (a.writer_needs_whole_head_rope && c.position == PositionKind::RoPE && c.rotary_dim() != c.head_dim)
       continue;
     return a;
@@ -55,10 +56,15 @@ std::string layer_tensor_name(const Architecture& arch, int layer, LayerRole rol
   bool present = true;
   switch (role) {
     case LayerRole::Gate:
-    case LayerRole::GateBias:
     case LayerRole::Up:
-    case LayerRole::UpBias:
       present = !arch.fused_gate_up;
+      break;
+    case LayerRole::GateBias:
+    case LayerRole::UpBias:
+      present = !arch.fused_gate_up && arch.ffn_biases;
+      break;
+    case LayerRole::DownBias:
+      present = arch.ffn_biases;
       break;
     case LayerRole::GateUp:
       present = arch.fused_gate_up;

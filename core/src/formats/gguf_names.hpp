@@ -47,6 +47,9 @@ struct Architecture {
   bool fused_gate_up;                 // blk.N.ffn_up: rows gate, then up (phi3)
   bool written;                       // export_gguf writes a config with these choices as this architecture
   bool writer_needs_whole_head_rope;  // llama.cpp refuses a partial rotation (rope.dimension_count < head)
+  // false: llama.cpp's graph adds no feed-forward bias (nomic-bert), so none is read from such a file, and a
+  // model that has them is not written as this architecture.
+  bool ffn_biases = true;
 };
 
 inline constexpr const char* kRmsNormEps = "attention.layer_norm_rms_epsilon";
@@ -117,6 +120,24 @@ inline constexpr Architecture kArchitectures[] = {
      .fused_gate_up = false,
      .written = true,
      .writer_needs_whole_head_rope = false},
+    // nomic-bert (nomic-embed-text v1 and v1.5) as llama.cpp's converter writes it: bert's embedding LayerNorm,
+    // token types and Post-LN blocks, but rotary positions (NeoX's half-split pairs, <arch>.rope.freq_base)
+    // instead of a learned table, SwiGLU (down(silu(ffn_gate x) * ffn_up x)) instead of GELU, q|k|v fused in
+    // attn_qkv, and no biases but the LayerNorms' (llama.cpp ignores feed-forward biases here).
+    {.name = "nomic-bert",
+     .fixed = FixedChoices{.norm = NormKind::LayerNorm,
+                           .placement = NormPlacement::PostNorm,
+                           .position = PositionKind::RoPE,
+                           .pairing = RopePairing::HalfSplit,
+                           .activation = Activation::SiLU,
+                           .gated_ffn = true,
+                           .encoder = true},
+     .norm_eps_key = kLayerNormEps,
+     .fused_qkv = true,
+     .fused_gate_up = false,
+     .written = true,
+     .writer_needs_whole_head_rope = true,
+     .ffn_biases = false},
     {.name = "gpt2",
      .fixed = FixedChoices{NormKind::LayerNorm, NormPlacement::PreNorm, PositionKind::Learned,
                            RopePairing::Adjacent, Activation::GELU, false},
@@ -138,10 +159,10 @@ static_assert(!kArchitectures[std::size(kArchitectures) - 1].fixed,
 
 // Null for an architecture glassbox does not run.
 const Architecture* architecture_named(std::string_view name);
-// The architecture export_gguf writes `config` as: the first written one that fixes exactly its choices,
-// else `glassbox`.
-const Architecture& architecture_for(const ModelConfig& config);
-// "llama, qwen2, phi3, gpt2 and glassbox", for messages.
+// The architecture export_gguf writes `config` as: the first written one that fixes exactly its choices (and
+// reads feed-forward biases, where the model has them), else `glassbox`.
+const Architecture& architecture_for(const ModelConfig& config, bool has_ffn_biases);
+// "llama, qwen2, qwen3, gemma3, phi3, bert, nomic-bert, gpt2 and glassbox", for messages.
 std::string architecture_list();
 
 // --- metadata keys
@@ -345,7 +366,8 @@ inline constexpr LayerTensorName kPostNormLayerTensors[] = {
     {LayerRole::FfnNormBias, "layer_output_norm.bias"},
 };
 
-// "blk.3.attn_q.weight", or "" when the architecture has no such tensor (phi3's separate gate).
+// "blk.3.attn_q.weight", or "" when the architecture has no such tensor (phi3's separate gate, nomic-bert's
+// feed-forward biases).
 std::string layer_tensor_name(const Architecture& arch, int layer, LayerRole role);
 // Whether the writer stores `role` for this architecture: fused q|k|v where the architecture fuses them.
 bool writes_layer_tensor(const Architecture& arch, LayerRole role);

@@ -13,7 +13,8 @@
 // A sliding-window layer's queries see only the last sliding_window keys (ModelConfig::first_visible_key).
 // An encoder (BERT) differs only in knobs: token-type embeddings and a LayerNorm of the embeddings, Post-LN,
 // attention over the whole text instead of the tokens so far (model/visible_keys.hpp, which also holds the
-// padding mask of a batch of texts), and no classifier: its output is x, a state per token.
+// padding mask of a batch of texts), and no classifier: its output is x, a state per token. nomic-bert is
+// the same encoder with the decoders' RoPE (positions restarting at 0 in each text of a batch) and SwiGLU.
 //
 // x is [T][dim], one row per token. Norms, RoPE and attention go token by token; the matrix products take
 // all T rows at once (linear_batch), which reads each weight once per chunk instead of once per token. Every

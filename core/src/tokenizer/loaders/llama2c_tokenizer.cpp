@@ -67,11 +67,13 @@ Result<Tokenizer> load_llama2c_tokenizer(const std::string& path) {
 
 Result<void> check_tokenizer_matches(const Tokenizer& tokenizer, const Model& model,
                                      const std::string& source) {
-  // An encoder reads WordPiece (BERT) text: a BPE vocabulary of the same size would run, but as nonsense.
-  if (!model.config.causal && model.config.architecture == "bert" &&
+  // The encoders glassbox reads (BERT, nomic-bert's nomic-embed-text v1 and v1.5) read WordPiece text: a BPE
+  // vocabulary of the same size would run, but as nonsense.
+  const std::string& architecture = model.config.architecture;
+  if (!model.config.causal && (architecture == "bert" || architecture == "nomic-bert") &&
       tokenizer.kind() != TokenizerKind::WordPiece)
-    return error(ErrorCode::VocabMismatch, source,
-                 ": a BERT model reads WordPiece tokens, but this tokenizer is ",
+    return error(ErrorCode::VocabMismatch, source, ": a ", architecture == "bert" ? "BERT" : architecture,
+                 " model reads WordPiece tokens, but this tokenizer is ",
                  tokenizer.kind() == TokenizerKind::SentencePiece ? "SentencePiece" : "byte-level BPE",
                  " (is this the model's own tokenizer?)");
   const int tokens = tokenizer.vocab_size(), rows = model.config.vocab_size;
