@@ -1,6 +1,7 @@
 // The Engine's encoder tasks: sentence embeddings with their similarities, and fill-mask. The core does both
 // (glassbox/encoder.hpp: embed_texts, fill_masks, the same functions `glassbox embed` and `glassbox
 // fill-mask` call); these only move the texts in and the numbers out.
+#include <algorithm>
 #include <cstdint>
 
 #include "engine.hpp"
@@ -14,6 +15,19 @@ val float_rows_to_js(const std::vector<std::vector<float>>& rows) {
   for (const std::vector<float>& row : rows)
     out.call<void>("push", array_to_js(row, "Float32Array"));
   return out;
+}
+
+// [{id, piece, probability}] of a list of candidates.
+val candidates_to_js(const Tokenizer& tokenizer, const std::vector<TokenProbability>& list) {
+  val candidates = val::array();
+  for (const TokenProbability& c : list) {
+    val candidate = val::object();
+    candidate.set("id", c.id);
+    candidate.set("piece", tokenizer.piece(c.id));  // WordPiece pieces are whole UTF-8 characters
+    candidate.set("probability", c.probability);
+    candidates.call<void>("push", candidate);
+  }
+  return candidates;
 }
 
 }  // namespace
@@ -47,32 +61,54 @@ val Engine::embed(const val& texts, const std::string& pooling, bool normalize) 
 }
 
 // {tokens: Int32Array, masks: [{position, candidates: [{id, piece, probability}]}]}: the text's ids
-// ([MASK] written in it is the mask token) and the `top_k` most likely tokens at each [MASK].
+// ([MASK] written in it is the mask token) and the `top_k` most likely tokens at each [MASK]. While heads
+// are switched off (setEncoderHeadScales) the candidates are the ablated run's, and each mask also has
+// `before` (every head on) and `klBits` (how far the distribution moved: the core's ablate_fill_masks).
 val Engine::fill_mask(const std::string& text, int top_k) {
   if (!model_) return no_model();
   if (!encoder_) return failure(Encoder::create(model_).error());
-  auto filled = fill_masks(*encoder_, *tokenizer_, text, top_k);
-  if (!filled) return failure(filled.error());
   val masks = val::array();
-  for (const MaskFill& m : filled->masks) {
-    val candidates = val::array();
-    for (const TokenProbability& c : m.candidates) {
-      val candidate = val::object();
-      candidate.set("id", c.id);
-      candidate.set("piece", tokenizer_->piece(c.id));  // WordPiece pieces are whole UTF-8 characters
-      candidate.set("probability", c.probability);
-      candidates.call<void>("push", candidate);
+  std::vector<int> tokens;
+  if (encoder_->head_scales().empty()) {
+    auto filled = fill_masks(*encoder_, *tokenizer_, text, top_k);
+    if (!filled) return failure(filled.error());
+    for (const MaskFill& m : filled->masks) {
+      val mask = val::object();
+      mask.set("position", m.position);
+      mask.set("candidates", candidates_to_js(*tokenizer_, m.candidates));
+      masks.call<void>("push", mask);
     }
-    val mask = val::object();
-    mask.set("position", m.position);
-    mask.set("candidates", candidates);
-    masks.call<void>("push", mask);
+    tokens = filled->tokens;
+  } else {
+    const std::vector<float> table(encoder_->head_scales().begin(), encoder_->head_scales().end());
+    auto ablated = ablate_fill_masks(*encoder_, *tokenizer_, text, top_k, table);
+    if (!ablated) return failure(ablated.error());
+    for (const MaskAblation& m : ablated->masks) {
+      val mask = val::object();
+      mask.set("position", m.position);
+      mask.set("candidates", candidates_to_js(*tokenizer_, m.after));
+      mask.set("before", candidates_to_js(*tokenizer_, m.before));
+      mask.set("klBits", m.change.kl_bits);
+      masks.call<void>("push", mask);
+    }
+    tokens = ablated->tokens;
   }
   val out = val::object();
-  out.set("tokens",
-          array_to_js(std::vector<int32_t>(filled->tokens.begin(), filled->tokens.end()), "Int32Array"));
+  out.set("tokens", array_to_js(std::vector<int32_t>(tokens.begin(), tokens.end()), "Int32Array"));
   out.set("masks", masks);
   return out;
+}
+
+// Switches an encoder's heads off or scales them (table[layer * heads + head]; empty or all ones: none) for
+// every task from now on: embed, fillMask and encoderAttention all read the ablated run. Returns how many
+// heads are not at 1.
+val Engine::set_encoder_head_scales(const val& scale_list) {
+  if (!model_) return no_model();
+  if (!encoder_) return failure(Encoder::create(model_).error());
+  const std::vector<float> table = emscripten::vecFromJSArray<float>(scale_list);
+  if (auto set = encoder_->set_head_scales(table); !set) return failure(set.error());
+  const std::span<const float> now = encoder_->head_scales();
+  return val(static_cast<int>(std::count_if(now.begin(), now.end(), [](float s) { return s != 1.0f; })));
 }
 
 // Where the heads look in a batch of texts (the core's attend_texts, one padded batch), for text `index`:

@@ -22,6 +22,7 @@ EMSCRIPTEN_BINDINGS(glassbox_engine) {
       .function("embed", &Engine::embed)
       .function("fillMask", &Engine::fill_mask)
       .function("encoderAttention", &Engine::encoder_attention)
+      .function("setEncoderHeadScales", &Engine::set_encoder_head_scales)
       // the vocabulary (bind_tokenizer.cpp)
       .function("pieces", &Engine::pieces)
       .function("tokenize", &Engine::tokenize)

@@ -103,7 +103,9 @@ export interface MaskCandidate {
 /** fillMask()'s result: the text's ids and, at each [MASK], the most likely tokens, most likely first. */
 export interface FilledMasks {
   tokens: Int32Array;
-  masks: { position: number; candidates: MaskCandidate[] }[];
+  // While heads are switched off (setEncoderHeadScales): `candidates` are the ablated run's, `before` every
+  // head's, `klBits` the KL of the two distributions in bits.
+  masks: { position: number; candidates: MaskCandidate[]; before?: MaskCandidate[]; klBits?: number }[];
 }
 
 /** What one head of an encoder does over a text (the core's EncoderHeadReport): mean weights over its rows. */
@@ -282,6 +284,13 @@ export class GlassboxEngine {
    * embed()).
    */
   encoderAttention(texts: string[], index?: number, options?: { parseSpecial?: boolean }): EncoderAttention;
+  /**
+   * Switches an encoder's heads off (0) or scales them: `scales[layer * heads + head]`, empty or all ones for
+   * none. Every encoder task reads the ablated run from then on; fillMask() also gives each mask's candidates
+   * with every head on and the KL between. Returns how many heads are not at 1. Errors: `invalid-state` (no
+   * model), `bad-argument` (a decoder; the wrong length; a scale that is not finite: the ablation stays as it was).
+   */
+  setEncoderHeadScales(scales: ArrayLike<number>): number;
 
   // --- tokens ---
 

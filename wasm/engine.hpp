@@ -39,6 +39,7 @@ class Engine {
   val embed(const val& texts, const std::string& pooling, bool normalize);
   val fill_mask(const std::string& text, int top_k);
   val encoder_attention(const val& texts, bool parse_special, int index);
+  val set_encoder_head_scales(const val& scale_list);
 
   // The vocabulary (bind_tokenizer.cpp).
   val pieces(const val& ids) const;

@@ -122,6 +122,10 @@ export class GlassboxEngine {
     return unwrap(this.engine.fillMask(text, topK));
   }
 
+  setEncoderHeadScales(scales) {
+    return unwrap(this.engine.setEncoderHeadScales(Array.from(scales)));
+  }
+
   encoderAttention(texts, index = 0, { parseSpecial = false } = {}) {
     return unwrap(this.engine.encoderAttention(texts, parseSpecial, index));
   }

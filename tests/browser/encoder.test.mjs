@@ -194,8 +194,27 @@ test('attention on an encoder: full matrices, a batched sentence drawn with its 
     assert.equal(await page.inputValue('#encoder-attention-layer'), '1');
     assert.equal(await page.inputValue('#encoder-attention-head'), '2');
     assert.match(await page.textContent('.encoder-attention-card .heatmap-caption'), /Layer 1 · head 2/);
+
+    // Switching a head off: every task reads the ablated run; fill-mask says how far it moved, as the CLI.
+    const blankText = await page.inputValue('#fill-mask-text');
+    const before = await attention();
+    await page.check('#encoder-head-table .ablate-box[data-key="0.0"]');
+    await page.evaluate(() => window.__glassbox.encoder.whenIdle());
+    const ablatedFill = await page.evaluate(() => window.__glassbox.encoder.fillMask);
+    const expectedAblation = native('fill-mask', '--model', files['bert-mlm.gguf'], '--text', blankText, '--top-k', '5', '--ablate', '0.0');
+    assert.deepEqual(ablatedFill.masks[0].candidates.map((c) => c.id), expectedAblation.masks[0].candidates.map((c) => c.id));
+    assert.ok(Math.abs(ablatedFill.masks[0].klBits - expectedAblation.masks[0].kl_bits) <= 1e-4);
+    assert.match(await page.textContent('.mask-ablation'), /Heads switched off · KL \d+\.\d{3} bits/);
+    assert.match(await page.textContent('.encoder-attention-card .heatmap-caption'), /heads switched off/);
+    const during = await attention();
+    assert.notDeepEqual(during.matrix, before.matrix, 'the attention is the ablated run\'s');
     await page.$eval('.encoder-attention-card', (card) => card.scrollIntoView());
     await page.screenshot({ path: path.join(shots, 'encoder-06-attention.png'), fullPage: true });
+    await page.click('#encoder-head-table button:has-text("Switch all back on")');
+    await page.evaluate(() => window.__glassbox.encoder.whenIdle());
+    assert.equal((await page.evaluate(() => window.__glassbox.encoder.fillMask)).masks[0].klBits, undefined);
+    assert.deepEqual((await attention()).matrix, before.matrix, 'every head on again: the first run\'s numbers');
+    assert.equal(await page.$$eval('.mask-ablation', (n) => n.length), 0);
     await page.setViewportSize({ width: 390, height: 844 });
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
     const wide = await page.evaluate(() => [...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1).slice(0, 8).map((e) => `${e.tagName}.${e.className}#${e.id} ${Math.round(e.getBoundingClientRect().right)}`));

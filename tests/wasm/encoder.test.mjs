@@ -115,6 +115,34 @@ test('encoderAttention: a text of a padded batch reads as glassbox inspect reads
   assertRefused(() => engine.encoderAttention(texts, 3), 'bad-argument', 'text 3 of 3');
 });
 
+test('setEncoderHeadScales: every task reads the ablated run; fillMask compares as glassbox fill-mask --ablate', async (t) => {
+  if (!requireFiles(t, withHead, wasm)) return;
+  const engine = await engineWith(withHead);
+  const { layers, heads } = engine.info();
+  const text = 'the [MASK] sat on the [MASK]';
+  const plain = engine.fillMask(text, 4);
+  const embedded = engine.embed(['the cat sat']).embeddings[0];
+  const scales = new Float32Array(layers * heads).fill(1);
+  scales[0] = 0; // 0.0
+  scales[heads + 2] = 0.5; // 1.2=0.5
+  assert.equal(engine.setEncoderHeadScales(scales), 2);
+  const ablated = engine.fillMask(text, 4);
+  const expected = native('fill-mask', '--model', withHead, '--text', text, '--top-k', '4', '--ablate', '0.0,1.2=0.5');
+  ablated.masks.forEach((mask, i) => {
+    assert.deepEqual(mask.candidates.map((c) => c.id), expected.masks[i].candidates.map((c) => c.id));
+    assert.deepEqual(mask.before.map((c) => c.id), plain.masks[i].candidates.map((c) => c.id));
+    assert.ok(Math.abs(mask.klBits - expected.masks[i].kl_bits) <= 1e-4, `mask ${i}: ${mask.klBits} against ${expected.masks[i].kl_bits}`);
+    assert.ok(mask.klBits > 0);
+  });
+  assert.notDeepEqual(Array.from(engine.embed(['the cat sat']).embeddings[0]), Array.from(embedded), 'embed reads the ablated run too');
+  assertRefused(() => engine.setEncoderHeadScales([1, 0]), 'bad-argument', 'values for a model');
+  assert.ok(engine.fillMask(text, 4).masks[0].before, 'a refused table leaves the ablation in force');
+  assert.equal(engine.setEncoderHeadScales([]), 0);
+  const again = engine.fillMask(text, 4);
+  assert.equal(again.masks[0].before, undefined);
+  assert.deepEqual(again.masks.map((m) => m.candidates), plain.masks.map((m) => m.candidates));
+});
+
 test('an encoder refuses what it cannot do, by code, in words', async (t) => {
   if (!requireFiles(t, withHead, withoutHead, wasm)) return;
   const engine = await engineWith(withoutHead);

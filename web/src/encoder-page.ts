@@ -100,6 +100,7 @@ export function mountEncoderPage(client: EngineClient, store: PageStore): Encode
   const attentionError = byId('encoder-attention-error');
   const attention = new EncoderAttentionView(byId('encoder-attention'), byId('encoder-attention-controls'), byId('encoder-head-view'), byId('encoder-head-table'));
   let encoder: ModelInfo | null = null;
+  let headsOff = 0; // heads switched off in the roles table: every task reads the ablated run
 
   const followMask = new FollowTyping(async () => {
     if (!encoder?.maskedLm) return;
@@ -179,7 +180,7 @@ export function mountEncoderPage(client: EngineClient, store: PageStore): Encode
       const result = await client.request('encoder-attention', request);
       if (JSON.stringify(attentionRequest()) !== asked) return; // typed on meanwhile: the newer text is on its way
       showError(attentionError, null);
-      attention.show(result);
+      attention.show(result, headsOff > 0);
       const batch = result.texts > 1 ? ` · sentence ${result.index + 1} of a batch of ${result.texts}` : '';
       attentionMeta.textContent = `${result.length} tokens${batch} · ${result.layers} layers × ${result.heads} heads · ${result.ms.toFixed(0)} ms`;
       store.set({ encoderAttention: result });
@@ -202,6 +203,22 @@ export function mountEncoderPage(client: EngineClient, store: PageStore): Encode
   });
   attentionText.addEventListener('change', () => void followAttention.now());
 
+  // Heads switched off in the roles table: the engine's ablation changes, then every task runs again.
+  attention.onSwitchOff = (heads) => {
+    if (!encoder) return;
+    const scales = heads.length === 0 ? [] : new Array<number>(encoder.layers * encoder.heads).fill(1);
+    for (const h of heads) scales[h.layer * encoder.heads + h.head] = 0;
+    void inFlight.track(
+      client.request('encoder-ablate', { scales }).then(
+        (off) => {
+          headsOff = off;
+          return Promise.all([followMask.now(), followSentences.now(), followAttention.now()]).then(() => {});
+        },
+        (error) => showError(attentionError, reportOf(error)),
+      ),
+    );
+  };
+
   return {
     modelLoaded(info) {
       const isEncoder = info.encoder;
@@ -209,6 +226,7 @@ export function mountEncoderPage(client: EngineClient, store: PageStore): Encode
       for (const part of decoderParts) part.hidden = isEncoder;
       store.set({ fillMask: null, similarity: null, encoderAttention: null });
       encoder = isEncoder ? info : null;
+      headsOff = 0; // a model loads with every head on
       if (!isEncoder) return;
       attention.setModel(info.layers, info.heads);
       // A model saved for embeddings has no head that predicts words: said before anyone types.

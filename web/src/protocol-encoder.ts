@@ -9,7 +9,7 @@ export interface FillMaskResult {
   text: string; // the text this answers (the page drops answers to an older text)
   ids: number[];
   pieces: string[]; // of `ids`
-  masks: { position: number; candidates: MaskCandidate[] }[];
+  masks: { position: number; candidates: MaskCandidate[]; before?: MaskCandidate[]; klBits?: number }[]; // engine's fillMask
   ms: number; // how long the engine took
 }
 
@@ -35,15 +35,17 @@ export interface EncoderAttentionResult extends EncoderAttention {
 export type EncoderRequest =
   | { type: 'fill-mask'; req: number; text: string; topK: number }
   | { type: 'similarity'; req: number; texts: string[] }
-  | { type: 'encoder-attention'; req: number; texts: string[]; index: number; parseSpecial: boolean };
+  | { type: 'encoder-attention'; req: number; texts: string[]; index: number; parseSpecial: boolean }
+  | { type: 'encoder-ablate'; req: number; scales: number[] }; // [layer * heads + head]; [] for none
 
 /** Each request's reply: the one place a request is paired with what answers it (protocol.ts joins them). */
 export interface EncoderReplies {
   'fill-mask': FillMaskResult;
   similarity: SimilarityResult;
   'encoder-attention': EncoderAttentionResult;
+  'encoder-ablate': number; // heads not at 1
 }
 
 /** The request types above, as a value (the worker dispatches on it); naming each once keeps the list whole. */
-const encoderKinds: Record<keyof EncoderReplies, true> = { 'fill-mask': true, similarity: true, 'encoder-attention': true };
+const encoderKinds: Record<keyof EncoderReplies, true> = { 'fill-mask': true, similarity: true, 'encoder-attention': true, 'encoder-ablate': true };
 export const isEncoderRequest = (type: string): type is keyof EncoderReplies => Object.hasOwn(encoderKinds, type);

@@ -21,6 +21,7 @@ export class EncoderAttentionView {
   private scale: Scale = 'linear';
   private query: number | null = null; // the picked token (a query row)
   private labels: string[] = [];
+  private ablated = false;
   private readonly heatmap = new Heatmap();
   private readonly grid = new HeadGrid();
   private readonly headView: HeadView;
@@ -59,6 +60,7 @@ export class EncoderAttentionView {
     this.headView.onLayer = (layer) => this.pick(layer, this.head);
     this.table = new EncoderHeadTable(tableRoot);
     this.table.onPick = (layer, head) => this.pick(layer, head);
+    this.table.onSwitchOff = (heads) => this.onSwitchOff(heads);
     this.left.append(this.caption, this.heatmap.element, this.legendSlot);
     const right = el('div', 'attention-right');
     right.append(this.gridTitle, this.grid.element);
@@ -67,7 +69,11 @@ export class EncoderAttentionView {
     this.clear('Load an encoder to see where its heads look.');
   }
 
+  /** Called with the heads a person switched off in the roles table (the page runs every task again). */
+  onSwitchOff: (heads: { layer: number; head: number }[]) => void = () => {};
+
   setModel(layers: number, heads: number) {
+    this.table.reset();
     this.layer = Math.min(this.layer, Math.max(0, layers - 1));
     this.head = Math.min(this.head, Math.max(0, heads - 1));
     this.layerSelect.replaceChildren(...Array.from({ length: layers }, (_, i) => new Option(String(i), String(i))));
@@ -84,8 +90,10 @@ export class EncoderAttentionView {
     this.table.clear(message);
   }
 
-  show(result: EncoderAttentionResult) {
+  /** `ablated`: drawn from a run with heads switched off. */
+  show(result: EncoderAttentionResult, ablated = false) {
     this.result = result;
+    this.ablated = ablated;
     this.labels = result.pieces.map(tokenLabel);
     if (this.query !== null && this.query >= result.length) this.query = null;
     if (!this.root.contains(this.body)) this.root.replaceChildren(this.body);
@@ -125,6 +133,7 @@ export class EncoderAttentionView {
       el('strong', '', `Layer ${this.layer} · head ${this.head}`),
       el('span', 'muted', ` · ${r.length} tokens${padded} · rows look at columns, before and after them: no causal mask`),
     );
+    if (this.ablated) this.caption.append(el('span', 'live-badge', 'heads switched off'));
     const labels = Array.from({ length: n }, (_, i) => (i < r.length ? this.labels[i] : 'pad'));
     const perHead = n * n;
     const layerOffset = this.layer * r.heads * perHead;
@@ -143,7 +152,7 @@ export class EncoderAttentionView {
       total: n,
       matrix: r.matrix,
       pieces: r.pieces,
-      scaled: false,
+      scaled: this.ablated,
       causal: false,
       length: r.length,
     });

@@ -1,7 +1,7 @@
 // An encoder's heads and their roles over the text shown: how many heads have each role, then each head's
 // numbers (the engine's EncoderHeadReport), sortable by any column. What bidirectional attention shows is
 // here beside the decoders' numbers: weight on [CLS], on [SEP], on the next token, on punctuation. A row
-// picks its head in the heatmap above.
+// picks its head in the heatmap above; its "Off" box switches the head off in every task of the page.
 import type { EncoderHeadReport } from '../protocol-encoder';
 import { el } from '../ui/text';
 
@@ -34,13 +34,37 @@ export class EncoderHeadTable {
   private sortKey = 'layer';
   private descending = false;
   private selected = { layer: -1, head: -1 };
+  private readonly off = new Set<string>(); // "layer.head" of the heads switched off
+  private readonly allOn = el('button', 'button small', 'Switch all back on');
   private readonly status = el('p', 'muted encoder-heads-status');
   private readonly summary = el('div', 'role-summary');
   private readonly tableSlot = el('div', 'head-table-slot');
   onPick: (layer: number, head: number) => void = () => {};
+  /** Called with the heads switched off (layer, head pairs) whenever a box changes. */
+  onSwitchOff: (heads: { layer: number; head: number }[]) => void = () => {};
 
   constructor(root: HTMLElement) {
-    root.append(this.status, this.summary, this.tableSlot);
+    this.allOn.type = 'button';
+    this.allOn.hidden = true;
+    this.allOn.addEventListener('click', () => {
+      this.off.clear();
+      this.switched();
+    });
+    const bar = el('div', 'measure-bar');
+    bar.append(this.status, this.allOn);
+    root.append(bar, this.summary, this.tableSlot);
+  }
+
+  /** A new model: every head on. */
+  reset() {
+    this.off.clear();
+    this.allOn.hidden = true;
+  }
+
+  private switched() {
+    this.allOn.hidden = this.off.size === 0;
+    this.tableSlot.querySelectorAll<HTMLInputElement>('.ablate-box').forEach((box) => (box.checked = this.off.has(box.dataset.key!)));
+    this.onSwitchOff([...this.off].map((key) => ({ layer: Number(key.split('.')[0]), head: Number(key.split('.')[1]) })));
   }
 
   clear(message: string) {
@@ -83,6 +107,9 @@ export class EncoderHeadTable {
     });
     const table = el('table', 'head-table');
     const headRow = el('tr');
+    const offHeader = el('th', '', 'Off');
+    offHeader.title = 'switch the head off (its output multiplied by 0) in fill-mask, similarity and attention';
+    headRow.append(offHeader);
     for (const c of COLUMNS) {
       const th = el('th', c.key === 'role' ? '' : 'num');
       th.setAttribute('aria-sort', c.key === this.sortKey ? (this.descending ? 'descending' : 'ascending') : 'none');
@@ -93,7 +120,7 @@ export class EncoderHeadTable {
         this.descending = this.sortKey === c.key ? !this.descending : false;
         this.sortKey = c.key;
         this.render();
-        this.tableSlot.querySelector<HTMLButtonElement>(`th:nth-child(${COLUMNS.indexOf(c) + 1}) button`)?.focus();
+        this.tableSlot.querySelector<HTMLButtonElement>(`th:nth-child(${COLUMNS.indexOf(c) + 2}) button`)?.focus();
       });
       th.append(button);
       headRow.append(th);
@@ -105,6 +132,20 @@ export class EncoderHeadTable {
       const tr = el('tr');
       tr.dataset.layer = String(h.layer);
       tr.dataset.head = String(h.head);
+      const box = el('input');
+      box.type = 'checkbox';
+      box.className = 'ablate-box';
+      box.dataset.key = `${h.layer}.${h.head}`;
+      box.checked = this.off.has(box.dataset.key);
+      box.setAttribute('aria-label', `switch layer ${h.layer} head ${h.head} off`);
+      box.addEventListener('change', () => {
+        if (box.checked) this.off.add(box.dataset.key!);
+        else this.off.delete(box.dataset.key!);
+        this.switched();
+      });
+      const boxCell = el('td');
+      boxCell.append(box);
+      tr.append(boxCell);
       for (const c of COLUMNS) {
         const td = el('td', c.key === 'role' ? `role role-${h.role}` : 'num');
         if (c.key === 'head') {
@@ -119,7 +160,7 @@ export class EncoderHeadTable {
         tr.append(td);
       }
       tr.addEventListener('click', (event) => {
-        if (!(event.target instanceof HTMLButtonElement)) this.onPick(h.layer, h.head);
+        if (!(event.target instanceof HTMLButtonElement || event.target instanceof HTMLInputElement)) this.onPick(h.layer, h.head);
       });
       body.append(tr);
     }

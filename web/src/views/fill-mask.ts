@@ -1,5 +1,6 @@
 // Fill-mask: the text's tokens with each [MASK] marked, and under it, per [MASK], the candidates the model's
-// masked-language-model head ranks highest, as bars with their probabilities.
+// masked-language-model head ranks highest, as bars with their probabilities; with heads switched off, how
+// far that moved the prediction.
 import type { FillMaskResult } from '../protocol-encoder';
 import { el } from '../ui/text';
 
@@ -43,6 +44,18 @@ export class FillMaskView {
           list.append(row);
         }
         group.append(list);
+        // Heads switched off (the roles table's "Off" boxes): what the run with every head on put first.
+        if (m.before && m.klBits !== undefined) {
+          const first = m.before[0];
+          const note = el('p', 'mask-ablation');
+          note.append(
+            el('strong', '', 'Heads switched off'),
+            document.createTextNode(` · KL ${m.klBits.toFixed(3)} bits from every head on, whose first choice was `),
+            el('code', '', first?.piece ?? '?'),
+            document.createTextNode(` (${((first?.probability ?? 0) * 100).toFixed(2)}%)`),
+          );
+          group.append(note);
+        }
         return group;
       }),
     );

@@ -1,5 +1,6 @@
-// The worker's side of an encoder's tasks: fill-mask and sentence similarity. The engine computes both (the
-// core's fill_masks and embed_texts, as the CLI's fill-mask and embed); this file only moves the numbers.
+// The worker's side of an encoder's tasks: fill-mask, sentence similarity, attention, and heads switched off.
+// The engine computes them all (the core's fill_masks, embed_texts, attend_texts, as the CLI's fill-mask,
+// embed and inspect); this file only moves the numbers.
 import type { GlassboxEngine } from '@glassbox/engine';
 import { replyTo, type FromWorker } from '../protocol';
 import { isEncoderRequest, type EncoderAttentionResult, type EncoderRequest, type FillMaskResult, type SimilarityResult } from '../protocol-encoder';
@@ -14,6 +15,7 @@ const TITLES = {
   'fill-mask': { fallback: 'Could not fill in the blanks', badArgument: 'This text cannot be filled in' },
   similarity: { fallback: 'Could not compare the sentences', badArgument: 'These sentences cannot be compared' },
   'encoder-attention': { fallback: 'Could not read the attention', badArgument: 'This text cannot be read' },
+  'encoder-ablate': { fallback: 'Could not switch the heads off', badArgument: 'These heads cannot be switched off' },
 };
 
 /** Handles one of the encoder's requests; false for any other message. */
@@ -25,6 +27,7 @@ export function handleEncoder(engine: GlassboxEngine | null, post: Post, message
     if (!engine) throw new Error('The engine is still starting');
     if (m.type === 'fill-mask') post(replyTo(m.type, m.req, fillMask(engine, m.text, m.topK)));
     else if (m.type === 'similarity') post(replyTo(m.type, m.req, similarity(engine, m.texts)));
+    else if (m.type === 'encoder-ablate') post(replyTo(m.type, m.req, engine.setEncoderHeadScales(m.scales)));
     else {
       const result = attention(engine, m.texts, m.index, m.parseSpecial);
       post(replyTo(m.type, m.req, result), [result.matrix.buffer]);
