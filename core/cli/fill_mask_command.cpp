@@ -57,17 +57,9 @@ Result<void> fill_mask_ablated(Encoder& encoder, const Tokenizer& tokenizer, con
     json.begin_object().key("tokens").begin_array();
     for (int id : ablated.tokens)
       json.integer(id);
-    json.end_array().key("ablate").begin_array();
-    for (const HeadScale& h : heads)
-      json.begin_object()
-          .key("layer")
-          .integer(h.layer)
-          .key("head")
-          .integer(h.head)
-          .key("scale")
-          .number(h.scale)
-          .end_object();
-    json.end_array().key("masks").begin_array();
+    json.end_array().key("ablate");
+    write_head_scales(json, heads);
+    json.key("masks").begin_array();
     for (const MaskAblation& m : ablated.masks) {
       json.begin_object().key("position").integer(m.position).key("candidates");
       write_candidates(json, tokenizer, m.after);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "glassbox/config.hpp"
+#include "glassbox/json_writer.hpp"
 #include "glassbox/result.hpp"
 
 namespace glassbox {
@@ -25,6 +26,10 @@ struct HeadScale {
 // Reads "L.H" (head H of layer L off) and "L.H=S" (scaled by S), comma-separated, e.g. "0.3,1.0=0.5".
 // Layers and heads count from 0, as everywhere in glassbox. Fails with bad-argument, naming the item.
 Result<std::vector<HeadScale>> parse_head_scales(std::string_view spec);
+
+// The list as JSON, [{layer, head, scale}]: what an inspection document's settings.ablate and fill-mask's
+// `ablate` write.
+void write_head_scales(JsonWriter& json, std::span<const HeadScale> scales);
 
 // The table Session::set_head_scales takes: [n_layers][n_heads] factors, 1 except where `scales` says
 // otherwise. Fails with bad-argument on a layer or head the model does not have, or a scale that is not

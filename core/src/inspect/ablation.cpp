@@ -107,6 +107,20 @@ Result<void> check_head_scale_table(const ModelConfig& config, std::span<const f
   return ok();
 }
 
+void write_head_scales(JsonWriter& json, std::span<const HeadScale> scales) {
+  json.begin_array();
+  for (const HeadScale& h : scales)
+    json.begin_object()
+        .key("layer")
+        .integer(h.layer)
+        .key("head")
+        .integer(h.head)
+        .key("scale")
+        .number(h.scale)
+        .end_object();
+  json.end_array();
+}
+
 Result<std::vector<float>> head_scales_in_force(const ModelConfig& config, std::span<const float> table) {
   if (table.empty()) return std::vector<float>{};
   GLASSBOX_TRY(check_head_scale_table(config, table));

@@ -151,17 +151,8 @@ void write_settings(JsonWriter& json, const InspectOptions& o) {
   json.key("top_k").integer(o.sampler.top_k);
   json.key("top_p").number(o.sampler.top_p);
   json.key("seed").integer(static_cast<int64_t>(o.sampler.seed));
-  json.key("ablate").begin_array();
-  for (const HeadScale& h : o.ablate)
-    json.begin_object()
-        .key("layer")
-        .integer(h.layer)
-        .key("head")
-        .integer(h.head)
-        .key("scale")
-        .number(h.scale)
-        .end_object();
-  json.end_array();
+  json.key("ablate");
+  write_head_scales(json, o.ablate);
   json.end_object();
 }
 

@@ -38,6 +38,14 @@ export const PADDING_CSS = 'rgb(203 206 214)';
 
 export type Scale = 'linear' | 'sqrt';
 
+/** The picker of a weight scale, linear or square root (which lifts the small weights into view). */
+export function scalePicker(id: string): HTMLSelectElement {
+  const select = el('select');
+  select.id = id;
+  for (const [value, text] of [['linear', 'linear'], ['sqrt', 'square root']]) select.append(new Option(text, value));
+  return select;
+}
+
 /** Maps an attention weight in [0, 1] to a LUT index. */
 export function level(weight: number, scale: Scale): number {
   const v = scale === 'sqrt' ? Math.sqrt(Math.max(0, weight)) : weight;

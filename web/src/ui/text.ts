@@ -78,3 +78,10 @@ export function byId<T extends HTMLElement>(id: string): T {
   if (!node) throw new Error(`the page has no #${id}`);
   return node as T;
 }
+
+/** A control with its label before it, on one line (the views' Layer / Head / Scale pickers). */
+export function inlineField(text: string, control: HTMLElement): HTMLLabelElement {
+  const label = el('label', 'inline-field');
+  label.append(el('span', '', text), control);
+  return label;
+}

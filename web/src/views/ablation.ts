@@ -4,7 +4,7 @@
 // attention view redraws from the ablated run. A badge says so until Reset.
 import type { AblationResult } from '../protocol-model-inspector';
 import { setDisabled } from '../ui/keep-focus';
-import { el, tokenLabel } from '../ui/text';
+import { el, inlineField, tokenLabel } from '../ui/text';
 import type { HeadSelection } from './head-selection';
 
 export class AblationPanel {
@@ -38,9 +38,7 @@ export class AblationPanel {
     this.applyButton.addEventListener('click', () => this.onApply(this.selection.table()));
     this.resetButton.addEventListener('click', () => this.onReset());
     const quick = el('div', 'ablation-quick');
-    const label = el('label', 'inline-field');
-    label.append(el('span', '', 'Layer'), this.layerSelect);
-    quick.append(label, layerButton, this.clearButton);
+    quick.append(inlineField('Layer', this.layerSelect), layerButton, this.clearButton);
     const actions = el('div', 'ablation-actions');
     actions.append(this.applyButton, this.resetButton);
     this.result.setAttribute('aria-live', 'polite');

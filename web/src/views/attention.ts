@@ -4,8 +4,8 @@
 // token of the window. During a generation the page
 // refreshes it every so often ("live"); on a touch screen a tap shows the cell's numbers and pins the row.
 import type { AttentionTrace } from '../protocol';
-import { cssColor, inkOn, legend, type Scale } from '../ui/colors';
-import { describeProbability, el, tokenLabel } from '../ui/text';
+import { cssColor, inkOn, legend, scalePicker, type Scale } from '../ui/colors';
+import { describeProbability, el, inlineField, tokenLabel } from '../ui/text';
 import { hideTip, pinTip, showTip } from '../ui/tooltip';
 import { HeadGrid } from './head-grid';
 import { isMasked, type KeyMask, outsideWindow } from './attention-image';
@@ -37,7 +37,7 @@ export class AttentionView {
   private readonly grid = new HeadGrid();
   private readonly layerSelect = el('select');
   private readonly headSelect = el('select');
-  private readonly scaleSelect = el('select');
+  private readonly scaleSelect = scalePicker('attention-scale');
   private readonly caption = el('div', 'heatmap-caption');
   private readonly gridTitle = el('h3', 'panel-title');
   private readonly focusTitle = el('h3', 'panel-title');
@@ -57,9 +57,7 @@ export class AttentionView {
   ) {
     this.layerSelect.id = 'attention-layer';
     this.headSelect.id = 'attention-head';
-    this.scaleSelect.id = 'attention-scale';
-    for (const [value, text] of [['linear', 'linear'], ['sqrt', 'square root']]) this.scaleSelect.append(new Option(text, value));
-    controls.append(this.labelled('Layer', this.layerSelect), this.labelled('Head', this.headSelect), this.labelled('Scale', this.scaleSelect));
+    controls.append(inlineField('Layer', this.layerSelect), inlineField('Head', this.headSelect), inlineField('Scale', this.scaleSelect));
     this.layerSelect.addEventListener('change', () => {
       this.layer = Number(this.layerSelect.value);
       this.onView(this.layer, this.head);
@@ -88,12 +86,6 @@ export class AttentionView {
       if (this.left.clientWidth !== this.drawnWidth) this.redraw();
     }).observe(this.left);
     this.setModel(0, 0, 0);
-  }
-
-  private labelled(text: string, control: HTMLElement) {
-    const label = el('label', 'inline-field');
-    label.append(el('span', '', text), control);
-    return label;
   }
 
   setModel(layers: number, heads: number, kvHeads: number) {

@@ -5,8 +5,8 @@
 // The picked token is the one current step: a click in the heatmap, the head view or the token strip picks
 // it everywhere.
 import type { EncoderAttentionResult } from '../protocol-encoder';
-import { legend, type Scale } from '../ui/colors';
-import { describeProbability, el, tokenLabel } from '../ui/text';
+import { legend, scalePicker, type Scale } from '../ui/colors';
+import { describeProbability, el, inlineField, tokenLabel } from '../ui/text';
 import { hideTip, showTip } from '../ui/tooltip';
 import { isPadding, type KeyMask } from './attention-image';
 import { EncoderHeadTable } from './encoder-head-table';
@@ -28,7 +28,7 @@ export class EncoderAttentionView {
   private readonly table: EncoderHeadTable;
   private readonly layerSelect = el('select');
   private readonly headSelect = el('select');
-  private readonly scaleSelect = el('select');
+  private readonly scaleSelect = scalePicker('encoder-attention-scale');
   private readonly caption = el('div', 'heatmap-caption');
   private readonly gridTitle = el('h3', 'panel-title');
   private readonly legendSlot = el('div', 'legend-slot');
@@ -43,9 +43,7 @@ export class EncoderAttentionView {
   ) {
     this.layerSelect.id = 'encoder-attention-layer';
     this.headSelect.id = 'encoder-attention-head';
-    this.scaleSelect.id = 'encoder-attention-scale';
-    for (const [value, text] of [['linear', 'linear'], ['sqrt', 'square root']]) this.scaleSelect.append(new Option(text, value));
-    controls.append(labelled('Layer', this.layerSelect), labelled('Head', this.headSelect), labelled('Scale', this.scaleSelect));
+    controls.append(inlineField('Layer', this.layerSelect), inlineField('Head', this.headSelect), inlineField('Scale', this.scaleSelect));
     this.layerSelect.addEventListener('change', () => this.pick(Number(this.layerSelect.value), this.head));
     this.headSelect.addEventListener('change', () => this.pick(this.layer, Number(this.headSelect.value)));
     this.scaleSelect.addEventListener('change', () => {
@@ -183,10 +181,4 @@ export class EncoderAttentionView {
   get heatmapCanvas(): HTMLCanvasElement {
     return this.heatmap.canvas;
   }
-}
-
-function labelled(text: string, control: HTMLElement) {
-  const label = el('label', 'inline-field');
-  label.append(el('span', '', text), control);
-  return label;
 }

@@ -4,8 +4,9 @@
 // picks its head in the heatmap above; its "Off" box switches the head off in every task of the page.
 import type { EncoderHeadReport } from '../protocol-encoder';
 import { el } from '../ui/text';
+import { focusSortButton, sortableHeader, sortHeads, type SortColumn, type SortOrder } from './sortable-table';
 
-type Column = { key: string; label: string; title: string; value: (h: EncoderHeadReport) => number | string; format: (h: EncoderHeadReport) => string };
+type Column = SortColumn<EncoderHeadReport>;
 
 const pct = (x: number) => `${(x * 100).toFixed(0)}%`;
 const share = (key: string, label: string, title: string, value: (h: EncoderHeadReport) => number): Column => ({ key, label, title, value, format: (h) => pct(value(h)) });
@@ -31,8 +32,7 @@ const COLUMNS: Column[] = [
 
 export class EncoderHeadTable {
   private reports: EncoderHeadReport[] = [];
-  private sortKey = 'layer';
-  private descending = false;
+  private order: SortOrder = { key: 'layer', descending: false };
   private selected = { layer: -1, head: -1 };
   private readonly off = new Set<string>(); // "layer.head" of the heads switched off
   private readonly allOn = el('button', 'button small', 'Switch all back on');
@@ -99,34 +99,20 @@ export class EncoderHeadTable {
   }
 
   private render() {
-    const column = COLUMNS.find((c) => c.key === this.sortKey)!;
-    const rows = [...this.reports].sort((a, b) => {
-      const [x, y] = [column.value(a), column.value(b)];
-      const order = typeof x === 'number' && typeof y === 'number' ? x - y : String(x).localeCompare(String(y));
-      return (this.descending ? -order : order) || a.layer - b.layer || a.head - b.head;
-    });
+    const rows = sortHeads(this.reports, COLUMNS, this.order);
     const table = el('table', 'head-table');
-    const headRow = el('tr');
     const offHeader = el('th', '', 'Off');
     offHeader.title = 'switch the head off (its output multiplied by 0) in fill-mask, similarity and attention';
-    headRow.append(offHeader);
-    for (const c of COLUMNS) {
-      const th = el('th', c.key === 'role' ? '' : 'num');
-      th.setAttribute('aria-sort', c.key === this.sortKey ? (this.descending ? 'descending' : 'ascending') : 'none');
-      const button = el('button', 'sort-button', c.label + (c.key === this.sortKey ? (this.descending ? ' ▾' : ' ▴') : ''));
-      button.type = 'button';
-      button.title = `${c.title}; click to sort`;
-      button.addEventListener('click', () => {
-        this.descending = this.sortKey === c.key ? !this.descending : false;
-        this.sortKey = c.key;
+    const thead = sortableHeader(
+      COLUMNS,
+      this.order,
+      (order) => {
+        this.order = order;
         this.render();
-        this.tableSlot.querySelector<HTMLButtonElement>(`th:nth-child(${COLUMNS.indexOf(c) + 2}) button`)?.focus();
-      });
-      th.append(button);
-      headRow.append(th);
-    }
-    const thead = el('thead');
-    thead.append(headRow);
+        focusSortButton(this.tableSlot, order.key);
+      },
+      [offHeader],
+    );
     const body = el('tbody');
     for (const h of rows) {
       const tr = el('tr');

@@ -5,8 +5,9 @@ import type { HeadReport, HeadRoleThresholds, MeasureResult } from '../protocol-
 import { setDisabled } from '../ui/keep-focus';
 import { el } from '../ui/text';
 import type { HeadSelection } from './head-selection';
+import { focusSortButton, sortableHeader, sortHeads, type SortColumn, type SortOrder } from './sortable-table';
 
-type Column = { key: string; label: string; title: string; value: (h: HeadReport) => number | string; format: (h: HeadReport) => string };
+type Column = SortColumn<HeadReport>;
 
 const pct = (x: number) => `${(x * 100).toFixed(0)}%`;
 const ROLES = ['sink', 'previous-token', 'induction', 'local', 'broad', 'mixed'] as const;
@@ -31,8 +32,7 @@ const COLUMNS: Column[] = [
 
 export class HeadTable {
   private result: MeasureResult | null = null;
-  private sortKey = 'layer';
-  private descending = false;
+  private order: SortOrder = { key: 'layer', descending: false };
   private readonly measureButton = el('button', 'button primary', 'Measure heads');
   private readonly progress = el('progress', 'measure-progress');
   private readonly status = el('span', 'muted measure-status');
@@ -116,39 +116,25 @@ export class HeadTable {
   private renderTable() {
     const result = this.result;
     if (!result) return;
-    const column = COLUMNS.find((c) => c.key === this.sortKey)!;
-    const rows = [...result.heads].sort((a, b) => {
-      const [x, y] = [column.value(a), column.value(b)];
-      const order = typeof x === 'number' && typeof y === 'number' ? x - y : String(x).localeCompare(String(y));
-      return (this.descending ? -order : order) || a.layer - b.layer || a.head - b.head;
-    });
+    const rows = sortHeads(result.heads, COLUMNS, this.order);
     const table = el('table', 'head-table');
-    const head = el('tr');
-    head.append(el('th', '', 'Ablate'));
-    for (const c of COLUMNS) {
-      const th = el('th', c.key === 'role' ? '' : 'num');
-      th.setAttribute('aria-sort', c.key === this.sortKey ? (this.descending ? 'descending' : 'ascending') : 'none');
-      const button = el('button', 'sort-button', c.label + (c.key === this.sortKey ? (this.descending ? ' ▾' : ' ▴') : ''));
-      button.type = 'button';
-      button.title = `${c.title}; click to sort`;
-      button.addEventListener('click', () => {
-        this.descending = this.sortKey === c.key ? !this.descending : false;
-        this.sortKey = c.key;
+    const thead = sortableHeader(
+      COLUMNS,
+      this.order,
+      (order) => {
+        this.order = order;
         this.renderTable();
-        this.tableSlot.querySelector<HTMLButtonElement>(`th:nth-child(${COLUMNS.indexOf(c) + 2}) button`)?.focus();
-      });
-      th.append(button);
-      head.append(th);
-    }
-    const thead = el('thead');
-    thead.append(head);
+        focusSortButton(this.tableSlot, order.key);
+      },
+      [el('th', '', 'Ablate')],
+    );
     const body = el('tbody');
     let previousLayer = -1;
     for (const h of rows) {
       const tr = el('tr');
       tr.dataset.layer = String(h.layer);
       tr.dataset.head = String(h.head);
-      if (this.sortKey === 'layer' && h.layer !== previousLayer && previousLayer >= 0) tr.classList.add('layer-start');
+      if (this.order.key === 'layer' && h.layer !== previousLayer && previousLayer >= 0) tr.classList.add('layer-start');
       previousLayer = h.layer;
       const box = el('input');
       box.type = 'checkbox';

@@ -6,7 +6,7 @@
 // beside longer ones is drawn with its padding, which no line reaches.
 import type { AttentionBatch } from '../protocol-model-inspector';
 import { headColor } from '../ui/palette';
-import { el, tokenLabel } from '../ui/text';
+import { el, inlineField, tokenLabel } from '../ui/text';
 
 /** What the head view draws: a decoder's window (AttentionBatch) or an encoder's text (`causal` false). */
 export type HeadViewData = Pick<AttentionBatch, 'heads' | 'begin' | 'size' | 'total' | 'matrix' | 'pieces' | 'scaled'> & {
@@ -44,9 +44,7 @@ export class HeadView {
       this.draw();
     });
     this.frame.append(this.body);
-    const layerLabel = el('label', 'inline-field');
-    layerLabel.append(el('span', '', 'Layer'), this.layerSelect);
-    this.controls.append(layerLabel, this.toggles);
+    this.controls.append(inlineField('Layer', this.layerSelect), this.toggles);
     this.clear(this.emptyMessage);
   }
 

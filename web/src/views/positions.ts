@@ -4,7 +4,7 @@
 // computed with the model's own theta, head size and pairing: every diagonal (one offset m − n) holds one
 // value, the point of RoPE. Plus the angle each pair turns by at a chosen position.
 import type { PositionInfo, RopePicture, RopeSource } from '../protocol-model-inspector';
-import { el } from '../ui/text';
+import { el, inlineField } from '../ui/text';
 
 export type FetchSinusoidal = (positions: number, dim: number) => Promise<Float32Array>;
 export type FetchRope = (positions: number, anglePosition: number, source: RopeSource) => Promise<RopePicture>;
@@ -109,26 +109,20 @@ export class PositionsView {
     for (const c of [this.ropeSource, this.ropeSeed, this.ropeLayer, this.ropeHead, this.ropePositions, this.anglePosition]) c.addEventListener('change', () => void this.drawRope());
 
     const sinControls = el('div', 'positions-controls');
-    sinControls.append(this.labelled('Rows', this.sinPositions), this.labelled('Columns', this.sinDims));
+    sinControls.append(inlineField('Rows', this.sinPositions), inlineField('Columns', this.sinDims));
     this.sinusoidal.append(el('h3', 'panel-title', 'Sinusoidal code'), sinControls, this.sinSlot);
     const ropeControls = el('div', 'positions-controls');
     ropeControls.append(
-      this.labelled('Vectors', this.ropeSource),
-      this.labelled('Seed', this.ropeSeed),
-      this.labelled('Layer', this.ropeLayer),
-      this.labelled('Head', this.ropeHead),
-      this.labelled('Size', this.ropePositions),
-      this.labelled('Angles at position', this.anglePosition),
+      inlineField('Vectors', this.ropeSource),
+      inlineField('Seed', this.ropeSeed),
+      inlineField('Layer', this.ropeLayer),
+      inlineField('Head', this.ropeHead),
+      inlineField('Size', this.ropePositions),
+      inlineField('Angles at position', this.anglePosition),
     );
     this.rope.append(el('h3', 'panel-title', 'RoPE: q · k by position'), ropeControls, this.ropeSlot, this.angleSlot);
     root.append(this.summary, this.sinusoidal, this.rope);
     this.clear();
-  }
-
-  private labelled(text: string, control: HTMLElement) {
-    const label = el('label', 'inline-field');
-    label.append(el('span', '', text), control);
-    return label;
   }
 
   clear() {
