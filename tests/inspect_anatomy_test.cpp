@@ -40,6 +40,20 @@ INSTANTIATE_TEST_SUITE_P(Random, AnatomyOfEveryArchitecture, testing::ValuesIn(t
                            return name;
                          });
 
+// Encoders have parts decoders lack (token types, the embeddings' norm, the MLM head) and no final norm; the
+// anatomy counts each, so its total is the file's.
+TEST(Anatomy, EncodersTotalsEqualTheModelsTensors) {
+  for (const char* name : {"bert-tiny.gguf", "bert-tiny-mlm.gguf", "nomic-bert-tiny.gguf"}) {
+    const std::string file = test::fixture_path(name);
+    GLASSBOX_REQUIRE_FILE(file);
+    auto loaded = open_model_files(file, "");
+    ASSERT_TRUE(loaded.ok()) << loaded.error().message;
+    const ModelAnatomy a = model_anatomy(*loaded->model);
+    EXPECT_EQ(a.total.parameters, loaded->model->parameter_count()) << name;
+    EXPECT_EQ(a.total.bytes, loaded->model->weight_bytes()) << name;
+  }
+}
+
 TEST(Anatomy, Stories260KByHand) {
   const std::string path = test::model_path("stories260K.bin");
   GLASSBOX_REQUIRE_FILE(path);
@@ -69,6 +83,18 @@ TEST(Anatomy, AttentionFlopsGrowWithTheSequenceAndTheRestDoesNot) {
   EXPECT_EQ(hundred.feed_forward, one.feed_forward);
   EXPECT_EQ(hundred.total,
             hundred.attention_projections + hundred.attention_scores + hundred.feed_forward + hundred.output);
+}
+
+// A sliding layer scores only its window's keys: past the window its attention FLOPs stop growing.
+TEST(Anatomy, SlidingLayersScoreOnlyTheirWindow) {
+  ModelConfig c = test::base_config();  // 2 layers
+  c.sliding_window = 8;
+  c.sliding_layers = {true, false};
+  const int64_t per_key = 2 * 16 * 2;  // one layer's q·k and value sum for one key
+  EXPECT_EQ(flops_per_token(c, 8).attention_scores, 2 * 8 * per_key);
+  EXPECT_EQ(flops_per_token(c, 100).attention_scores, (8 + 100) * per_key);
+  const ModelConfig global = test::base_config();
+  EXPECT_EQ(flops_per_token(global, 100).attention_scores, 2 * 100 * per_key);
 }
 
 }  // namespace

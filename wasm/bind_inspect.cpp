@@ -17,6 +17,7 @@ val Engine::anatomy() const {
   };
   put("tokenEmbedding", a.token_embedding);
   put("positionEmbedding", a.position_embedding);
+  put("tokenTypes", a.token_types);
   put("attentionQ", a.attention_q);
   put("attentionK", a.attention_k);
   put("attentionV", a.attention_v);
@@ -25,6 +26,7 @@ val Engine::anatomy() const {
   put("norms", a.norms);
   put("biases", a.biases);
   put("output", a.output);
+  put("maskedLmHead", a.masked_lm_head);
   val result = val::object();
   result.set("components", components);
   result.set("parameters", static_cast<double>(a.total.parameters));

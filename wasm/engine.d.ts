@@ -496,7 +496,7 @@ export interface ComponentSize {
 }
 
 export interface ModelAnatomy {
-  components: Record<'tokenEmbedding' | 'positionEmbedding' | 'attentionQ' | 'attentionK' | 'attentionV' | 'attentionO' | 'feedForward' | 'norms' | 'biases' | 'output', ComponentSize>;
+  components: Record<'tokenEmbedding' | 'positionEmbedding' | 'tokenTypes' | 'attentionQ' | 'attentionK' | 'attentionV' | 'attentionO' | 'feedForward' | 'norms' | 'biases' | 'output' | 'maskedLmHead', ComponentSize>;
   parameters: number;
   bytes: number;
   bytesReadPerToken: number;

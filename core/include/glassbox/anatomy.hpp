@@ -37,7 +37,9 @@ struct ComponentSize {
 struct ModelAnatomy {
   ComponentSize token_embedding;
   ComponentSize position_embedding;
-  ComponentSize output;  // 0 when tied
+  ComponentSize token_types;     // an encoder's token-type (segment) table; 0 for decoders
+  ComponentSize output;          // 0 when tied
+  ComponentSize masked_lm_head;  // an encoder's MLM head before the tied decoder: transform and biases
   ComponentSize attention_q, attention_k, attention_v, attention_o;
   ComponentSize feed_forward;
   ComponentSize norms;

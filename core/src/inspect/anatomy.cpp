@@ -35,6 +35,16 @@ ModelAnatomy model_anatomy(const Model& model) {
   if (c.position == PositionKind::Learned)
     a.position_embedding = weight(w.position_embedding, c.max_seq_len, d);
   if (!c.tied_embeddings) a.output = weight(w.output, V, d);
+  if (w.token_type_embedding.present()) a.token_types = weight(w.token_type_embedding, c.n_token_types, d);
+  add(a.norms, optional_vector(w.embedding_norm, d));
+  add(a.biases, optional_vector(w.embedding_norm_bias, d));
+  const MaskedLmHead& mlm = w.masked_lm;
+  if (mlm.present()) {
+    add(a.masked_lm_head, weight(mlm.dense, d, d));
+    for (const auto& [t, n] :
+         {std::pair{&mlm.dense_bias, d}, {&mlm.norm, d}, {&mlm.norm_bias, d}, {&mlm.output_bias, V}})
+      add(a.masked_lm_head, optional_vector(*t, n));
+  }
 
   for (const LayerWeights& l : w.layers) {
     add(a.attention_q, weight(l.wq, q, d));
@@ -66,20 +76,25 @@ ModelAnatomy model_anatomy(const Model& model) {
     for (const auto& [t, n] : bias_vectors)
       add(a.biases, optional_vector(*t, n));
   }
-  if (c.pre_norm()) add(a.norms, weight(w.final_norm, 1, d));
+  // The final norm where the file has one, as the forward pass applies it (Post-LN models usually have none).
+  add(a.norms, optional_vector(w.final_norm, d));
   add(a.biases, optional_vector(w.final_norm_bias, d));
 
   for (const ComponentSize& part :
-       {a.token_embedding, a.position_embedding, a.output, a.attention_q, a.attention_k, a.attention_v,
-        a.attention_o, a.feed_forward, a.norms, a.biases})
+       {a.token_embedding, a.position_embedding, a.token_types, a.output, a.masked_lm_head, a.attention_q,
+        a.attention_k, a.attention_v, a.attention_o, a.feed_forward, a.norms, a.biases})
     add(a.total, part);
 
-  // Everything but the embedding tables is read whole for each token; of those, one row each.
-  const ComponentSize classifier = c.tied_embeddings ? a.token_embedding : a.output;
-  a.bytes_read_per_token =
-      a.total.bytes - a.token_embedding.bytes - a.position_embedding.bytes - a.output.bytes +
-      classifier.bytes + tensor_bytes(w.token_embedding.type, 1, d) +
-      (c.position == PositionKind::Learned ? tensor_bytes(w.position_embedding.type, 1, d) : 0);
+  // Everything but the embedding tables and the heads is read whole for each token; of the tables, one row
+  // each. A decoder reads its classifier for every token; an encoder reads none (its states are the output:
+  // the MLM head runs only at a [MASK]).
+  const ComponentSize classifier = !c.causal           ? ComponentSize{}
+                                   : c.tied_embeddings ? a.token_embedding
+                                                       : a.output;
+  const auto row = [&](const Tensor& t) { return t.present() ? tensor_bytes(t.type, 1, d) : 0; };
+  a.bytes_read_per_token = a.total.bytes - a.token_embedding.bytes - a.position_embedding.bytes -
+                           a.token_types.bytes - a.output.bytes - a.masked_lm_head.bytes + classifier.bytes +
+                           row(w.token_embedding) + row(w.position_embedding) + row(w.token_type_embedding);
   return a;
 }
 
@@ -88,7 +103,12 @@ TokenFlops flops_per_token(const ModelConfig& c, int sequence_length) {
   const int64_t n = sequence_length;
   TokenFlops f;
   f.attention_projections = L * 2 * (q * d + 2 * kv * d + d * q);
-  f.attention_scores = L * 2 * n * q * 2;
+  // Each layer scores the keys its query at position n - 1 sees: all n, or a sliding layer's window
+  // (config.first_visible_key, the one statement of that rule).
+  for (int layer = 0; layer < c.n_layers; ++layer) {
+    const int64_t keys = n - c.first_visible_key(layer, sequence_length - 1);
+    f.attention_scores += 2 * keys * q * 2;
+  }
   f.feed_forward = L * 2 * (c.gated_ffn ? 3 : 2) * h * d;
   f.output = 2 * V * d;
   f.total = f.attention_projections + f.attention_scores + f.feed_forward + f.output;

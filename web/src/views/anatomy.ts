@@ -46,6 +46,9 @@ export class AnatomyView {
       ['Biases', 'norm', c.biases],
       ['Output (unembedding)', 'out', c.output],
     ];
+    // An encoder's own parts, where the model has them.
+    if (c.tokenTypes.parameters > 0) groups.splice(2, 0, ['Token types', 'embed', c.tokenTypes]);
+    if (c.maskedLmHead.parameters > 0) groups.push(['MLM head', 'out', c.maskedLmHead]);
     const table = el('table', 'anatomy-table');
     const head = el('tr');
     for (const h of ['Component', 'Parameters', 'Share', 'Bytes']) head.append(el('th', '', h));

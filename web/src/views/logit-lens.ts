@@ -1,6 +1,8 @@
-// The logit lens: what each layer's output would predict for the next token, at each position of a window
-// of recent positions: the residual stream taken through the model's final norm and unembedding. Row 0 is
-// the token embedding alone; the last row is the model's own prediction. Shading: the top token's
+// The logit lens: what the residual stream would predict for the next token between the layers, at each
+// position of a window of recent positions: the stream taken through the model's final norm and unembedding.
+// Row k is the stream entering layer k: row 0 the token embedding alone, row k the stream after layers 0..k-1
+// (labelled "after layer k-1", layers counted from 0 as in every view), the last row, after the last layer,
+// the model's own prediction. Shading: the top token's
 // probability. Clicking a column selects that position everywhere.
 import type { LensWindow } from '../protocol-step-inspector';
 import { cssColor, inkOn } from '../ui/colors';
@@ -40,7 +42,7 @@ export class LogitLensView {
     for (let layer = lens.layers - 1; layer >= 0; --layer) {
       const tr = el('tr');
       tr.dataset.layer = String(layer);
-      const name = layer === 0 ? 'embedding' : layer === lens.layers - 1 ? `${layer} (output)` : String(layer);
+      const name = layer === 0 ? 'embedding' : `after layer ${layer - 1}` + (layer === lens.layers - 1 ? ' · output' : '');
       tr.append(el('th', 'lens-layer', name));
       for (let i = 0; i < lens.size; ++i) {
         const at = layer * lens.size + i;
@@ -50,7 +52,7 @@ export class LogitLensView {
         td.dataset.id = String(lens.ids[at]);
         td.style.background = cssColor(p, 'linear');
         td.style.color = inkOn(p, 'linear');
-        td.title = `layer ${layer} at position ${lens.begin + i}: id ${lens.ids[at]}, p = ${(p * 100).toFixed(1)}%`;
+        td.title = `${layer === 0 ? 'the embedding' : `after layer ${layer - 1}`} at position ${lens.begin + i}: id ${lens.ids[at]}, p = ${(p * 100).toFixed(1)}%`;
         tr.append(td);
       }
       table.append(tr);
@@ -58,7 +60,7 @@ export class LogitLensView {
     const note = el(
       'p',
       'note',
-      `Positions ${lens.begin}–${lens.begin + lens.size - 1}. Each cell: the token the residual stream after that layer predicts next, shaded by its probability. The top row is the model's prediction.`,
+      `Positions ${lens.begin}–${lens.begin + lens.size - 1}. Each cell: the token the residual stream predicts next at that point, shaded by its probability; the bottom row is the embedding alone, each row above it the stream after one more layer (layers count from 0), the top row the model's prediction.`,
     );
     const scroller = el('div', 'lens-scroll');
     scroller.append(table);

@@ -250,7 +250,7 @@ export class ModelLoader {
       ['Width', `${info.dim} · FFN ${info.hiddenDim}`],
       ['Vocabulary', info.vocabSize.toLocaleString('en-US')],
       ['Context', `${info.contextLength.toLocaleString('en-US')} tokens`],
-      ['Blocks', `${niceName(info.norm)}${info.normPlacement === 'sandwich' ? ' before and after each sub-block' : ''} · ${niceName(info.position)} · ${ffnName(info.activation, info.gatedFfn)}`],
+      ['Blocks', `${placementName(info.normPlacement, niceName(info.norm))} · ${niceName(info.position)} · ${ffnName(info.activation, info.gatedFfn)}`],
     ];
     const sliding = (info.slidingLayers ?? []).filter(Boolean).length;
     if (sliding > 0) rows.push(['Attention', `${sliding} of ${info.layers} layers see only the last ${info.slidingWindow} tokens (sliding window)`]);
@@ -261,6 +261,13 @@ export class ModelLoader {
 
 const NICE: Record<string, string> = { rmsnorm: 'RMSNorm', layernorm: 'LayerNorm', rope: 'RoPE', learned: 'learned positions', silu: 'SiLU', gelu: 'GELU', relu: 'ReLU' };
 const niceName = (name: string) => NICE[name.toLowerCase()] ?? name;
+/** Where the norms sit, named as the literature does: Pre-LN (before each sub-block, on its input), Post-LN
+ * (after each residual add, as the original Transformer and BERT), sandwich (both, on each sub-block). */
+function placementName(placement: string, norm: string): string {
+  if (placement === 'post') return `Post-LN (${norm} after each residual add)`;
+  if (placement === 'sandwich') return `sandwich (${norm} before and after each sub-block)`;
+  return `Pre-LN (${norm} before each sub-block)`;
+}
 const GATED: Record<string, string> = { silu: 'SwiGLU', gelu: 'GeGLU', relu: 'ReGLU' };
 const ffnName = (activation: string, gated: boolean) => (gated ? (GATED[activation.toLowerCase()] ?? `gated ${niceName(activation)}`) : niceName(activation));
 
