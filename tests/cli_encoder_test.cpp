@@ -182,6 +182,11 @@ TEST(CliEncoder, InspectWritesFullAttentionAndNoSteps) {
   for (const auto& role : test::member(doc, "head_roles").GetObject())
     counted += role.value.GetInt();
   EXPECT_EQ(counted, static_cast<int>(heads.Size()));
+  // The anatomy adds up to the file's parameters; no classifier per token.
+  const json::Value& anatomy = test::member(doc, "anatomy");
+  EXPECT_EQ(test::member(test::member(test::member(anatomy, "components"), "total"), "parameters").GetInt64(),
+            loaded->model->parameter_count());
+  EXPECT_EQ(test::member(test::member(anatomy, "flops_per_token"), "output").GetInt64(), 0);
 }
 
 TEST(CliEncoder, BadInputIsNamed) {

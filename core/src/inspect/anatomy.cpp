@@ -110,7 +110,7 @@ TokenFlops flops_per_token(const ModelConfig& c, int sequence_length) {
     f.attention_scores += 2 * keys * q * 2;
   }
   f.feed_forward = L * 2 * (c.gated_ffn ? 3 : 2) * h * d;
-  f.output = 2 * V * d;
+  f.output = c.causal ? 2 * V * d : 0;  // an encoder's states are its output: no unembedding per token
   f.total = f.attention_projections + f.attention_scores + f.feed_forward + f.output;
   return f;
 }

@@ -224,7 +224,9 @@ void write_anatomy(JsonWriter& json, const Model& model, int sequence_length) {
   json.key("components").begin_object();
   write_component(json, "token_embedding", a.token_embedding);
   write_component(json, "position_embedding", a.position_embedding);
+  write_component(json, "token_types", a.token_types);
   write_component(json, "output", a.output);
+  write_component(json, "masked_lm_head", a.masked_lm_head);
   write_component(json, "attention_q", a.attention_q);
   write_component(json, "attention_k", a.attention_k);
   write_component(json, "attention_v", a.attention_v);
@@ -326,6 +328,7 @@ Result<std::string> encoder_inspect_json(std::shared_ptr<const Model> model, con
   for (HeadRole r : kEncoderRoles)
     json.key(to_string(r)).integer(counts[r]);
   json.end_object();
+  write_anatomy(json, *model, n);
   json.end_object();
   return std::string(json.text());
 }
