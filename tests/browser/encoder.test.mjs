@@ -184,10 +184,16 @@ test('attention on an encoder: full matrices, a batched sentence drawn with its 
     assert.ok(toKey.every((l) => l.k === 2 && l.q < short.length));
     assert.ok(new Set(toKey.map((l) => l.q)).size > 1, 'lines from several queries');
     for (const l of toKey) assert.ok(Math.abs(l.w - at(short, 0, l.head, l.q, 2)) <= 1e-6);
-    // The keyboard moves along the keys.
+    // The heatmap marks the key's column (its overlay draws it); the keyboard moves along the keys, and across.
     await page.focus('#encoder-head-view .head-view-key.selected');
     await page.keyboard.press('ArrowDown');
     assert.equal(await page.$eval('#encoder-head-view .head-view-key.selected', (b) => Number(b.dataset.index)), 3);
+    await page.keyboard.press('ArrowLeft');
+    assert.equal(await page.$eval('#encoder-head-view .head-view-token.selected', (b) => Number(b.dataset.index)), 3, '← crosses to the same token\'s looking');
+    assert.equal(await page.evaluate(() => document.activeElement?.classList.contains('head-view-token')), true);
+    await page.keyboard.press('ArrowRight');
+    assert.equal(await page.$eval('#encoder-head-view .head-view-key.selected', (b) => Number(b.dataset.index)), 3);
+    assert.equal(await page.$$eval('.encoder-attention-card .legend-mask', (m) => m.map((x) => x.textContent).join()), 'padding (masked out)');
 
     // A row of the roles table shows its head in the heatmap.
     await page.click('#encoder-head-table tr[data-layer="1"][data-head="2"] .link-button');
@@ -204,7 +210,8 @@ test('attention on an encoder: full matrices, a batched sentence drawn with its 
     const expectedAblation = native('fill-mask', '--model', files['bert-mlm.gguf'], '--text', blankText, '--top-k', '5', '--ablate', '0.0');
     assert.deepEqual(ablatedFill.masks[0].candidates.map((c) => c.id), expectedAblation.masks[0].candidates.map((c) => c.id));
     assert.ok(Math.abs(ablatedFill.masks[0].klBits - expectedAblation.masks[0].kl_bits) <= 1e-4);
-    assert.match(await page.textContent('.mask-ablation'), /Heads switched off · KL \d+\.\d{3} bits/);
+    assert.match(await page.textContent('.mask-ablation'), /Head 0\.0 switched off · KL \d+\.\d{3} bits/);
+    assert.match(await page.textContent('#similarity-meta'), /head 0\.0 switched off/);
     assert.match(await page.textContent('.encoder-attention-card .heatmap-caption'), /heads switched off/);
     const during = await attention();
     assert.notDeepEqual(during.matrix, before.matrix, 'the attention is the ablated run\'s');
@@ -219,6 +226,8 @@ test('attention on an encoder: full matrices, a batched sentence drawn with its 
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
     const wide = await page.evaluate(() => [...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1).slice(0, 8).map((e) => `${e.tagName}.${e.className}#${e.id} ${Math.round(e.getBoundingClientRect().right)}`));
     assert.ok(overflow <= 0, `the page is ${overflow}px wider than a phone: ${wide.join(', ')}`);
+    const tops = await page.$$eval('.fill-mask-card, .similarity-card, .encoder-attention-card', (cards) => cards.map((c) => c.getBoundingClientRect().top));
+    assert.ok(tops[0] < tops[1] && tops[1] < tops[2], `on a phone the texts come before the attention that follows them (${tops})`);
     await page.$eval('.encoder-attention-card', (card) => card.scrollIntoView());
     await page.screenshot({ path: path.join(shots, 'encoder-07-attention-phone.png') });
     await page.$eval('#encoder-head-view-heading', (heading) => heading.scrollIntoView());

@@ -100,7 +100,8 @@ export function mountEncoderPage(client: EngineClient, store: PageStore): Encode
   const attentionError = byId('encoder-attention-error');
   const attention = new EncoderAttentionView(byId('encoder-attention'), byId('encoder-attention-controls'), byId('encoder-head-view'), byId('encoder-head-table'));
   let encoder: ModelInfo | null = null;
-  let headsOff = 0; // heads switched off in the roles table: every task reads the ablated run
+  let headsOff: string[] = []; // "layer.head" of the heads switched off in the roles table: every task reads the ablated run
+  const offNote = () => (headsOff.length === 0 ? '' : ` · ${headsOff.length === 1 ? 'head' : 'heads'} ${headsOff.join(', ')} switched off`);
 
   const followMask = new FollowTyping(async () => {
     if (!encoder?.maskedLm) return;
@@ -109,7 +110,7 @@ export function mountEncoderPage(client: EngineClient, store: PageStore): Encode
       const result = await client.request('fill-mask', { text, topK: CANDIDATES });
       if (result.text !== maskText.value) return; // typed on meanwhile: the newer text is on its way
       showError(maskError, null);
-      fillMask.show(result);
+      fillMask.show(result, headsOff);
       maskMeta.textContent = `${result.ids.length} tokens · ${result.masks.length} [MASK] · ${result.ms.toFixed(0)} ms`;
       store.set({ fillMask: result });
     } catch (error) {
@@ -137,7 +138,7 @@ export function mountEncoderPage(client: EngineClient, store: PageStore): Encode
       if (raw !== sentences.value) return;
       showError(similarityError, null);
       similarity.show(result);
-      similarityMeta.textContent = `${texts.length} ${texts.length === 1 ? 'sentence' : 'sentences'} in one batch · ${result.ms.toFixed(0)} ms`;
+      similarityMeta.textContent = `${texts.length} ${texts.length === 1 ? 'sentence' : 'sentences'} in one batch${offNote()} · ${result.ms.toFixed(0)} ms`;
       store.set({ similarity: result });
     } catch (error) {
       if (raw !== sentences.value) return;
@@ -155,7 +156,10 @@ export function mountEncoderPage(client: EngineClient, store: PageStore): Encode
     linesOf(sentences.value).forEach((line, i) => options.push([`sentence ${i}`, `Sentence ${i + 1} of ${linesOf(sentences.value).length}: ${shortened(line)}`]));
     const kept = attentionText.value;
     attentionText.replaceChildren(...options.map(([value, label]) => new Option(label, value)));
+    const sentenceCount = linesOf(sentences.value).length;
     if (options.some(([value]) => value === kept)) attentionText.value = kept;
+    // A sentence picked that is gone (lines deleted): the last one left, rather than a jump to the other task.
+    else if (kept.startsWith('sentence ') && sentenceCount > 0) attentionText.value = `sentence ${sentenceCount - 1}`;
   }
 
   /** What the attention card asks the worker for: the blank's text alone, or the sentences' padded batch. */
@@ -180,13 +184,19 @@ export function mountEncoderPage(client: EngineClient, store: PageStore): Encode
       const result = await client.request('encoder-attention', request);
       if (JSON.stringify(attentionRequest()) !== asked) return; // typed on meanwhile: the newer text is on its way
       showError(attentionError, null);
-      attention.show(result, headsOff > 0);
+      attention.show(result, headsOff.length > 0);
       const batch = result.texts > 1 ? ` · sentence ${result.index + 1} of a batch of ${result.texts}` : '';
       attentionMeta.textContent = `${result.length} tokens${batch} · ${result.layers} layers × ${result.heads} heads · ${result.ms.toFixed(0)} ms`;
       store.set({ encoderAttention: result });
     } catch (error) {
       if (JSON.stringify(attentionRequest()) !== asked) return;
-      showError(attentionError, reportOf(error));
+      const report = reportOf(error);
+      if (request.texts.length > 1 && report.code === 'bad-argument') {
+        // The engine names the sentence that broke the rule, which may not be the one picked.
+        report.title = 'The sentences cannot be read together';
+        report.advice = 'A sentence\'s attention is drawn from the batch of all the sentences, as the similarity matrix is computed, so every sentence must fit: shorten or remove the one named.';
+      }
+      showError(attentionError, report);
       attention.clear('The attention shows up here once the text can be read by the model.');
       attentionMeta.textContent = '';
       store.set({ encoderAttention: null });
@@ -210,8 +220,8 @@ export function mountEncoderPage(client: EngineClient, store: PageStore): Encode
     for (const h of heads) scales[h.layer * encoder.heads + h.head] = 0;
     void inFlight.track(
       client.request('encoder-ablate', { scales }).then(
-        (off) => {
-          headsOff = off;
+        () => {
+          headsOff = heads.map((h) => `${h.layer}.${h.head}`);
           return Promise.all([followMask.now(), followSentences.now(), followAttention.now()]).then(() => {});
         },
         (error) => showError(attentionError, reportOf(error)),
@@ -226,7 +236,7 @@ export function mountEncoderPage(client: EngineClient, store: PageStore): Encode
       for (const part of decoderParts) part.hidden = isEncoder;
       store.set({ fillMask: null, similarity: null, encoderAttention: null });
       encoder = isEncoder ? info : null;
-      headsOff = 0; // a model loads with every head on
+      headsOff = []; // a model loads with every head on
       if (!isEncoder) return;
       attention.setModel(info.layers, info.heads);
       // A model saved for embeddings has no head that predicts words: said before anyone types.

@@ -1,6 +1,6 @@
 // The messages of an encoder's tasks (fill-mask, sentence similarity) between the page and the worker.
 // protocol.ts adds them to its unions. The numbers are the engine's (wasm/engine.d.ts: fillMask, embed).
-import type { EncoderAttention, EncoderHeadReport, MaskCandidate } from '@glassbox/engine';
+import type { EncoderAttention, EncoderHeadReport, HeadRoleThresholds, MaskCandidate } from '@glassbox/engine';
 
 export type { EncoderHeadReport, MaskCandidate };
 
@@ -29,6 +29,7 @@ export interface EncoderAttentionResult extends EncoderAttention {
   texts: number;
   index: number; // the text of the batch shown
   pieces: Uint8Array[]; // of `tokens`
+  thresholds: HeadRoleThresholds; // the engine's, behind the roles (the table's help says them)
   ms: number;
 }
 

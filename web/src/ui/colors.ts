@@ -61,8 +61,11 @@ export function cssColor(weight: number, scale: Scale): string {
 export const inkOn = (weight: number, scale: Scale) => (level(weight, scale) > 115 ? '#fff' : '#1b1f2a');
 
 /** A horizontal legend: the ramp, ticks at weights 0, .25, .5, .75, 1 (placed by the scale), and the mask. */
-/** The weight scale, and what the grey cells are: a decoder's masked future, or an encoder's batch padding. */
-export function legend(scale: Scale, masked: 'future' | 'padding' = 'future'): HTMLElement {
+/**
+ * The weight scale, and what the grey cells are: a decoder's masked future, an encoder's batch padding, or
+ * nothing ('none': an encoder's lone text, where no cell is masked).
+ */
+export function legend(scale: Scale, masked: 'future' | 'padding' | 'none' = 'future'): HTMLElement {
   const root = el('div', 'legend');
   const ramp = el('div', 'legend-ramp');
   const stops = Array.from({ length: 17 }, (_, i) => {
@@ -82,7 +85,7 @@ export function legend(scale: Scale, masked: 'future' | 'padding' = 'future'): H
   const swatch = el('i', 'legend-mask-swatch');
   if (masked === 'padding') swatch.style.background = PADDING_CSS;
   mask.append(swatch, document.createTextNode(masked === 'padding' ? 'padding (masked out)' : 'future (masked)'));
-  caption.append(mask);
+  if (masked !== 'none') caption.append(mask);
   const bar = el('div', 'legend-bar');
   bar.append(ramp, ticks);
   root.append(bar, caption);

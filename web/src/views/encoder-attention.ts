@@ -19,7 +19,8 @@ export class EncoderAttentionView {
   private layer = 0;
   private head = 0;
   private scale: Scale = 'linear';
-  private query: number | null = null; // the picked token (a query row)
+  private query: number | null = null; // the picked token as a query (a row)
+  private key: number | null = null; // or as a key (a column), picked on the head view's right side
   private labels: string[] = [];
   private ablated = false;
   private readonly heatmap = new Heatmap();
@@ -53,8 +54,10 @@ export class EncoderAttentionView {
     this.heatmap.onHover = (cell, event) => this.hover(cell, event);
     this.heatmap.onPick = (cell) => this.pickQuery(cell.query);
     this.grid.onPick = (head) => this.pick(this.layer, head);
+    this.grid.firstTokenLabel = '[CLS]';
     this.headView = new HeadView(headViewRoot, 'encoder-head-view', 'Load an encoder to see where each head of a layer looks.');
     this.headView.onPickQuery = (query) => this.pickQuery(query, false);
+    this.headView.onPickKey = (key) => this.pickKey(key);
     this.headView.onLayer = (layer) => this.pick(layer, this.head);
     this.table = new EncoderHeadTable(tableRoot);
     this.table.onPick = (layer, head) => this.pick(layer, head);
@@ -94,8 +97,9 @@ export class EncoderAttentionView {
     this.ablated = ablated;
     this.labels = result.pieces.map(tokenLabel);
     if (this.query !== null && this.query >= result.length) this.query = null;
+    if (this.key !== null && this.key >= result.length) this.key = null;
     if (!this.root.contains(this.body)) this.root.replaceChildren(this.body);
-    this.table.show(result.headReports, result.length);
+    this.table.show(result.headReports, result.length, result.thresholds);
     this.draw();
   }
 
@@ -113,8 +117,22 @@ export class EncoderAttentionView {
     const result = this.result;
     if (!result || query >= result.length) return; // padding is nobody's query
     this.query = fromHeatmap && this.query === query ? null : query;
-    this.headView.select(this.query ?? result.length - 1);
-    this.heatmap.highlight(this.query !== null ? { query: this.query, key: -1 } : null);
+    this.key = null;
+    if (fromHeatmap) this.headView.select(this.query ?? result.length - 1);
+    this.heatmap.highlight(this.resting());
+  }
+
+  /** The head view picked a key: the heatmap marks its column, every query's weight on it. */
+  private pickKey(key: number) {
+    this.key = key;
+    this.query = null;
+    this.heatmap.highlight(this.resting());
+  }
+
+  /** What the heatmap marks when the pointer is not on it: the picked row, or the picked column. */
+  private resting(): Cell | null {
+    if (this.query !== null) return { query: this.query, key: -1 };
+    return this.key !== null ? { query: -1, key: this.key } : null;
   }
 
   private mask(): KeyMask {
@@ -137,8 +155,8 @@ export class EncoderAttentionView {
     const layerOffset = this.layer * r.heads * perHead;
     const layerMatrix = r.matrix.subarray(layerOffset, layerOffset + r.heads * perHead);
     this.heatmap.draw({ size: n, matrix: layerMatrix, offset: this.head * perHead, labels, mask: this.mask() }, this.scale, width);
-    if (this.query !== null) this.heatmap.highlight({ query: this.query, key: -1 });
-    this.legendSlot.replaceChildren(r.length < n ? legend(this.scale, 'padding') : legend(this.scale));
+    this.heatmap.highlight(this.resting());
+    this.legendSlot.replaceChildren(legend(this.scale, r.length < n ? 'padding' : 'none'));
     this.gridTitle.textContent = `All ${r.heads} heads of layer ${this.layer}`;
     const stats = new Float32Array(r.heads * 3);
     for (const h of r.headReports.filter((report) => report.layer === this.layer)) stats.set([h.entropyBits, h.sink, h.previousToken], 3 * h.head);
@@ -159,7 +177,7 @@ export class EncoderAttentionView {
 
   private hover(cell: Cell | null, event: PointerEvent | null) {
     const r = this.result;
-    this.heatmap.highlight(cell ?? (this.query !== null ? { query: this.query, key: -1 } : null));
+    this.heatmap.highlight(cell ?? this.resting());
     if (!r || !cell || !event || cell.key < 0) return hideTip();
     const n = r.stride;
     const label = (i: number) => (i < r.length ? this.labels[i] : 'padding');

@@ -2,6 +2,7 @@
 // numbers (the engine's EncoderHeadReport), sortable by any column. What bidirectional attention shows is
 // here beside the decoders' numbers: weight on [CLS], on [SEP], on the next token, on punctuation. A row
 // picks its head in the heatmap above; its "Off" box switches the head off in every task of the page.
+import type { HeadRoleThresholds } from '@glassbox/engine';
 import type { EncoderHeadReport } from '../protocol-encoder';
 import { el } from '../ui/text';
 import { focusSortButton, sortableHeader, sortHeads, type SortColumn, type SortOrder } from './sortable-table';
@@ -39,6 +40,7 @@ export class EncoderHeadTable {
   private readonly status = el('p', 'muted encoder-heads-status');
   private readonly summary = el('div', 'role-summary');
   private readonly tableSlot = el('div', 'head-table-slot');
+  private readonly help = el('details', 'head-help');
   onPick: (layer: number, head: number) => void = () => {};
   /** Called with the heads switched off (layer, head pairs) whenever a box changes. */
   onSwitchOff: (heads: { layer: number; head: number }[]) => void = () => {};
@@ -52,7 +54,7 @@ export class EncoderHeadTable {
     });
     const bar = el('div', 'measure-bar');
     bar.append(this.status, this.allOn);
-    root.append(bar, this.summary, this.tableSlot);
+    root.append(bar, this.help, this.summary, this.tableSlot);
   }
 
   /** A new model: every head on. */
@@ -74,8 +76,15 @@ export class EncoderHeadTable {
     this.tableSlot.replaceChildren(el('p', 'empty', message));
   }
 
-  show(reports: EncoderHeadReport[], tokens: number) {
+  show(reports: EncoderHeadReport[], tokens: number, t: HeadRoleThresholds) {
     this.reports = reports;
+    this.help.replaceChildren(
+      el('summary', '', 'What these numbers mean'),
+      el('p', '', 'Each number is a mean over the text\'s rows (one per token doing the looking). Entropy: how spread out a row is, in bits (0: all on one token), beside what uniform attention over the text would give.'),
+      el('p', '', `[CLS], [SEP], Previous, Next and Punct.: the weight on the first token ([CLS]), on [SEP], on the token just before, just after, and on tokens that are punctuation only. Local: on the tokens within ${t.localWindow / 2} either side, itself included.`),
+      el('p', '', `Roles, first match wins: previous-token or next-token if that weight is ≥ ${pct(t.previousToken)}; sink if [CLS] ≥ ${pct(t.sink)}; separator or punctuation if ≥ ${pct(t.sink)}; local if ≥ ${pct(t.local)}; broad if the entropy is within ${pct(1 - t.broadFraction)} of uniform; else mixed.`),
+      el('p', '', 'Off switches a head off: its output is multiplied by 0 before the heads are mixed, in fill-mask, similarity and this card, until you switch it back on.'),
+    );
     this.status.textContent = `${reports.length} heads over the ${tokens} tokens of this text` + (tokens < 16 ? ' — a short text: the labels are rough' : '');
     const counts = new Map<string, number>();
     for (const h of reports) counts.set(h.role, (counts.get(h.role) ?? 0) + 1);

@@ -15,7 +15,8 @@ export class FillMaskView {
     this.results.replaceChildren(el('p', 'empty', message));
   }
 
-  show(result: FillMaskResult) {
+  /** `headsOff`: the heads switched off ("layer.head"), named beside each mask's change. */
+  show(result: FillMaskResult, headsOff: string[] = []) {
     const maskAt = new Map(result.masks.map((m, i) => [m.position, i]));
     this.tokens.replaceChildren(
       ...result.ids.map((id, position) => {
@@ -48,8 +49,9 @@ export class FillMaskView {
         if (m.before && m.klBits !== undefined) {
           const first = m.before[0];
           const note = el('p', 'mask-ablation');
+          const named = headsOff.length > 0 ? `${headsOff.length === 1 ? 'Head' : 'Heads'} ${headsOff.join(', ')} switched off` : 'Heads switched off';
           note.append(
-            el('strong', '', 'Heads switched off'),
+            el('strong', '', named),
             document.createTextNode(` · KL ${m.klBits.toFixed(3)} bits from every head on, whose first choice was `),
             el('code', '', first?.piece ?? '?'),
             document.createTextNode(` (${((first?.probability ?? 0) * 100).toFixed(2)}%)`),

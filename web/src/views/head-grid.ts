@@ -36,6 +36,8 @@ function thumbnail(matrix: Float32Array, offset: number, n: number, scale: Scale
 export class HeadGrid {
   readonly element = el('div', 'head-grid');
   onPick: (head: number) => void = () => {};
+  /** What the first token's share is called: a decoder's "sink"; an encoder's first token is [CLS]. */
+  firstTokenLabel = 'sink';
 
   draw(matrix: Float32Array, allStats: Float32Array, heads: number, n: number, selected: number, scale: Scale, kvGroup: number, mask: KeyMask) {
     const tiles: HTMLElement[] = [];
@@ -53,7 +55,7 @@ export class HeadGrid {
       const numbers = el('dl', 'head-stats');
       for (const [label, value] of [
         ['entropy', `${stats.entropyBits.toFixed(1)} bits`],
-        ['sink', percent(stats.sink)],
+        [this.firstTokenLabel, percent(stats.sink)],
         ['previous', percent(stats.previous)],
       ]) {
         numbers.append(el('dt', '', label), el('dd', '', value));

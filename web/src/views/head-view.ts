@@ -50,6 +50,7 @@ export class HeadView {
 
   /** Called when a person picks a query token (not when the page selects one) or a layer here. */
   onPickQuery: (query: number) => void = () => {};
+  onPickKey: (key: number) => void = () => {};
   onLayer: (layer: number) => void = () => {};
 
   clear(message: string) {
@@ -159,7 +160,7 @@ export class HeadView {
     this.caption.textContent =
       `Layer ${this.layer}, ${span}. Left: the tokens doing the looking; right: the tokens looked at. ` +
       (byKey ? 'Showing who looks at the picked token on the right. ' : 'Showing where the picked token on the left looks. ') +
-      `Pick a token on either side (click, or ↑/↓). Each colour is one head; the stronger the line, the more weight.` +
+      `Pick a token on either side (click, or ↑/↓ along a side and ←/→ across). Each colour is one head; the stronger the line, the more weight.` +
       padding +
       (batch.scaled ? ' Drawn from the ablated run.' : '');
 
@@ -183,19 +184,25 @@ export class HeadView {
       token.tabIndex = selected ? 0 : -1;
       token.title = isPadding ? 'padding: fills the batch to its longest text; no token looks at it and its own looking is thrown away' : `token ${batch.begin + i}`;
       token.disabled = isPadding;
-      const pick = (index: number) => {
-        if (side === 'key') return this.selectKey(index);
-        this.select(index);
-        this.onPickQuery(index);
+      const pick = (index: number, to: 'query' | 'key' = side) => {
+        if (to === 'key') {
+          this.selectKey(index);
+          this.onPickKey(index);
+        } else {
+          this.select(index);
+          this.onPickQuery(index);
+        }
+        this.body.querySelector<HTMLButtonElement>(`.${to === 'query' ? 'head-view-token' : 'head-view-key'}[data-index="${index}"]`)?.focus();
       };
       token.addEventListener('click', () => pick(i));
+      // ↑/↓ move along a column, ←/→ cross to the same token in the other one (both directions, by keyboard).
       token.addEventListener('keydown', (event) => {
         const step = event.key === 'ArrowUp' ? -1 : event.key === 'ArrowDown' ? 1 : 0;
-        if (!step) return;
+        const across = event.key === 'ArrowLeft' ? 'query' : event.key === 'ArrowRight' ? 'key' : null;
+        if (!step && !across) return;
         event.preventDefault();
-        const next = Math.min(tokens - 1, Math.max(0, i + step));
-        pick(next);
-        this.body.querySelector<HTMLButtonElement>(`.${base}[data-index="${next}"]`)?.focus();
+        if (across) return pick(i, across);
+        pick(Math.min(tokens - 1, Math.max(0, i + step)));
       });
       return token;
     };

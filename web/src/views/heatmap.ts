@@ -51,7 +51,9 @@ export class Heatmap {
     this.overlay.addEventListener('pointerdown', (event) => (this.pointerType = event.pointerType));
     this.overlay.addEventListener('click', (event) => {
       const cell = this.cellAt(event);
-      if (cell) this.onPick(cell, event, this.pointerType);
+      if (!cell) return;
+      if (cell.key >= 0) this.cursor = cell; // the keyboard goes on from the cell clicked
+      this.onPick(cell, event, this.pointerType);
     });
     this.overlay.tabIndex = 0;
     this.overlay.setAttribute('role', 'application');
@@ -158,7 +160,7 @@ export class Heatmap {
     this.highlight(null);
   }
 
-  /** Outlines a query row (and a key cell) on the overlay. */
+  /** Outlines a query row (and a key cell), or with query -1 a key's column, on the overlay. */
   highlight(cell: Cell | null) {
     const ctx = this.overlay.getContext('2d')!;
     const dpr = window.devicePixelRatio || 1;
@@ -167,6 +169,16 @@ export class Heatmap {
     if (!cell || !this.data) return;
     const { left, top, cell: c } = this.geometry;
     const q = cell.query;
+    if (q < 0) {
+      // A key alone (the head view's other side): its column, every query's weight on it.
+      if (cell.key < 0) return;
+      ctx.fillStyle = 'rgba(79, 70, 229, 0.10)';
+      ctx.fillRect(left + cell.key * c, 0, c, top - 2); // the column's label
+      ctx.strokeStyle = '#f59e0b';
+      ctx.lineWidth = 2;
+      ctx.strokeRect(left + cell.key * c, top, c, this.geometry.plot);
+      return;
+    }
     ctx.fillStyle = 'rgba(79, 70, 229, 0.10)';
     ctx.fillRect(0, top + q * c, left - 2, c); // the row's label
     ctx.strokeStyle = '#f59e0b';

@@ -67,5 +67,5 @@ function attention(e: GlassboxEngine, texts: string[], index: number, parseSpeci
   const started = performance.now();
   const a = e.encoderAttention(texts, index, { parseSpecial });
   const ms = performance.now() - started;
-  return { ...a, index, pieces: e.pieces(Array.from(a.tokens)), ms };
+  return { ...a, index, pieces: e.pieces(Array.from(a.tokens)), thresholds: e.headRoleThresholds(), ms };
 }
