@@ -172,6 +172,17 @@ inline std::vector<Case> architecture_cases() {
          c.rope_freq_factors = {4.0f, 4.0f};
        }),
        {}},
+      // ALiBi with a head count that is not a power of two (the slopes' extension), GQA and a max bias that
+      // is not the usual 8: only our own architecture says it.
+      {"alibi-6-heads-gqa",
+       "glassbox",
+       config([](ModelConfig& c) {
+         c.dim = 24;
+         c.n_heads = 6;
+         c.alibi_max_bias = 4.0f;
+         no_rope(c, PositionKind::ALiBi);
+       }),
+       {.qkv = true}},
       // A window and a soft-cap on a Llama otherwise: only our own architecture says both.
       {"llama-sliding-softcap",
        "glassbox",

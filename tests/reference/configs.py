@@ -72,6 +72,10 @@ VARIANTS = [
                                       tied_embeddings=False),
      "Gemma's pieces on our own architecture: sandwich RMSNorm, scaled embeddings, sliding window of 2 keys "
      "on layers 1 and 2 (a bool-array pattern) with RoPE base 100, logits soft-capped at 1.5, MQA"),
+    ("alibi-rmsnorm-gqa", tiny(n_heads=8, n_kv_heads=2, head_dim=8, position="alibi", alibi_max_bias=4.0,
+                               embedding_norm=True),
+     "ALiBi on our own architecture: 8 heads of 8 (q 64 values, dim 32) sharing 2 kv heads, max bias 4 "
+     "(slopes 2^-0.5 .. 2^-4), RMSNorm of the embeddings (token_embd_norm), SwiGLU, tied"),
 ]
 
 # Gemma 3 (gemma3 files): sandwich RMSNorms, GeGLU, q/k norm, embeddings times sqrt(dim), half-pair RoPE, and

@@ -193,6 +193,8 @@ def glassbox_metadata(cfg):
     if cfg.get("scaled_embeddings"):
         kvs.append(("glassbox.scaled_embeddings", gguf.boolean(True)))
     kvs += _window_metadata("glassbox", cfg, pattern_as_array=True)
+    if cfg["position"] == "alibi":
+        kvs.append(("glassbox.attention.max_alibi_bias", gguf.f32(cfg.get("alibi_max_bias", 8.0))))
     if cfg["position"] == "rope":
         kvs += [
             ("glassbox.rope.freq_base", gguf.f32(cfg["rope_theta"])),

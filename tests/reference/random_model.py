@@ -21,6 +21,10 @@ def weight_shapes(cfg):
     norm_has_bias = cfg["norm"] == "layernorm"
     shapes = OrderedDict()
     shapes["token_embd.weight"] = (V, D)
+    if cfg.get("embedding_norm"):
+        shapes["token_embd_norm.weight"] = (D,)
+        if norm_has_bias:
+            shapes["token_embd_norm.bias"] = (D,)
     if cfg["position"] == "learned":
         shapes["position_embd.weight"] = (cfg["context_length"], D)
     for i in range(cfg["n_layers"]):

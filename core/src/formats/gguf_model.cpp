@@ -266,6 +266,11 @@ Result<ModelConfig> read_config(const GgufFile& file, const gguf::Architecture& 
     c.embedding_norm = file.tensor(gguf::kTokenEmbeddingNorm) != nullptr;
   }
   GLASSBOX_TRY(read_encoder_keys(file, arch, c));
+  if (c.position == PositionKind::ALiBi) {
+    auto max_bias = file.real(key(gguf::kMaxAlibiBias), gguf::kDefaultMaxAlibiBias);
+    if (!max_bias) return max_bias.error();
+    c.alibi_max_bias = static_cast<float>(*max_bias);  // validate() checks that it is positive
+  }
   if (c.position == PositionKind::RoPE) {
     GLASSBOX_TRY(read_rope_scaling(file, arch.name, c));
     if (!arch.fixed) {

@@ -188,6 +188,10 @@ inline constexpr const char* kRopeScalingOriginalContext = "rope.scaling.origina
 inline constexpr const char* kRopeScalingAttnFactor = "rope.scaling.attn_factor";                   // YaRN
 inline constexpr const char* kRopeMagnitude =
     "rope.magnitude";  // our own architecture: ModelConfig::rope_magnitude
+// ALiBi's max bias (ModelConfig::alibi_max_bias), llama.cpp's key; absent: 8. llama.cpp reads it for mpt
+// and jais and fixes 8 for bloom; glassbox reads it for every ALiBi model and writes it for each.
+inline constexpr const char* kMaxAlibiBias = "attention.max_alibi_bias";
+inline constexpr float kDefaultMaxAlibiBias = 8.0f;
 inline constexpr const char* kKeyLength = "attention.key_length";  // head_dim, where not dim / heads
 inline constexpr const char* kValueLength = "attention.value_length";
 // Sliding-window attention, as llama.cpp reads it for gemma3 (and writes it for any architecture that has it).
