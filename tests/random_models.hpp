@@ -172,6 +172,18 @@ inline std::vector<Case> architecture_cases() {
          c.rope_freq_factors = {4.0f, 4.0f};
        }),
        {}},
+      // BLOOM: gpt2's blocks with ALiBi and a LayerNorm of the embeddings.
+      {"bloom",
+       "bloom",
+       config([](ModelConfig& c) {
+         c.n_kv_heads = c.n_heads;
+         c.norm = NormKind::LayerNorm;
+         c.activation = Activation::GELU;
+         c.gated_ffn = false;
+         c.embedding_norm = true;
+         no_rope(c, PositionKind::ALiBi);
+       }),
+       {.norm = true, .qkv = true, .out = true, .ffn = true}},
       // ALiBi with a head count that is not a power of two (the slopes' extension), GQA and a max bias that
       // is not the usual 8: only our own architecture says it.
       {"alibi-6-heads-gqa",

@@ -110,6 +110,11 @@ HF_QWEN3 = tiny(n_kv_heads=2, hidden_dim=64, rope_pairing="half", qk_norm=True, 
 HF_PHI3 = tiny(n_kv_heads=2, hidden_dim=48, rope_pairing="half", tied_embeddings=False)
 HF_GPT2 = tiny(norm="layernorm", position="learned", activation="gelu", ffn_gated=False,
                qkv_bias=True, out_bias=True, ffn_bias=True, hidden_dim=128)
+# BLOOM (bloom files): LayerNorm of the embeddings, ALiBi over 6 heads (not a power of two: 4 slopes of 4
+# heads, then 2 odd ones of 8), GELU, biases everywhere, tied.
+HF_BLOOM = tiny(dim=48, n_heads=6, n_kv_heads=6, hidden_dim=96, norm="layernorm", position="alibi",
+                activation="gelu", ffn_gated=False, qkv_bias=True, out_bias=True, ffn_bias=True,
+                embedding_norm=True, alibi_max_bias=8.0)
 
 # Wide enough that every matrix row is whole 256-value K-quant super-blocks.
 KQUANT_LLAMA = tiny(dim=256, n_kv_heads=2, hidden_dim=256, rope_pairing="half", rotary_dim=64,

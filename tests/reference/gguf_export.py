@@ -6,6 +6,7 @@
   qwen3     llama.cpp's `qwen3`: qwen2 without biases, with per-head q/k RMSNorm
   phi3      llama.cpp's `phi3`: fused q|k|v and gate|up matrices, half-pair RoPE
   gpt2      llama.cpp's `gpt2`: fused q|k|v matrix, learned positions
+  bloom     llama.cpp's `bloom`: fused q|k|v matrix, ALiBi, LayerNorm of the embeddings
   bert      llama.cpp's `bert`: a BERT encoder (encoder.py), WordPiece vocabulary, our MLM head names
 
 Each writer returns the weights *as stored* (after F16/BF16 rounding or
@@ -192,9 +193,9 @@ def glassbox_metadata(cfg):
         kvs.append(("glassbox.attention.qk_norm", gguf.boolean(True)))
     if cfg.get("scaled_embeddings"):
         kvs.append(("glassbox.scaled_embeddings", gguf.boolean(True)))
-    kvs += _window_metadata("glassbox", cfg, pattern_as_array=True)
     if cfg["position"] == "alibi":
         kvs.append(("glassbox.attention.max_alibi_bias", gguf.f32(cfg.get("alibi_max_bias", 8.0))))
+    kvs += _window_metadata("glassbox", cfg, pattern_as_array=True)
     if cfg["position"] == "rope":
         kvs += [
             ("glassbox.rope.freq_base", gguf.f32(cfg["rope_theta"])),
@@ -411,6 +412,35 @@ def write_gpt2(path, cfg, weights, name, tokenizer_kvs, tensor_type="F32"):
         ("gpt2.block_count", gguf.u32(cfg["n_layers"])),
         ("gpt2.attention.head_count", gguf.u32(cfg["n_heads"])),
         ("gpt2.attention.layer_norm_epsilon", gguf.f32(cfg["norm_eps"])),
+    ])
+    _add_all(w, tokenizer_kvs)
+    stored = _add_tensors(w, fuse_rows(weights, "attn_qkv", ("attn_q", "attn_k", "attn_v")), tensor_type)
+    w.write(path)
+    return split_rows(stored, "attn_qkv", ("attn_q", "attn_k", "attn_v"), (cfg["dim"],) * 3)
+
+
+# -- bloom -----------------------------------------------------------------------
+
+def write_bloom(path, cfg, weights, name, tokenizer_kvs, tensor_type="F32"):
+    """A llama.cpp `bloom` file, as its converter (BloomModel) writes one: q, k, v fused into
+    blk.{i}.attn_qkv (rows q then k then v: the converter regroups BLOOM's per-head q|k|v rows), the
+    embedding LayerNorm as token_embd_norm, biases everywhere, tied (no output.weight), and no
+    max_alibi_bias key (llama.cpp fixes 8 for bloom)."""
+    assert cfg["norm"] == "layernorm" and cfg["norm_placement"] == "pre" and cfg.get("embedding_norm")
+    assert cfg["position"] == "alibi" and cfg.get("alibi_max_bias", 8.0) == 8.0
+    assert cfg["activation"] == "gelu" and not cfg["ffn_gated"]
+    assert cfg["qkv_bias"] and cfg["out_bias"] and cfg["ffn_bias"] and cfg["tied_embeddings"]
+    assert cfg["n_kv_heads"] == cfg["n_heads"] and head_dim(cfg) * cfg["n_heads"] == cfg["dim"]
+    w = gguf.GGUFWriter()
+    _common_header(w, "bloom", name, tensor_type)
+    _add_all(w, [
+        ("bloom.context_length", gguf.u32(cfg["context_length"])),
+        ("bloom.embedding_length", gguf.u32(cfg["dim"])),
+        ("bloom.feed_forward_length", gguf.u32(cfg["hidden_dim"])),
+        ("bloom.block_count", gguf.u32(cfg["n_layers"])),
+        ("bloom.attention.head_count", gguf.u32(cfg["n_heads"])),
+        ("bloom.attention.head_count_kv", gguf.u32(cfg["n_kv_heads"])),
+        ("bloom.attention.layer_norm_epsilon", gguf.f32(cfg["norm_eps"])),
     ])
     _add_all(w, tokenizer_kvs)
     stored = _add_tensors(w, fuse_rows(weights, "attn_qkv", ("attn_q", "attn_k", "attn_v")), tensor_type)

@@ -321,6 +321,17 @@ class Fixtures:
                   "arch gpt2: fused attn_qkv (q|k|v rows) with bias, learned position_embd, LayerNorm "
                   "with biases, GELU FFN 4*dim, tied (no output.weight), tiny byte-level BPE vocabulary")
 
+        cfg = configs.as_float32_file(configs.HF_BLOOM)
+        stored = gguf_export.write_bloom(self.path("bloom-tiny.gguf"), cfg, random_weights(cfg, 210),
+                                         "bloom-tiny", tiny_vocab.bpe_metadata("gpt-2"))
+        write_expected(self.path("bloom-tiny.json"), cfg, stored, sample_tokens(cfg, 210))
+        must_matter(cfg, stored, sample_tokens(cfg, 210), "bloom-tiny",
+                    {"alibi_max_bias": np.inf, "embedding_norm": False})  # an infinite max bias: slopes 0
+        self.note(["bloom-tiny.gguf", "bloom-tiny.json"],
+                  "arch bloom: ALiBi over 6 heads (slopes 2^-2, 2^-4, 2^-6, 2^-8, then 2^-1, 2^-3: the "
+                  "extension past a power of two), LayerNorm of the embeddings (token_embd_norm + bias), "
+                  "fused attn_qkv with bias, GELU, biases everywhere, tied, tiny byte-level BPE vocabulary")
+
     def block_quants(self, stem, plan, file_type, seed, covers):
         """llama-kquants' shape and recipe with every matrix in random blocks of the type `plan` gives it.
         MANIFEST gets the greedy continuation, plain and with the inputs of each product rounded as ggml's

@@ -215,7 +215,9 @@ void add_config(GgufWriter& w, const gguf::Architecture& arch, const ModelConfig
       w.add_float32(key(gguf::kRopeScalingFactor), *factor);
     }
   }
-  if (c.position == PositionKind::ALiBi) w.add_float32(key(gguf::kMaxAlibiBias), c.alibi_max_bias);
+  // bloom's is always 8 (architecture_for), which llama.cpp assumes: only our own architecture says it.
+  if (c.position == PositionKind::ALiBi && !arch.fixed)
+    w.add_float32(key(gguf::kMaxAlibiBias), c.alibi_max_bias);
   if (c.sliding_window > 0) {
     w.add_uint32(key(gguf::kSlidingWindow), static_cast<uint32_t>(c.sliding_window));
     w.add_bool_array(key(gguf::kSlidingWindowPattern), c.sliding_layers);

@@ -7,6 +7,7 @@
 //   gpt2     LayerNorm with biases, learned positions, GELU, fused qkv, biases everywhere
 //   bert     encoder: token types, embedding LayerNorm, Post-LN, learned positions, exact GELU, biases
 //   nomic-bert  bert's encoder with half-split RoPE, SwiGLU, fused qkv and no feed-forward biases
+//   bloom    gpt2's blocks with ALiBi (no position table) and a LayerNorm of the embeddings
 //   glassbox our own: every ModelConfig choice spelled out in glassbox.* keys (tests/reference/README.md)
 // The names of architectures, keys and tensors, and what each architecture fixes, are in gguf_names.hpp,
 // which the writer (gguf_export.cpp) shares.
@@ -250,7 +251,7 @@ Result<ModelConfig> read_config(const GgufFile& file, const gguf::Architecture& 
     c.gated_ffn = f.gated_ffn;
     c.qk_norm = f.qk_norm;
     c.scaled_embeddings = f.scaled_embeddings;
-    c.embedding_norm = f.encoder;
+    c.embedding_norm = f.encoder || f.embedding_norm;
     if (f.windowed) GLASSBOX_TRY(read_windows(file, arch, c));
   } else {
     // Our own architecture: each choice is a key (absent: the Llama choice).

@@ -8,8 +8,9 @@ bool has_choices(const ModelConfig& c, const FixedChoices& f) {
          (c.position != PositionKind::RoPE || c.rope_pairing == f.pairing) && c.activation == f.activation &&
          c.gated_ffn == f.gated_ffn && c.qk_norm == f.qk_norm && c.scaled_embeddings == f.scaled_embeddings &&
          (f.windowed || (c.sliding_window == 0 && c.final_logit_softcap == 0.0f)) &&
-         c.rope_magnitude == 1.0f && c.causal != f.encoder && c.embedding_norm == f.encoder &&
-         (f.encoder || c.n_token_types == 0);
+         c.rope_magnitude == 1.0f && c.causal != f.encoder &&
+         c.embedding_norm == (f.encoder || f.embedding_norm) && (f.encoder || c.n_token_types == 0) &&
+         (c.position != PositionKind::ALiBi || c.alibi_max_bias == kDefaultMaxAlibiBias);
 }
 
 constexpr bool layer_tensors_in_role_order() {

@@ -37,6 +37,8 @@ struct FixedChoices {
   // the embeddings, token-type embeddings, and the post-norm tensors named for where they sit
   // (kPostNormLayerTensors).
   bool encoder = false;
+  // A LayerNorm of the embeddings (token_embd_norm) in a decoder (bloom); every encoder has one too.
+  bool embedding_norm = false;
 };
 
 struct Architecture {
@@ -138,6 +140,23 @@ inline constexpr Architecture kArchitectures[] = {
      .written = true,
      .writer_needs_whole_head_rope = true,
      .ffn_biases = false},
+    // BLOOM as llama.cpp's converter writes it: gpt2's blocks (LayerNorm pre-norm with biases, q|k|v fused
+    // in attn_qkv, GELU, biases everywhere) with ALiBi instead of a position table, and a LayerNorm (with
+    // bias) of the embeddings, token_embd_norm. llama.cpp fixes bloom's max bias at 8, so only a model with
+    // that max bias is written as bloom.
+    {.name = "bloom",
+     .fixed = FixedChoices{.norm = NormKind::LayerNorm,
+                           .placement = NormPlacement::PreNorm,
+                           .position = PositionKind::ALiBi,
+                           .pairing = RopePairing::Adjacent,
+                           .activation = Activation::GELU,
+                           .gated_ffn = false,
+                           .embedding_norm = true},
+     .norm_eps_key = kLayerNormEps,
+     .fused_qkv = true,
+     .fused_gate_up = false,
+     .written = true,
+     .writer_needs_whole_head_rope = false},
     {.name = "gpt2",
      .fixed = FixedChoices{NormKind::LayerNorm, NormPlacement::PreNorm, PositionKind::Learned,
                            RopePairing::Adjacent, Activation::GELU, false},
@@ -162,7 +181,7 @@ const Architecture* architecture_named(std::string_view name);
 // The architecture export_gguf writes `config` as: the first written one that fixes exactly its choices (and
 // reads feed-forward biases, where the model has them), else `glassbox`.
 const Architecture& architecture_for(const ModelConfig& config, bool has_ffn_biases);
-// "llama, qwen2, qwen3, gemma3, phi3, bert, nomic-bert, gpt2 and glassbox", for messages.
+// "llama, qwen2, qwen3, gemma3, phi3, bert, nomic-bert, bloom, gpt2 and glassbox", for messages.
 std::string architecture_list();
 
 // --- metadata keys
@@ -189,7 +208,8 @@ inline constexpr const char* kRopeScalingAttnFactor = "rope.scaling.attn_factor"
 inline constexpr const char* kRopeMagnitude =
     "rope.magnitude";  // our own architecture: ModelConfig::rope_magnitude
 // ALiBi's max bias (ModelConfig::alibi_max_bias), llama.cpp's key; absent: 8. llama.cpp reads it for mpt
-// and jais and fixes 8 for bloom; glassbox reads it for every ALiBi model and writes it for each.
+// and jais and fixes 8 for bloom; glassbox reads it for every ALiBi model and writes it for our own
+// architecture (a model written as bloom has 8: architecture_for).
 inline constexpr const char* kMaxAlibiBias = "attention.max_alibi_bias";
 inline constexpr float kDefaultMaxAlibiBias = 8.0f;
 inline constexpr const char* kKeyLength = "attention.key_length";  // head_dim, where not dim / heads

@@ -67,6 +67,10 @@ ModelAnatomy model_anatomy(const Model& model) {
       add(a.biases, optional_vector(*t, n));
   }
   if (c.pre_norm()) add(a.norms, weight(w.final_norm, 1, d));
+  if (c.embedding_norm) {  // BLOOM's (and an encoder's) LayerNorm of the embeddings
+    add(a.norms, weight(w.embedding_norm, 1, d));
+    add(a.biases, optional_vector(w.embedding_norm_bias, d));
+  }
   add(a.biases, optional_vector(w.final_norm_bias, d));
 
   for (const ComponentSize& part :
