@@ -392,10 +392,13 @@ class Fixtures:
             ("gemma3-vocab", "gemma3", configs.GEMMA3, spm, {}, 307,
              {"n_layers": 3, "sliding_layers": [False, True, True], "sliding_window": 4,
               "tied_embeddings": False}),
+            # ALiBi over 12 heads (8 slopes of 8 heads, then 4 odd ones of 16), LayerNorm of the embeddings
+            ("bloom-vocab", "bloom", configs.HF_BLOOM, gpt2, {}, 310,
+             {"dim": 96, "n_heads": 12, "n_kv_heads": 12, "hidden_dim": 256}),
         ]
         writers = {"llama": gguf_export.write_llama, "qwen2": gguf_export.write_qwen2,
                    "qwen3": gguf_export.write_qwen3, "phi3": gguf_export.write_phi3,
-                   "gpt2": gguf_export.write_gpt2,
+                   "gpt2": gguf_export.write_gpt2, "bloom": gguf_export.write_bloom,
                    "phi3 (q, k, v apart)": lambda *a: gguf_export.write_phi3(*a, fuse_qkv=False),
                    "gemma3": lambda *a: gguf_export.write_gemma3(*a, pattern_as_array=True)}
         for stem, arch, base, vocab_path, overrides, seed, cfg_overrides in jobs:
@@ -417,6 +420,8 @@ class Fixtures:
                 raise RuntimeError(f"{stem}: RoPE scaling does not change the greedy tokens (a weak cross-check)")
             if cfg.get("sliding_window") and model.greedy(dict(cfg, sliding_window=0), stored, prompt, 16) == continuation:
                 raise RuntimeError(f"{stem}: the sliding window does not change the greedy tokens (a weak cross-check)")
+            if cfg["position"] == "alibi" and model.greedy(dict(cfg, alibi_max_bias=np.inf), stored, prompt, 16) == continuation:
+                raise RuntimeError(f"{stem}: ALiBi does not change the greedy tokens (a weak cross-check)")
             self.note([stem + ".gguf"],
                       f"arch {arch} with the real {os.path.basename(vocab_path)} tokenizer metadata"
                       + (f" ({overrides})" if overrides else "") + "; for a llama.cpp cross-check",
