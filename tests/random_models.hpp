@@ -184,6 +184,18 @@ inline std::vector<Case> architecture_cases() {
          no_rope(c, PositionKind::ALiBi);
        }),
        {.norm = true, .qkv = true, .out = true, .ffn = true}},
+      // MPT: no biases at all (MPT-7B's no_bias), ALiBi with a max bias of its own, the file says it.
+      {"mpt",
+       "mpt",
+       config([](ModelConfig& c) {
+         c.n_kv_heads = c.n_heads;
+         c.norm = NormKind::LayerNorm;
+         c.activation = Activation::GELU;
+         c.gated_ffn = false;
+         c.alibi_max_bias = 6.0f;
+         no_rope(c, PositionKind::ALiBi);
+       }),
+       {}},
       // ALiBi with a head count that is not a power of two (the slopes' extension), GQA and a max bias that
       // is not the usual 8: only our own architecture says it.
       {"alibi-6-heads-gqa",

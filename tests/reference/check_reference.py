@@ -665,7 +665,7 @@ def weights_from_gguf(path, cfg):
                 w[k] = gguf_export.llama_unpermute(w[k], cfg["n_heads"])
             elif ".attn_k." in k:
                 w[k] = gguf_export.llama_unpermute(w[k], cfg["n_kv_heads"])
-    if arch in ("gpt2", "phi3", "bloom"):
+    if arch in ("gpt2", "phi3", "bloom", "mpt"):
         # fused q|k|v rows (and phi3's gate|up rows), cut where the config says
         hd = cfg["dim"] // cfg["n_heads"]
         sizes = {"attn_qkv": [cfg["n_heads"] * hd, cfg["n_kv_heads"] * hd, cfg["n_kv_heads"] * hd]}
@@ -736,7 +736,7 @@ def every_fixture_reproduces_from_its_files():
                 expected = json.load(open(os.path.join(d, entry["files"][1])))
                 f, w = weights_from_gguf(os.path.join(d, first), expected["config"])
                 assert f.value("general.architecture") in ("glassbox", "llama", "qwen2", "qwen3", "gemma3", "phi3",
-                                                           "gpt2", "bloom")
+                                                           "gpt2", "bloom", "mpt")
                 if f.value("general.architecture") == "glassbox":
                     check_glassbox_metadata(f, expected["config"])
                 check_window_metadata(f, expected["config"])
@@ -752,7 +752,7 @@ def every_fixture_reproduces_from_its_files():
                                    rounding=rounding)
             close(logits, expected["logits"], 1e-12, entry["files"][-1])
             checked += 1
-        assert checked == 45, f"checked {checked} fixtures with logits, expected 45 (42 plain, 3 head ablations)"
+        assert checked == 46, f"checked {checked} fixtures with logits, expected 46 (43 plain, 3 head ablations)"
         # the quantized files really are quantized, and their logits moved
         for stem, kinds in (("llama-like", (("f16", 1e-6, 0.05), ("bf16", 1e-5, 0.5), ("q8_0", 1e-3, 0.6),
                                             ("q4_0", 1e-2, 4.0))),

@@ -115,6 +115,10 @@ HF_GPT2 = tiny(norm="layernorm", position="learned", activation="gelu", ffn_gate
 HF_BLOOM = tiny(dim=48, n_heads=6, n_kv_heads=6, hidden_dim=96, norm="layernorm", position="alibi",
                 activation="gelu", ffn_gated=False, qkv_bias=True, out_bias=True, ffn_bias=True,
                 embedding_norm=True, alibi_max_bias=8.0)
+# MPT (mpt files): LayerNorm without biases and no other biases (MPT-7B's no_bias), ALiBi with a max bias of 6
+# (the file's key) over 4 heads, GELU, tied.
+HF_MPT = tiny(hidden_dim=128, norm="layernorm", norm_bias=False, position="alibi", alibi_max_bias=6.0,
+              activation="gelu", ffn_gated=False)
 
 # Wide enough that every matrix row is whole 256-value K-quant super-blocks.
 KQUANT_LLAMA = tiny(dim=256, n_kv_heads=2, hidden_dim=256, rope_pairing="half", rotary_dim=64,

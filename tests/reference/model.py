@@ -3,7 +3,7 @@
 The configuration (all keys required; README.md has the equations):
 
   vocab_size, dim, n_layers, n_heads, n_kv_heads, hidden_dim, context_length
-  norm            "layernorm" (weight and bias) | "rmsnorm" (weight only)
+  norm            "layernorm" (weight and bias; no bias where norm_bias is False, MPT) | "rmsnorm" (weight only)
   norm_eps        epsilon inside the square root
   norm_placement  "pre":  x = x + f(norm(x)); a final norm before the classifier
                   "post": x = norm(x + f(x)); no final norm
@@ -88,7 +88,7 @@ def slides(cfg, layer):
 
 def _norm(cfg, weights, name, x):
     if cfg["norm"] == "layernorm":
-        return ops.layer_norm(x, weights[name + ".weight"], weights[name + ".bias"], cfg["norm_eps"])
+        return ops.layer_norm(x, weights[name + ".weight"], weights.get(name + ".bias"), cfg["norm_eps"])
     if cfg["norm"] == "rmsnorm":
         return ops.rms_norm(x, weights[name + ".weight"], cfg["norm_eps"])
     raise ValueError(f"unknown norm {cfg['norm']!r}")

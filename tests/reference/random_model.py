@@ -18,7 +18,7 @@ def weight_shapes(cfg):
     D, V, F = cfg["dim"], cfg["vocab_size"], cfg["hidden_dim"]
     q_dim = cfg["n_heads"] * head_dim(cfg)
     kv_dim = cfg["n_kv_heads"] * head_dim(cfg)
-    norm_has_bias = cfg["norm"] == "layernorm"
+    norm_has_bias = cfg["norm"] == "layernorm" and cfg.get("norm_bias", True)
     shapes = OrderedDict()
     shapes["token_embd.weight"] = (V, D)
     if cfg.get("embedding_norm"):
