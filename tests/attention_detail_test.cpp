@@ -56,7 +56,9 @@ TEST_P(AttentionDetailTest, EveryStepOfTheFormulaWithTheForwardPasssNumbers) {
           for (std::size_t i = 0; i < head_dim; ++i)
             dot += double{d->q[i]} * d->key_rows[j * head_dim + i];
           EXPECT_NEAR(d->dots[j], dot, 1e-4 * (1 + std::fabs(dot)));
-          EXPECT_EQ(d->scores[j], d->dots[j] / d->scale);
+          // ALiBi's bias, where the model has it: -slope * the distance to the query.
+          const float slope = c.config.position == PositionKind::ALiBi ? alibi_slope(c.config, head) : 0.0f;
+          EXPECT_EQ(d->scores[j], d->dots[j] / d->scale - slope * static_cast<float>(query - j));
           total += d->probabilities[j];
         }
         EXPECT_NEAR(total, 1.0, 1e-5);

@@ -243,6 +243,40 @@ TEST_P(ConvertReferenceFixture, CliWritesTheReferenceBlocksAndItsLogits) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Types, ConvertReferenceFixture, ::testing::Values("q8_0", "q4_0"));
+
+// The reference's bloom-tiny.gguf, laid out as llama.cpp's converter writes BLOOM, comes back from `glassbox
+// convert` tensor for tensor: the same names, shapes, types and bytes (fused attn_qkv, token_embd_norm, no
+// output.weight), under the architecture bloom.
+TEST(ConvertBloom, CliWritesTheReferencesBloomFileBackTensorForTensor) {
+  const std::string source = test::fixture_path("bloom-tiny.gguf");
+  GLASSBOX_REQUIRE_FILE(source);
+  const auto out = std::filesystem::temp_directory_path() /
+                   ("glassbox-convert-bloom-tiny-" +
+                    std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + ".gguf");
+  const test::ProcessResult run = test::run_process(
+      {GLASSBOX_CLI_PATH, "convert", "--model", source, "--output", out.string(), "--type", "f32"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.err.find("architecture bloom"), std::string::npos) << run.err;
+  const auto read = [](const std::string& path) -> Result<GgufFile> {
+    auto bytes = map_file(path);
+    if (!bytes) return bytes.error();
+    return read_gguf(std::move(*bytes));
+  };
+  auto ours = read(out.string()), theirs = read(source);
+  ASSERT_TRUE(ours.ok()) << ours.error().message;
+  ASSERT_TRUE(theirs.ok()) << theirs.error().message;
+  EXPECT_EQ(*ours->string("general.architecture"), "bloom");
+  ASSERT_EQ(ours->tensors.size(), theirs->tensors.size());
+  for (const GgufTensorInfo& want : theirs->tensors) {
+    const GgufTensorInfo* got = ours->tensor(want.name);
+    ASSERT_NE(got, nullptr) << want.name;
+    EXPECT_EQ(got->dims, want.dims) << want.name;
+    EXPECT_EQ(got->ggml_type, want.ggml_type) << want.name;
+    ASSERT_EQ(got->bytes, want.bytes) << want.name;
+    EXPECT_EQ(std::memcmp(got->data, want.data, want.bytes), 0) << want.name;
+  }
+  std::filesystem::remove(out);
+}
 #endif
 
 }  // namespace

@@ -259,5 +259,36 @@ TEST(GgufModelConfig, SlidingWindowLayersAsLlamaCppReadsThem) {
                ErrorCode::Malformed, "final logit soft-cap must be 0 (none) or positive, found -1");
 }
 
+// mpt's positions, as llama.cpp reads them: ALiBi with the file's max bias where it is above 0, else none (or a
+// learned table); ALiBi and a table at once, MPT's clamp_kqv and its q/k LayerNorm are refused by name.
+TEST(GgufModelConfig, MptPositionsComeFromTheFileAndWhatItCannotRunIsRefused) {
+  test::TinyLlama m;
+  m.architecture = "mpt";
+  auto plain = test::model_of(m.bytes());
+  ASSERT_TRUE(plain.ok()) << plain.error().message;
+  EXPECT_EQ(plain->config.position, PositionKind::None);  // no max bias: llama.cpp's "no ALiBi"
+  m.metadata["mpt.attention.max_alibi_bias"] = test::gguf_real(GgufType::Float32, 6.0);
+  auto alibi = test::model_of(m.bytes());
+  ASSERT_TRUE(alibi.ok()) << alibi.error().message;
+  EXPECT_EQ(alibi->config.position, PositionKind::ALiBi);
+  EXPECT_EQ(alibi->config.alibi_max_bias, 6.0f);
+
+  const auto refused = [](test::TinyLlama bad, const std::string& named) {
+    auto model = test::model_of(bad.bytes());
+    ASSERT_FALSE(model.ok()) << named;
+    EXPECT_EQ(model.error().code, ErrorCode::UnsupportedArchitecture);
+    EXPECT_NE(model.error().message.find(named), std::string::npos) << model.error().message;
+  };
+  test::TinyLlama clamped = m;
+  clamped.metadata["mpt.attention.clamp_kqv"] = test::gguf_real(GgufType::Float32, 8.0);
+  refused(clamped, "mpt.attention.clamp_kqv");
+  test::TinyLlama with_table = m;
+  with_table.extra_tensors = {"position_embd.weight"};
+  refused(with_table, "position_embd.weight");
+  test::TinyLlama qk_norm = m;
+  qk_norm.extra_tensors = {"blk.0.attn_q_norm.weight"};
+  refused(qk_norm, "attn_q_norm");
+}
+
 }  // namespace
 }  // namespace glassbox

@@ -149,6 +149,7 @@ void expect_same_config(const ModelConfig& want, const ModelConfig& got) {
   GLASSBOX_EXPECT_FIELD(rope_pairing);
   GLASSBOX_EXPECT_FIELD(rope_theta);
   GLASSBOX_EXPECT_FIELD(rope_dim);
+  GLASSBOX_EXPECT_FIELD(alibi_max_bias);
   GLASSBOX_EXPECT_FIELD(activation);
   GLASSBOX_EXPECT_FIELD(gated_ffn);
   GLASSBOX_EXPECT_FIELD(tied_embeddings);
@@ -386,6 +387,7 @@ TEST(GgufRoundTripNames, ToStringIsTheFileSpelling) {
   EXPECT_STREQ(to_string(PositionKind::Learned), "learned");
   EXPECT_STREQ(to_string(PositionKind::Sinusoidal), "sinusoidal");
   EXPECT_STREQ(to_string(PositionKind::None), "none");
+  EXPECT_STREQ(to_string(PositionKind::ALiBi), "alibi");
   EXPECT_STREQ(to_string(RopePairing::Adjacent), "adjacent");
   EXPECT_STREQ(to_string(RopePairing::HalfSplit), "half");
   EXPECT_STREQ(to_string(Activation::SiLU), "silu");

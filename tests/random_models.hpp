@@ -172,6 +172,41 @@ inline std::vector<Case> architecture_cases() {
          c.rope_freq_factors = {4.0f, 4.0f};
        }),
        {}},
+      // BLOOM: gpt2's blocks with ALiBi and a LayerNorm of the embeddings.
+      {"bloom",
+       "bloom",
+       config([](ModelConfig& c) {
+         c.n_kv_heads = c.n_heads;
+         c.norm = NormKind::LayerNorm;
+         c.activation = Activation::GELU;
+         c.gated_ffn = false;
+         c.embedding_norm = true;
+         no_rope(c, PositionKind::ALiBi);
+       }),
+       {.norm = true, .qkv = true, .out = true, .ffn = true}},
+      // MPT: no biases at all (MPT-7B's no_bias), ALiBi with a max bias of its own, the file says it.
+      {"mpt",
+       "mpt",
+       config([](ModelConfig& c) {
+         c.n_kv_heads = c.n_heads;
+         c.norm = NormKind::LayerNorm;
+         c.activation = Activation::GELU;
+         c.gated_ffn = false;
+         c.alibi_max_bias = 6.0f;
+         no_rope(c, PositionKind::ALiBi);
+       }),
+       {}},
+      // ALiBi with a head count that is not a power of two (the slopes' extension), GQA and a max bias that
+      // is not the usual 8: only our own architecture says it.
+      {"alibi-6-heads-gqa",
+       "glassbox",
+       config([](ModelConfig& c) {
+         c.dim = 24;
+         c.n_heads = 6;
+         c.alibi_max_bias = 4.0f;
+         no_rope(c, PositionKind::ALiBi);
+       }),
+       {.qkv = true}},
       // A window and a soft-cap on a Llama otherwise: only our own architecture says both.
       {"llama-sliding-softcap",
        "glassbox",

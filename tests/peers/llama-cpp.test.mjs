@@ -1,5 +1,7 @@
 // glassbox against llama.cpp itself: random-weight GGUF models of the llama (plain and with Llama 3.1's RoPE
-// scaling), phi3, qwen2, qwen3, gemma3 (sliding-window layers) and gpt2 architectures with real vocabularies must give the same prompt tokens
+// scaling), phi3, qwen2, qwen3, gemma3 (sliding-window layers), gpt2, bloom (ALiBi over 12 heads, LayerNorm of the
+// embeddings) and mpt (ALiBi with the file's max bias, no biases) architectures with real vocabularies must give the
+// same prompt tokens
 // (BOS included, as each engine adds it by default) and the same 32 greedy tokens in both engines; llama.cpp
 // must decode the reference's block-quantized files (every block type glassbox reads, and BF16) as the
 // reference does; and llama.cpp must read the GGUF files `glassbox convert` writes.
@@ -85,6 +87,8 @@ for (const name of [
   'llama-yarn-vocab',
   'qwen3-vocab',
   'gemma3-vocab',
+  'bloom-vocab',
+  'mpt-vocab',
 ]) {
   test(`${name}: same prompt tokens and the same ${GREEDY_TOKENS} greedy tokens as llama.cpp`, async (t) => {
     const file = path.join(fixtures, `${name}.gguf`);

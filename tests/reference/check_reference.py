@@ -642,6 +642,17 @@ def tiny_vocab_merges_build_every_token():
     assert built | {"<|endoftext|>"} == set(tokens) and len(tokens) == 64
 
 
+@check
+def alibi_slopes_known_values():
+    # Press et al.: 8 heads 1/2 .. 1/256; 12 heads: those 8, then 2^-0.5, 2^-1.5, 2^-2.5, 2^-3.5 (odd ones of 16)
+    assert np.array_equal(ops.alibi_slopes(8), 2.0 ** -np.arange(1, 9))
+    assert np.allclose(ops.alibi_slopes(12), np.concatenate([2.0 ** -np.arange(1, 9),
+                                                             2.0 ** -(np.arange(4) + 0.5)]), rtol=1e-15)
+    assert np.array_equal(ops.alibi_slopes(4, 4.0), 2.0 ** -np.arange(1, 5))
+    bias = ops.alibi_bias(3, 0.5)
+    assert np.array_equal(bias, [[0, -0.5, -1], [-0.5, 0, -0.5], [-1, -0.5, 0]])
+
+
 # -- every generated fixture, re-read from disk ------------------------------------------
 
 def weights_from_gguf(path, cfg):
@@ -654,7 +665,7 @@ def weights_from_gguf(path, cfg):
                 w[k] = gguf_export.llama_unpermute(w[k], cfg["n_heads"])
             elif ".attn_k." in k:
                 w[k] = gguf_export.llama_unpermute(w[k], cfg["n_kv_heads"])
-    if arch in ("gpt2", "phi3"):
+    if arch in ("gpt2", "phi3", "bloom", "mpt"):
         # fused q|k|v rows (and phi3's gate|up rows), cut where the config says
         hd = cfg["dim"] // cfg["n_heads"]
         sizes = {"attn_qkv": [cfg["n_heads"] * hd, cfg["n_kv_heads"] * hd, cfg["n_kv_heads"] * hd]}
@@ -725,7 +736,7 @@ def every_fixture_reproduces_from_its_files():
                 expected = json.load(open(os.path.join(d, entry["files"][1])))
                 f, w = weights_from_gguf(os.path.join(d, first), expected["config"])
                 assert f.value("general.architecture") in ("glassbox", "llama", "qwen2", "qwen3", "gemma3", "phi3",
-                                                           "gpt2")
+                                                           "gpt2", "bloom", "mpt")
                 if f.value("general.architecture") == "glassbox":
                     check_glassbox_metadata(f, expected["config"])
                 check_window_metadata(f, expected["config"])
@@ -741,7 +752,7 @@ def every_fixture_reproduces_from_its_files():
                                    rounding=rounding)
             close(logits, expected["logits"], 1e-12, entry["files"][-1])
             checked += 1
-        assert checked == 43, f"checked {checked} fixtures with logits, expected 43 (40 plain, 3 head ablations)"
+        assert checked == 46, f"checked {checked} fixtures with logits, expected 46 (43 plain, 3 head ablations)"
         # the quantized files really are quantized, and their logits moved
         for stem, kinds in (("llama-like", (("f16", 1e-6, 0.05), ("bf16", 1e-5, 0.5), ("q8_0", 1e-3, 0.6),
                                             ("q4_0", 1e-2, 4.0))),
@@ -822,6 +833,8 @@ def check_glassbox_metadata(f, cfg):
             "glassbox.norm_placement": "norm_placement", "glassbox.position": "position",
             "glassbox.activation": "activation", "glassbox.ffn_gated": "ffn_gated",
             "glassbox.attention.layer_norm_epsilon": "norm_eps", "glassbox.vocab_size": "vocab_size"}
+    if cfg["position"] == "alibi":
+        keys["glassbox.attention.max_alibi_bias"] = "alibi_max_bias"
     if cfg["position"] == "rope":
         keys.update({"glassbox.rope.freq_base": "rope_theta", "glassbox.rope.dimension_count": "rotary_dim",
                      "glassbox.rope.pairing": "rope_pairing"})

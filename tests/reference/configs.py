@@ -72,6 +72,10 @@ VARIANTS = [
                                       tied_embeddings=False),
      "Gemma's pieces on our own architecture: sandwich RMSNorm, scaled embeddings, sliding window of 2 keys "
      "on layers 1 and 2 (a bool-array pattern) with RoPE base 100, logits soft-capped at 1.5, MQA"),
+    ("alibi-rmsnorm-gqa", tiny(n_heads=8, n_kv_heads=2, head_dim=8, position="alibi", alibi_max_bias=4.0,
+                               embedding_norm=True),
+     "ALiBi on our own architecture: 8 heads of 8 (q 64 values, dim 32) sharing 2 kv heads, max bias 4 "
+     "(slopes 2^-0.5 .. 2^-4), RMSNorm of the embeddings (token_embd_norm), SwiGLU, tied"),
 ]
 
 # Gemma 3 (gemma3 files): sandwich RMSNorms, GeGLU, q/k norm, embeddings times sqrt(dim), half-pair RoPE, and
@@ -106,6 +110,15 @@ HF_QWEN3 = tiny(n_kv_heads=2, hidden_dim=64, rope_pairing="half", qk_norm=True, 
 HF_PHI3 = tiny(n_kv_heads=2, hidden_dim=48, rope_pairing="half", tied_embeddings=False)
 HF_GPT2 = tiny(norm="layernorm", position="learned", activation="gelu", ffn_gated=False,
                qkv_bias=True, out_bias=True, ffn_bias=True, hidden_dim=128)
+# BLOOM (bloom files): LayerNorm of the embeddings, ALiBi over 6 heads (not a power of two: 4 slopes of 4
+# heads, then 2 odd ones of 8), GELU, biases everywhere, tied.
+HF_BLOOM = tiny(dim=48, n_heads=6, n_kv_heads=6, hidden_dim=96, norm="layernorm", position="alibi",
+                activation="gelu", ffn_gated=False, qkv_bias=True, out_bias=True, ffn_bias=True,
+                embedding_norm=True, alibi_max_bias=8.0)
+# MPT (mpt files): LayerNorm without biases and no other biases (MPT-7B's no_bias), ALiBi with a max bias of 6
+# (the file's key) over 4 heads, GELU, tied.
+HF_MPT = tiny(hidden_dim=128, norm="layernorm", norm_bias=False, position="alibi", alibi_max_bias=6.0,
+              activation="gelu", ffn_gated=False)
 
 # Wide enough that every matrix row is whole 256-value K-quant super-blocks.
 KQUANT_LLAMA = tiny(dim=256, n_kv_heads=2, hidden_dim=256, rope_pairing="half", rotary_dim=64,

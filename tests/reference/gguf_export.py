@@ -6,6 +6,8 @@
   qwen3     llama.cpp's `qwen3`: qwen2 without biases, with per-head q/k RMSNorm
   phi3      llama.cpp's `phi3`: fused q|k|v and gate|up matrices, half-pair RoPE
   gpt2      llama.cpp's `gpt2`: fused q|k|v matrix, learned positions
+  bloom     llama.cpp's `bloom`: fused q|k|v matrix, ALiBi, LayerNorm of the embeddings
+  mpt       llama.cpp's `mpt`: fused q|k|v matrix, ALiBi with the file's max bias, no biases
   bert      llama.cpp's `bert`: a BERT encoder (encoder.py), WordPiece vocabulary, our MLM head names
 
 Each writer returns the weights *as stored* (after F16/BF16 rounding or
@@ -192,6 +194,8 @@ def glassbox_metadata(cfg):
         kvs.append(("glassbox.attention.qk_norm", gguf.boolean(True)))
     if cfg.get("scaled_embeddings"):
         kvs.append(("glassbox.scaled_embeddings", gguf.boolean(True)))
+    if cfg["position"] == "alibi":
+        kvs.append(("glassbox.attention.max_alibi_bias", gguf.f32(cfg.get("alibi_max_bias", 8.0))))
     kvs += _window_metadata("glassbox", cfg, pattern_as_array=True)
     if cfg["position"] == "rope":
         kvs += [
@@ -414,6 +418,64 @@ def write_gpt2(path, cfg, weights, name, tokenizer_kvs, tensor_type="F32"):
     stored = _add_tensors(w, fuse_rows(weights, "attn_qkv", ("attn_q", "attn_k", "attn_v")), tensor_type)
     w.write(path)
     return split_rows(stored, "attn_qkv", ("attn_q", "attn_k", "attn_v"), (cfg["dim"],) * 3)
+
+
+# -- bloom -----------------------------------------------------------------------
+
+def write_bloom(path, cfg, weights, name, tokenizer_kvs, tensor_type="F32"):
+    """A llama.cpp `bloom` file, as its converter (BloomModel) writes one: q, k, v fused into
+    blk.{i}.attn_qkv (rows q then k then v: the converter regroups BLOOM's per-head q|k|v rows), the
+    embedding LayerNorm as token_embd_norm, biases everywhere, tied (no output.weight), and no
+    max_alibi_bias key (llama.cpp fixes 8 for bloom)."""
+    assert cfg["norm"] == "layernorm" and cfg["norm_placement"] == "pre" and cfg.get("embedding_norm")
+    assert cfg["position"] == "alibi" and cfg.get("alibi_max_bias", 8.0) == 8.0
+    assert cfg["activation"] == "gelu" and not cfg["ffn_gated"]
+    assert cfg["qkv_bias"] and cfg["out_bias"] and cfg["ffn_bias"] and cfg["tied_embeddings"]
+    assert cfg["n_kv_heads"] == cfg["n_heads"] and head_dim(cfg) * cfg["n_heads"] == cfg["dim"]
+    w = gguf.GGUFWriter()
+    _common_header(w, "bloom", name, tensor_type)
+    _add_all(w, [
+        ("bloom.context_length", gguf.u32(cfg["context_length"])),
+        ("bloom.embedding_length", gguf.u32(cfg["dim"])),
+        ("bloom.feed_forward_length", gguf.u32(cfg["hidden_dim"])),
+        ("bloom.block_count", gguf.u32(cfg["n_layers"])),
+        ("bloom.attention.head_count", gguf.u32(cfg["n_heads"])),
+        ("bloom.attention.head_count_kv", gguf.u32(cfg["n_kv_heads"])),
+        ("bloom.attention.layer_norm_epsilon", gguf.f32(cfg["norm_eps"])),
+    ])
+    _add_all(w, tokenizer_kvs)
+    stored = _add_tensors(w, fuse_rows(weights, "attn_qkv", ("attn_q", "attn_k", "attn_v")), tensor_type)
+    w.write(path)
+    return split_rows(stored, "attn_qkv", ("attn_q", "attn_k", "attn_v"), (cfg["dim"],) * 3)
+
+
+# -- mpt -------------------------------------------------------------------------
+
+def write_mpt(path, cfg, weights, name, tokenizer_kvs, tensor_type="F32"):
+    """A llama.cpp `mpt` file, as its converter (MPTModel) writes MPT-7B's kind: q, k, v fused into
+    blk.{i}.attn_qkv (its Wqkv), LayerNorms without biases and no other biases, tied (no output.weight), and
+    mpt.attention.max_alibi_bias (llama.cpp's ALiBi switch: absent or 0 would mean none)."""
+    assert cfg["norm"] == "layernorm" and not cfg.get("norm_bias", True) and cfg["norm_placement"] == "pre"
+    assert cfg["position"] == "alibi" and cfg["activation"] == "gelu" and not cfg["ffn_gated"]
+    assert not (cfg["qkv_bias"] or cfg["out_bias"] or cfg["ffn_bias"]) and cfg["tied_embeddings"]
+    assert head_dim(cfg) * cfg["n_heads"] == cfg["dim"] and not cfg.get("embedding_norm")
+    w = gguf.GGUFWriter()
+    _common_header(w, "mpt", name, tensor_type)
+    _add_all(w, [
+        ("mpt.context_length", gguf.u32(cfg["context_length"])),
+        ("mpt.embedding_length", gguf.u32(cfg["dim"])),
+        ("mpt.block_count", gguf.u32(cfg["n_layers"])),
+        ("mpt.feed_forward_length", gguf.u32(cfg["hidden_dim"])),
+        ("mpt.attention.head_count", gguf.u32(cfg["n_heads"])),
+        ("mpt.attention.head_count_kv", gguf.u32(cfg["n_kv_heads"])),
+        ("mpt.attention.layer_norm_epsilon", gguf.f32(cfg["norm_eps"])),
+        ("mpt.attention.max_alibi_bias", gguf.f32(cfg.get("alibi_max_bias", 8.0))),
+    ])
+    _add_all(w, tokenizer_kvs)
+    stored = _add_tensors(w, fuse_rows(weights, "attn_qkv", ("attn_q", "attn_k", "attn_v")), tensor_type)
+    w.write(path)
+    kv_dim = cfg["n_kv_heads"] * head_dim(cfg)
+    return split_rows(stored, "attn_qkv", ("attn_q", "attn_k", "attn_v"), (cfg["dim"], kv_dim, kv_dim))
 
 
 # -- bert ------------------------------------------------------------------------

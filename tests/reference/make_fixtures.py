@@ -321,6 +321,27 @@ class Fixtures:
                   "arch gpt2: fused attn_qkv (q|k|v rows) with bias, learned position_embd, LayerNorm "
                   "with biases, GELU FFN 4*dim, tied (no output.weight), tiny byte-level BPE vocabulary")
 
+        cfg = configs.as_float32_file(configs.HF_BLOOM)
+        stored = gguf_export.write_bloom(self.path("bloom-tiny.gguf"), cfg, random_weights(cfg, 210),
+                                         "bloom-tiny", tiny_vocab.bpe_metadata("gpt-2"))
+        write_expected(self.path("bloom-tiny.json"), cfg, stored, sample_tokens(cfg, 210))
+        must_matter(cfg, stored, sample_tokens(cfg, 210), "bloom-tiny",
+                    {"alibi_max_bias": np.inf, "embedding_norm": False})  # an infinite max bias: slopes 0
+        self.note(["bloom-tiny.gguf", "bloom-tiny.json"],
+                  "arch bloom: ALiBi over 6 heads (slopes 2^-2, 2^-4, 2^-6, 2^-8, then 2^-1, 2^-3: the "
+                  "extension past a power of two), LayerNorm of the embeddings (token_embd_norm + bias), "
+                  "fused attn_qkv with bias, GELU, biases everywhere, tied, tiny byte-level BPE vocabulary")
+
+        cfg = configs.as_float32_file(configs.HF_MPT)
+        stored = gguf_export.write_mpt(self.path("mpt-tiny.gguf"), cfg, random_weights(cfg, 211),
+                                       "mpt-tiny", tiny_vocab.bpe_metadata("gpt-2"))
+        write_expected(self.path("mpt-tiny.json"), cfg, stored, sample_tokens(cfg, 211))
+        must_matter(cfg, stored, sample_tokens(cfg, 211), "mpt-tiny", {"alibi_max_bias": 8.0})
+        self.note(["mpt-tiny.gguf", "mpt-tiny.json"],
+                  "arch mpt: ALiBi with mpt.attention.max_alibi_bias 6 (slopes 2^-1.5 .. 2^-6 over 4 heads), "
+                  "LayerNorms without biases and no other biases, fused attn_qkv, GELU, tied, tiny byte-level "
+                  "BPE vocabulary")
+
     def block_quants(self, stem, plan, file_type, seed, covers):
         """llama-kquants' shape and recipe with every matrix in random blocks of the type `plan` gives it.
         MANIFEST gets the greedy continuation, plain and with the inputs of each product rounded as ggml's
@@ -381,10 +402,18 @@ class Fixtures:
             ("gemma3-vocab", "gemma3", configs.GEMMA3, spm, {}, 307,
              {"n_layers": 3, "sliding_layers": [False, True, True], "sliding_window": 4,
               "tied_embeddings": False}),
+            # ALiBi over 12 heads (8 slopes of 8 heads, then 4 odd ones of 16), LayerNorm of the embeddings
+            ("bloom-vocab", "bloom", configs.HF_BLOOM, gpt2, {}, 310,
+             {"dim": 96, "n_heads": 12, "n_kv_heads": 12, "hidden_dim": 256}),
+            # MPT-7B's kind (no biases) with ALiBi's max bias 6, which both engines read from the file. (Seed
+            # 311's weights put a near tie, 0.0002 of a logit, at the 14th greedy token after "Once upon a
+            # time", which llama.cpp's float16 KV cache flipped; glassbox agreed with the float64 reference.)
+            ("mpt-vocab", "mpt", configs.HF_MPT, gpt2, {}, 312, {"hidden_dim": 256}),
         ]
         writers = {"llama": gguf_export.write_llama, "qwen2": gguf_export.write_qwen2,
                    "qwen3": gguf_export.write_qwen3, "phi3": gguf_export.write_phi3,
-                   "gpt2": gguf_export.write_gpt2,
+                   "gpt2": gguf_export.write_gpt2, "bloom": gguf_export.write_bloom,
+                   "mpt": gguf_export.write_mpt,
                    "phi3 (q, k, v apart)": lambda *a: gguf_export.write_phi3(*a, fuse_qkv=False),
                    "gemma3": lambda *a: gguf_export.write_gemma3(*a, pattern_as_array=True)}
         for stem, arch, base, vocab_path, overrides, seed, cfg_overrides in jobs:
@@ -406,6 +435,8 @@ class Fixtures:
                 raise RuntimeError(f"{stem}: RoPE scaling does not change the greedy tokens (a weak cross-check)")
             if cfg.get("sliding_window") and model.greedy(dict(cfg, sliding_window=0), stored, prompt, 16) == continuation:
                 raise RuntimeError(f"{stem}: the sliding window does not change the greedy tokens (a weak cross-check)")
+            if cfg["position"] == "alibi" and model.greedy(dict(cfg, alibi_max_bias=np.inf), stored, prompt, 16) == continuation:
+                raise RuntimeError(f"{stem}: ALiBi does not change the greedy tokens (a weak cross-check)")
             self.note([stem + ".gguf"],
                       f"arch {arch} with the real {os.path.basename(vocab_path)} tokenizer metadata"
                       + (f" ({overrides})" if overrides else "") + "; for a llama.cpp cross-check",

@@ -3,7 +3,7 @@
 The configuration (all keys required; README.md has the equations):
 
   vocab_size, dim, n_layers, n_heads, n_kv_heads, hidden_dim, context_length
-  norm            "layernorm" (weight and bias) | "rmsnorm" (weight only)
+  norm            "layernorm" (weight and bias; no bias where norm_bias is False, MPT) | "rmsnorm" (weight only)
   norm_eps        epsilon inside the square root
   norm_placement  "pre":  x = x + f(norm(x)); a final norm before the classifier
                   "post": x = norm(x + f(x)); no final norm
@@ -11,6 +11,10 @@ The configuration (all keys required; README.md has the equations):
                   post_attention_norm / post_ffw_norm); a final norm
   position        "rope" | "learned" (table added to the token embedding)
                   | "sinusoidal" (fixed table added, embeddings not scaled)
+                  | "alibi" (nothing added; head h's scores get -slope_h * (i - j), ops.alibi_slopes with
+                  alibi_max_bias, default 8)
+  embedding_norm  True: the embeddings are normalized (token_embd_norm.weight/.bias) before the first
+                  layer (BLOOM)
   rope_theta, rotary_dim, rope_pairing ("adjacent" | "half")   (rope only)
   rope_scaling    None | {"type": "linear" | "llama3" | "yarn", ...}: per-pair frequency divisors
                   (ops.rope_freq_factors; rope only), and YaRN's scaling of q and k (ops.rope_magnitude)
@@ -84,7 +88,7 @@ def slides(cfg, layer):
 
 def _norm(cfg, weights, name, x):
     if cfg["norm"] == "layernorm":
-        return ops.layer_norm(x, weights[name + ".weight"], weights[name + ".bias"], cfg["norm_eps"])
+        return ops.layer_norm(x, weights[name + ".weight"], weights.get(name + ".bias"), cfg["norm_eps"])
     if cfg["norm"] == "rmsnorm":
         return ops.rms_norm(x, weights[name + ".weight"], cfg["norm_eps"])
     raise ValueError(f"unknown norm {cfg['norm']!r}")
@@ -120,10 +124,13 @@ def attention(cfg, weights, layer, x, trace=None, rounding=None, head_scales=Non
         k = ops.apply_rope(k, positions, cfg["rotary_dim"], theta, cfg["rope_pairing"], factors, magnitude)
     group = H // KV
     mask = ops.causal_mask(T, cfg["sliding_window"] if sliding else None)
+    slopes = ops.alibi_slopes(H, cfg.get("alibi_max_bias", 8.0)) if cfg["position"] == "alibi" else None
     heads = []
     for h in range(H):
         kv = h // group
         scores = q[:, h, :] @ k[:, kv, :].T / np.sqrt(hd) + mask  # [T queries, T keys]
+        if slopes is not None:
+            scores = scores + ops.alibi_bias(T, slopes[h])
         probs = ops.softmax(scores)
         if trace is not None:
             trace.setdefault("attention", []).append(probs)
@@ -154,7 +161,7 @@ def embed(cfg, weights, tokens):
         x = x + weights["position_embd.weight"][:T]
     elif cfg["position"] == "sinusoidal":
         x = x + ops.sinusoidal_table(T, cfg["dim"])
-    elif cfg["position"] != "rope":
+    elif cfg["position"] not in ("rope", "alibi"):
         raise ValueError(f"unknown position scheme {cfg['position']!r}")
     return x
 
@@ -162,6 +169,8 @@ def embed(cfg, weights, tokens):
 def hidden_states(cfg, weights, tokens, trace=None, rounding=None, head_scales=None):
     """The final hidden state of every position, [T, dim] (before the classifier)."""
     x = embed(cfg, weights, tokens)
+    if cfg.get("embedding_norm"):
+        x = _norm(cfg, weights, "token_embd_norm", x)
     for layer in range(cfg["n_layers"]):
         p = f"blk.{layer}."
         if cfg["norm_placement"] == "pre":

@@ -79,6 +79,22 @@ def causal_mask(n, window=None):
 
 # -- positions --------------------------------------------------------------------
 
+def alibi_slopes(n_heads, max_bias=8.0):
+    """ALiBi's per-head slopes (Press et al., "Train Short, Test Long"): for n heads, n a power of two,
+    2^(-max_bias * i / n) for i = 1..n; otherwise the n' = 2^floor(log2 n) slopes of n' heads, then the
+    odd-numbered slopes (i = 1, 3, 5, ...) of 2n' heads until there are n."""
+    def of(n):
+        return [2.0 ** (-max_bias * i / n) for i in range(1, n + 1)]
+    below = 2 ** int(np.floor(np.log2(n_heads)))
+    return np.array(of(below) + of(2 * below)[0::2][:n_heads - below])
+
+
+def alibi_bias(n, slope):
+    """[n, n] ALiBi bias of one head: -slope * |i - j| for query i and key j (the future is masked apart)."""
+    i, j = np.arange(n)[:, None], np.arange(n)[None, :]
+    return -slope * np.abs(i - j).astype(np.float64)
+
+
 def rope_angles(positions, rotary_dim, theta, freq_factors=None):
     """[T, rotary_dim/2] angles pos * theta^(-2i/rotary_dim) / freq_factors[i], one per rotated pair
     (freq_factors: RoPE scaling's per-pair divisors, None for plain RoPE)."""

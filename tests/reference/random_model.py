@@ -18,9 +18,13 @@ def weight_shapes(cfg):
     D, V, F = cfg["dim"], cfg["vocab_size"], cfg["hidden_dim"]
     q_dim = cfg["n_heads"] * head_dim(cfg)
     kv_dim = cfg["n_kv_heads"] * head_dim(cfg)
-    norm_has_bias = cfg["norm"] == "layernorm"
+    norm_has_bias = cfg["norm"] == "layernorm" and cfg.get("norm_bias", True)
     shapes = OrderedDict()
     shapes["token_embd.weight"] = (V, D)
+    if cfg.get("embedding_norm"):
+        shapes["token_embd_norm.weight"] = (D,)
+        if norm_has_bias:
+            shapes["token_embd_norm.bias"] = (D,)
     if cfg["position"] == "learned":
         shapes["position_embd.weight"] = (cfg["context_length"], D)
     for i in range(cfg["n_layers"]):

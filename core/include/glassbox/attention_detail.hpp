@@ -1,7 +1,8 @@
 // One head's attention for one query, step by step, with the actual numbers: the formula of scaled
 // dot-product attention made visible,
 //   scores = q · k_j / sqrt(d_k)   for every key j <= the query (the causal mask hides the rest; a
-//                                  sliding-window layer also hides keys older than its window)
+//                                  sliding-window layer also hides keys older than its window), minus
+//                                  slope (query - j) where the model uses ALiBi
 //   p      = softmax(scores)
 //   output = sum_j p_j v_j        (times the head's ablation scale)
 // Session::attention_detail recomputes it from the residual trace; every number is the one the forward pass
@@ -25,7 +26,7 @@ struct AttentionDetail {
   std::vector<float> rope_angles;      // RoPE: the angle each pair of q turned by here, radians in (-pi, pi]
   std::vector<float> key_rows;         // k_j as cached (after RoPE) [keys][head_dim]
   std::vector<float> dots;             // q · k_j [keys]
-  std::vector<float> scores;           // dots / scale [keys]
+  std::vector<float> scores;           // dots / scale (- slope * distance with ALiBi) [keys]
   std::vector<float> probabilities;    // softmax(scores) [keys]
   std::vector<float> value_rows;       // v_j [keys][head_dim]
   std::vector<float> output;           // sum_j p_j v_j, times head_scale [head_dim]

@@ -25,6 +25,7 @@ enum class PositionKind {
   Learned,     // a learned table added to the token embedding (GPT-2)
   Sinusoidal,  // the fixed sin/cos table of "Attention Is All You Need", added to the token embedding
   None,
+  ALiBi,  // no code added anywhere: each head's scores get -slope * distance (BLOOM, MPT; glassbox/positions.hpp)
 };
 
 // How RoPE pairs up a head's values: (2i, 2i+1) or (i, i + rotary_dim/2). See kernels/rope.cpp.
@@ -64,6 +65,9 @@ struct ModelConfig {
   std::vector<float> rope_freq_factors;
   // YaRN: every rotation also scales q and k by this (so q·k by its square); 1 otherwise.
   float rope_magnitude = 1.0f;
+  // ALiBi: the largest slope's exponent (the slopes are 2^(-alibi_max_bias * i / n) for a power of two n;
+  // glassbox/positions.hpp's alibi_slope). 8 in the paper, BLOOM and MPT.
+  float alibi_max_bias = 8.0f;
 
   // Each head's queries and keys are RMS-normalized over head_dim, with weights of their own (one set for
   // queries, one for keys), before RoPE: Qwen3, Gemma 3.

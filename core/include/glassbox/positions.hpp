@@ -4,7 +4,10 @@
 //     added to the token embedding;
 //   RoPE: pair i of each query and key turns by the angle p * theta^(-2i / rotary_dim) (divided by the pair's
 //     frequency factor where the model scales RoPE), so that the dot product of a query at m and a key at n
-//     depends on m - n alone.
+//     depends on m - n alone;
+//   ALiBi (Press et al., "Train Short, Test Long"): nothing is added to the embeddings or turned; head h adds
+//     -slope_h * (i - j) to the score of query i for key j, after the 1/sqrt(head_dim) scaling and before the
+//     softmax (model/layer_steps.hpp), so each head prefers near keys at its own rate, at any distance.
 #pragma once
 
 #include <span>
@@ -22,6 +25,14 @@ void sinusoidal_code(int position, std::span<float> out);
 // frequency is rounded to float first, as the engine's tables are built. A sliding-window layer
 // (ModelConfig::slides) turns with its own base and no frequency factors; layer -1 means a global layer.
 double rope_angle(const ModelConfig& config, int pair, int position, int layer = -1);
+
+// ALiBi's slope of head `head` (0-based) of the config's n_heads. For n a power of two, head h's slope is
+// 2^(-max_bias (h + 1) / n): with max_bias 8 and 8 heads 1/2, 1/4, ..., 1/256. Otherwise the paper's
+// extension: with m the largest power of two below n, the first m heads take the slopes of m heads and the
+// other n - m take the odd-numbered slopes of 2m heads, 2^(-max_bias (2k + 1) / 2m) for k = 0, 1, ... Computed
+// in float as llama.cpp does (powf of a base), so the same slopes to the bit. config.alibi_max_bias is the
+// max_bias.
+float alibi_slope(const ModelConfig& config, int head);
 
 // Llama 3.1's RoPE scaling (Hugging Face's rope_scaling with rope_type "llama3"): pairs whose wavelength
 // (2 pi / frequency) exceeds original_context / low_freq_factor turn `factor` times slower, pairs whose

@@ -215,6 +215,9 @@ void add_config(GgufWriter& w, const gguf::Architecture& arch, const ModelConfig
       w.add_float32(key(gguf::kRopeScalingFactor), *factor);
     }
   }
+  // bloom's is always 8 (architecture_for), which llama.cpp assumes: mpt and our own architecture say it.
+  if (c.position == PositionKind::ALiBi && (!arch.fixed || arch.positions_from_file))
+    w.add_float32(key(gguf::kMaxAlibiBias), c.alibi_max_bias);
   if (c.sliding_window > 0) {
     w.add_uint32(key(gguf::kSlidingWindow), static_cast<uint32_t>(c.sliding_window));
     w.add_bool_array(key(gguf::kSlidingWindowPattern), c.sliding_layers);

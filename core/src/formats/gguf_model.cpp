@@ -7,6 +7,8 @@
 //   gpt2     LayerNorm with biases, learned positions, GELU, fused qkv, biases everywhere
 //   bert     encoder: token types, embedding LayerNorm, Post-LN, learned positions, exact GELU, biases
 //   nomic-bert  bert's encoder with half-split RoPE, SwiGLU, fused qkv and no feed-forward biases
+//   bloom    gpt2's blocks with ALiBi (no position table) and a LayerNorm of the embeddings
+//   mpt      LayerNorm (biases optional), fused qkv, GELU, ALiBi with the file's max bias
 //   glassbox our own: every ModelConfig choice spelled out in glassbox.* keys (tests/reference/README.md)
 // The names of architectures, keys and tensors, and what each architecture fixes, are in gguf_names.hpp,
 // which the writer (gguf_export.cpp) shares.
@@ -213,6 +215,30 @@ Result<void> read_encoder_keys(const GgufFile& file, const gguf::Architecture& a
   return ok();
 }
 
+// mpt's positions, as llama.cpp reads them: ALiBi where attention.max_alibi_bias is above 0, else the learned
+// table where the file has one, else none. Both at once, MPT's clamp of q, k and v and its LayerNorm of all
+// queries and keys are refused: running without them would compute something else.
+Result<void> read_mpt_positions(const GgufFile& file, const gguf::Architecture& arch, ModelConfig& c) {
+  const std::string max_bias_key = gguf::arch_key(arch.name, gguf::kMaxAlibiBias);
+  auto max_bias = file.real(max_bias_key, 0.0);
+  if (!max_bias) return max_bias.error();
+  const bool table = file.tensor(gguf::kPositionEmbedding) != nullptr;
+  if (*max_bias > 0.0 && table)
+    return error(ErrorCode::UnsupportedArchitecture, file.source(), ": ", max_bias_key,
+                 " asks for ALiBi and ", gguf::kPositionEmbedding,
+                 " adds learned positions too: glassbox runs one or the other");
+  c.position = *max_bias > 0.0 ? PositionKind::ALiBi : table ? PositionKind::Learned : PositionKind::None;
+  const std::string clamp_key = gguf::arch_key(arch.name, gguf::kClampKqv);
+  if (file.find(clamp_key))
+    return error(ErrorCode::UnsupportedArchitecture, file.source(), ": metadata ", clamp_key,
+                 " clamps q, k and v (MPT's clip_qkv), which glassbox does not support yet");
+  if (file.tensor(gguf::kUnsupportedMptQkNorm))
+    return error(
+        ErrorCode::UnsupportedArchitecture, file.source(), ": tensor ", gguf::kUnsupportedMptQkNorm,
+        " normalizes all queries and keys at once (MPT's qk_ln), which glassbox does not support yet");
+  return ok();
+}
+
 Result<ModelConfig> read_config(const GgufFile& file, const gguf::Architecture& arch) {
   const auto key = [&](const char* name) { return gguf::arch_key(arch.name, name); };
   ModelConfig c;
@@ -250,7 +276,7 @@ Result<ModelConfig> read_config(const GgufFile& file, const gguf::Architecture& 
     c.gated_ffn = f.gated_ffn;
     c.qk_norm = f.qk_norm;
     c.scaled_embeddings = f.scaled_embeddings;
-    c.embedding_norm = f.encoder;
+    c.embedding_norm = f.encoder || f.embedding_norm;
     if (f.windowed) GLASSBOX_TRY(read_windows(file, arch, c));
   } else {
     // Our own architecture: each choice is a key (absent: the Llama choice).
@@ -266,6 +292,12 @@ Result<ModelConfig> read_config(const GgufFile& file, const gguf::Architecture& 
     c.embedding_norm = file.tensor(gguf::kTokenEmbeddingNorm) != nullptr;
   }
   GLASSBOX_TRY(read_encoder_keys(file, arch, c));
+  if (arch.positions_from_file) GLASSBOX_TRY(read_mpt_positions(file, arch, c));
+  if (c.position == PositionKind::ALiBi) {
+    auto max_bias = file.real(key(gguf::kMaxAlibiBias), gguf::kDefaultMaxAlibiBias);
+    if (!max_bias) return max_bias.error();
+    c.alibi_max_bias = static_cast<float>(*max_bias);  // validate() checks that it is positive
+  }
   if (c.position == PositionKind::RoPE) {
     GLASSBOX_TRY(read_rope_scaling(file, arch.name, c));
     if (!arch.fixed) {

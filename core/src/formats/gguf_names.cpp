@@ -8,8 +8,8 @@ bool has_choices(const ModelConfig& c, const FixedChoices& f) {
          (c.position != PositionKind::RoPE || c.rope_pairing == f.pairing) && c.activation == f.activation &&
          c.gated_ffn == f.gated_ffn && c.qk_norm == f.qk_norm && c.scaled_embeddings == f.scaled_embeddings &&
          (f.windowed || (c.sliding_window == 0 && c.final_logit_softcap == 0.0f)) &&
-         c.rope_magnitude == 1.0f && c.causal != f.encoder && c.embedding_norm == f.encoder &&
-         (f.encoder || c.n_token_types == 0);
+         c.rope_magnitude == 1.0f && c.causal != f.encoder &&
+         c.embedding_norm == (f.encoder || f.embedding_norm) && (f.encoder || c.n_token_types == 0);
 }
 
 constexpr bool layer_tensors_in_role_order() {
@@ -33,6 +33,10 @@ const Architecture& architecture_for(const ModelConfig& c, bool has_ffn_biases) 
     if (!a.fixed) return a;  // glassbox: any config
     if (!has_choices(c, *a.fixed)) continue;
     if (has_ffn_biases && !a.ffn_biases) continue;
+    // llama.cpp assumes bloom's max bias (8); only mpt reads it from the file.
+    if (c.position == PositionKind::ALiBi && !a.positions_from_file &&
+        c.alibi_max_bias != kDefaultMaxAlibiBias)
+      continue;
     if (a.writer_needs_whole_head_rope && c.position == PositionKind::RoPE && c.rotary_dim() != c.head_dim)
       continue;
     return a;

@@ -37,6 +37,8 @@ struct FixedChoices {
   // the embeddings, token-type embeddings, and the post-norm tensors named for where they sit
   // (kPostNormLayerTensors).
   bool encoder = false;
+  // A LayerNorm of the embeddings (token_embd_norm) in a decoder (bloom); every encoder has one too.
+  bool embedding_norm = false;
 };
 
 struct Architecture {
@@ -50,6 +52,10 @@ struct Architecture {
   // false: llama.cpp's graph adds no feed-forward bias (nomic-bert), so none is read from such a file, and a
   // model that has them is not written as this architecture.
   bool ffn_biases = true;
+  // mpt: positions as the file has them, as llama.cpp reads them: ALiBi where <arch>.attention.max_alibi_bias
+  // is above 0 (with that max bias), else a learned table where position_embd.weight is present, else none.
+  // FixedChoices::position is what the writer needs (ALiBi: the others are other architectures' configs).
+  bool positions_from_file = false;
 };
 
 inline constexpr const char* kRmsNormEps = "attention.layer_norm_rms_epsilon";
@@ -138,6 +144,36 @@ inline constexpr Architecture kArchitectures[] = {
      .written = true,
      .writer_needs_whole_head_rope = true,
      .ffn_biases = false},
+    // BLOOM as llama.cpp's converter writes it: gpt2's blocks (LayerNorm pre-norm with biases, q|k|v fused
+    // in attn_qkv, GELU, biases everywhere) with ALiBi instead of a position table, and a LayerNorm (with
+    // bias) of the embeddings, token_embd_norm. llama.cpp fixes bloom's max bias at 8, so only a model with
+    // that max bias is written as bloom.
+    {.name = "bloom",
+     .fixed = FixedChoices{.norm = NormKind::LayerNorm,
+                           .placement = NormPlacement::PreNorm,
+                           .position = PositionKind::ALiBi,
+                           .pairing = RopePairing::Adjacent,
+                           .activation = Activation::GELU,
+                           .gated_ffn = false,
+                           .embedding_norm = true},
+     .norm_eps_key = kLayerNormEps,
+     .fused_qkv = true,
+     .fused_gate_up = false,
+     .written = true,
+     .writer_needs_whole_head_rope = false},
+    // MPT as llama.cpp's converter writes it: LayerNorm pre-norm (biases optional, MPT-7B has none), q|k|v
+    // fused in attn_qkv, GELU, ALiBi with the file's max bias (or a learned table, or none:
+    // positions_from_file), tied output. Its q/k LayerNorm (attn_q_norm over all heads) and clamp_kqv are
+    // refused by name.
+    {.name = "mpt",
+     .fixed = FixedChoices{NormKind::LayerNorm, NormPlacement::PreNorm, PositionKind::ALiBi,
+                           RopePairing::Adjacent, Activation::GELU, false},
+     .norm_eps_key = kLayerNormEps,
+     .fused_qkv = true,
+     .fused_gate_up = false,
+     .written = true,
+     .writer_needs_whole_head_rope = false,
+     .positions_from_file = true},
     {.name = "gpt2",
      .fixed = FixedChoices{NormKind::LayerNorm, NormPlacement::PreNorm, PositionKind::Learned,
                            RopePairing::Adjacent, Activation::GELU, false},
@@ -162,7 +198,7 @@ const Architecture* architecture_named(std::string_view name);
 // The architecture export_gguf writes `config` as: the first written one that fixes exactly its choices (and
 // reads feed-forward biases, where the model has them), else `glassbox`.
 const Architecture& architecture_for(const ModelConfig& config, bool has_ffn_biases);
-// "llama, qwen2, qwen3, gemma3, phi3, bert, nomic-bert, gpt2 and glassbox", for messages.
+// "llama, qwen2, qwen3, gemma3, phi3, bert, nomic-bert, bloom, mpt, gpt2 and glassbox", for messages.
 std::string architecture_list();
 
 // --- metadata keys
@@ -188,6 +224,13 @@ inline constexpr const char* kRopeScalingOriginalContext = "rope.scaling.origina
 inline constexpr const char* kRopeScalingAttnFactor = "rope.scaling.attn_factor";                   // YaRN
 inline constexpr const char* kRopeMagnitude =
     "rope.magnitude";  // our own architecture: ModelConfig::rope_magnitude
+// ALiBi's max bias (ModelConfig::alibi_max_bias), llama.cpp's key. llama.cpp reads it for mpt (absent or 0:
+// no ALiBi) and fixes 8 for bloom; glassbox reads it for every ALiBi model (absent: 8) and writes it for mpt
+// and our own architecture (a model written as bloom has 8: architecture_for).
+// MPT's clamp of q, k and v (clip_qkv), which glassbox refuses rather than ignores.
+inline constexpr const char* kMaxAlibiBias = "attention.max_alibi_bias";
+inline constexpr float kDefaultMaxAlibiBias = 8.0f;
+inline constexpr const char* kClampKqv = "attention.clamp_kqv";
 inline constexpr const char* kKeyLength = "attention.key_length";  // head_dim, where not dim / heads
 inline constexpr const char* kValueLength = "attention.value_length";
 // Sliding-window attention, as llama.cpp reads it for gemma3 (and writes it for any architecture that has it).
@@ -318,6 +361,8 @@ inline constexpr const char* kMaskedLmNormBias = "mlm_norm.bias";
 inline constexpr const char* kMaskedLmOutputBias = "mlm_output.bias";
 // One divisor per rotated pair of RoPE's frequencies (Llama 3.1's scaling): ModelConfig::rope_freq_factors.
 inline constexpr const char* kRopeFreqs = "rope_freqs.weight";
+// MPT's LayerNorm of all heads' queries and keys at once (qk_ln), which glassbox refuses rather than ignores.
+inline constexpr const char* kUnsupportedMptQkNorm = "blk.0.attn_q_norm.weight";
 // LongRoPE's factors (Phi-3 128k), which glassbox refuses rather than ignores.
 inline constexpr const char* kUnsupportedRopeTensors[] = {"rope_factors_long.weight",
                                                           "rope_factors_short.weight"};

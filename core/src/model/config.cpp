@@ -56,6 +56,9 @@ Result<void> validate(const ModelConfig& c, const std::string& source) {
         return error(ErrorCode::Malformed, source, ": RoPE frequency factor ", i,
                      " must be a positive number, found ", c.rope_freq_factors[i]);
   }
+  if (c.position == PositionKind::ALiBi && !(std::isfinite(c.alibi_max_bias) && c.alibi_max_bias > 0.0f))
+    return error(ErrorCode::Malformed, source, ": ALiBi's max bias must be a positive number, found ",
+                 c.alibi_max_bias);
   if (!(std::isfinite(c.rope_magnitude) && c.rope_magnitude > 0.0f))
     return error(ErrorCode::Malformed, source,
                  ": the RoPE magnitude (YaRN's attention factor) must be positive, found ", c.rope_magnitude);

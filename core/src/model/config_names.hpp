@@ -33,6 +33,7 @@ inline constexpr ChoiceName<PositionKind> kPositionKindNames[] = {
     {PositionKind::Learned, "learned"},
     {PositionKind::Sinusoidal, "sinusoidal"},
     {PositionKind::None, "none"},
+    {PositionKind::ALiBi, "alibi"},
 };
 inline constexpr ChoiceName<RopePairing> kRopePairingNames[] = {
     {RopePairing::Adjacent, "adjacent"},

@@ -10,6 +10,7 @@
 //     (Sandwich, Gemma: x = x + norm'(attention(norm(x))), the same around the feed-forward)
 //   logits = classifier(norm(x[last]))    (the final norm only in Pre-LN and Sandwich models)
 //   (soft-capped where the model says: cap * tanh(logits / cap))
+// ALiBi adds nothing to the embeddings: each head biases its scores by distance (attend()).
 // A sliding-window layer's queries see only the last sliding_window keys (ModelConfig::first_visible_key).
 // An encoder (BERT) differs only in knobs: token-type embeddings and a LayerNorm of the embeddings, Post-LN,
 // attention over the whole text instead of the tokens so far (model/visible_keys.hpp, which also holds the
@@ -85,7 +86,8 @@ void record_residuals(ResidualTrace* residuals, int first_position, int layer, c
 // Multi-head self-attention of the chunk's n queries. For head h and the chunk's query t, over the keys j it
 // sees (visible.of(t): a decoder's keys up to its position, an encoder's whole text; the chunk's own keys are
 // in the cache already):
-//   probability_j = softmax_j(q·k_j / sqrt(head_dim)),    out_h = sum_j probability_j v_j
+//   probability_j = softmax_j(q·k_j / sqrt(head_dim) [- slope_h |i - j|]),    out_h = sum_j probability_j v_j
+// (the bracket with ALiBi: model/layer_steps.hpp's ScoreBias).
 // Query head h reads kv head h / (n_heads / n_kv_heads): grouped-query attention (MHA and MQA are the two
 // ends of it). score_queries computes the q·k (model/attention_schedule.hpp: threads, tiles of a prompt).
 void attend(const ModelConfig& c, RunState& s, const VisibleKeys& visible, AttentionTrace* trace,
@@ -98,7 +100,9 @@ void attend(const ModelConfig& c, RunState& s, const VisibleKeys& visible, Atten
 
   score_queries(c, s, visible, pool, [&](std::size_t h, std::size_t t, float* row) {
     const auto [first_key, n_keys] = visible.of(t);
-    probabilities_from_scores(row, first_key, n_keys, head_dim);  // the row's scores become probabilities
+    const std::size_t query_row = visible.text_start(t) + static_cast<std::size_t>(visible.position(t));
+    // The row's scores become probabilities (with ALiBi's bias, where the model has it).
+    probabilities_from_scores(row, first_key, n_keys, head_dim, score_bias(c, h, query_row));
     // Recorded at the chunk's cache row (a decoder's position; a batch's row, text by text), over the keys
     // from its text's first token on: each text of a batch reads as if it ran alone.
     if (trace)

@@ -8,6 +8,7 @@
 #include <cstddef>
 
 #include "glassbox/model.hpp"
+#include "glassbox/positions.hpp"
 #include "kernels/kernels.hpp"
 #include "model/run_state.hpp"
 
@@ -56,28 +57,49 @@ inline void place_heads(const ModelConfig& c, const RunState& s, float* x, int h
   rope_heads(c, x, heads, s.rope_cos_row(sliding, p), s.rope_sin_row(sliding, p));
 }
 
+// What a head adds to a query's scaled scores before the softmax: ALiBi's -slope * |query_row - key_row|
+// (glassbox/positions.hpp's alibi_slope; rows of one text are consecutive positions, so the distance in rows
+// is the distance in positions), or nothing (slope 0: every other position kind).
+struct ScoreBias {
+  float slope = 0.0f;
+  std::size_t query_row = 0;  // the query's cache row
+};
+
+inline ScoreBias score_bias(const ModelConfig& c, std::size_t head, std::size_t query_row) {
+  if (c.position != PositionKind::ALiBi) return {};
+  return {alibi_slope(c, static_cast<int>(head)), query_row};
+}
+
 // One head's attention probabilities for a query over keys 0..n_keys-1 (rows key_stride floats apart), of
-// which it sees first_key..n_keys-1 (ModelConfig::first_visible_key): scores q·k / sqrt(head_dim), then
-// softmax over the visible keys; the masked ones get probability 0. `probabilities` has room for n_keys.
+// which it sees first_key..n_keys-1 (ModelConfig::first_visible_key): scores q·k / sqrt(head_dim) (plus the
+// head's bias, where it has one), then softmax over the visible keys; the masked ones get probability 0.
+// `probabilities` has room for n_keys.
 // The second half of it, for scores q·k already in probabilities[first_key, n_keys) (a prompt's attention
 // computes them for a tile of queries at once: model/attention_schedule.cpp).
 inline void probabilities_from_scores(float* probabilities, std::size_t first_key, std::size_t n_keys,
-                                      std::size_t head_dim) {
+                                      std::size_t head_dim, ScoreBias bias = {}) {
   const float scale = std::sqrt(static_cast<float>(head_dim));
   std::fill(probabilities, probabilities + first_key, 0.0f);
   float* visible = probabilities + first_key;
   const std::size_t n_visible = n_keys - first_key;
   for (std::size_t t = 0; t < n_visible; ++t)
     visible[t] /= scale;
+  if (bias.slope != 0.0f) {
+    for (std::size_t t = 0; t < n_visible; ++t) {
+      const std::size_t key = first_key + t;
+      const std::size_t distance = key > bias.query_row ? key - bias.query_row : bias.query_row - key;
+      visible[t] -= bias.slope * static_cast<float>(distance);
+    }
+  }
   kernels::softmax(visible, n_visible);
 }
 
 inline void attention_probabilities(float* probabilities, const float* q, const float* keys,
                                     std::size_t key_stride, std::size_t first_key, std::size_t n_keys,
-                                    std::size_t head_dim) {
+                                    std::size_t head_dim, ScoreBias bias = {}) {
   kernels::dot_strided(probabilities + first_key, keys + first_key * key_stride, key_stride,
                        n_keys - first_key, q, head_dim);
-  probabilities_from_scores(probabilities, first_key, n_keys, head_dim);
+  probabilities_from_scores(probabilities, first_key, n_keys, head_dim, bias);
 }
 
 // The attention output of one head: the probabilities' weighted sum of the visible value rows.

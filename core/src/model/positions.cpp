@@ -17,6 +17,19 @@ void sinusoidal_code(int position, std::span<float> out) {
   }
 }
 
+float alibi_slope(const ModelConfig& c, int head) {
+  int below = 1;  // the largest power of two not above n_heads
+  while (below * 2 <= c.n_heads)
+    below *= 2;
+  const float max_bias = c.alibi_max_bias;
+  if (head < below) {
+    const float base = std::pow(2.0f, -max_bias / static_cast<float>(below));
+    return std::pow(base, static_cast<float>(head + 1));
+  }
+  const float base = std::pow(2.0f, -(max_bias / 2.0f) / static_cast<float>(below));
+  return std::pow(base, static_cast<float>(2 * (head - below) + 1));
+}
+
 double rope_angle(const ModelConfig& c, int pair, int position, int layer) {
   const bool sliding = c.slides(layer);
   const float theta = sliding && c.rope_theta_sliding > 0.0f ? c.rope_theta_sliding : c.rope_theta;

@@ -70,7 +70,8 @@ Result<void> recompute_attention_rows(const Model& model, const RunState& s, con
     for (int h = head_begin; h < head_end; ++h) {
       const float* kv_head_keys = layer_keys + static_cast<std::size_t>(h / heads_per_kv) * head_dim;
       attention_probabilities(row.data(), q.data() + static_cast<std::size_t>(h) * head_dim, kv_head_keys,
-                              kv_dim, first_key, keys, head_dim);
+                              kv_dim, first_key, keys, head_dim,
+                              score_bias(c, static_cast<std::size_t>(h), static_cast<std::size_t>(p)));
       fn(h, p, std::span<const float>(row.data(), keys));
     }
   }
@@ -140,11 +141,14 @@ Result<AttentionDetail> recompute_attention_detail(const Model& model, const Run
   d.first_visible_key = static_cast<int>(first_key);
   d.dots.resize(keys);
   kernels::dot_strided(d.dots.data(), key_cache, kv_dim, keys, d.q.data(), head_dim);
+  // The scores as the softmax reads them: scaled, and with ALiBi's bias where the model has one.
+  const ScoreBias bias = score_bias(c, static_cast<std::size_t>(head), static_cast<std::size_t>(query));
   d.scores = d.dots;
-  for (float& score : d.scores)
-    score /= d.scale;
+  for (std::size_t j = 0; j < keys; ++j)
+    d.scores[j] = d.scores[j] / d.scale - bias.slope * static_cast<float>(keys - 1 - j);
   d.probabilities.resize(keys);
-  attention_probabilities(d.probabilities.data(), d.q.data(), key_cache, kv_dim, first_key, keys, head_dim);
+  attention_probabilities(d.probabilities.data(), d.q.data(), key_cache, kv_dim, first_key, keys, head_dim,
+                          bias);
   d.output.resize(head_dim);
   attention_output(d.output.data(), d.probabilities.data(), value_cache, kv_dim, first_key, keys, head_dim);
   if (d.head_scale != 1.0f)
