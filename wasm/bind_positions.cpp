@@ -5,7 +5,7 @@
 namespace glassbox::wasm {
 
 // How the model encodes positions: {kind, theta, rotaryDim, headDim, pairing, dim, maxSeqLen, freqFactors,
-// qkNorm, slidingWindow, slidingLayers, thetaSliding}.
+// qkNorm, slidingWindow, slidingLayers, thetaSliding, alibiSlopes, maxAlibiBias}.
 val Engine::position_info() const {
   if (!model_) return no_model();
   const ModelConfig& c = model_->config;
@@ -25,6 +25,13 @@ val Engine::position_info() const {
   result.set("slidingWindow", c.sliding_window);
   result.set("slidingLayers", sliding);
   result.set("thetaSliding", float_to_js(c.rope_theta_sliding > 0.0f ? c.rope_theta_sliding : c.rope_theta));
+  // ALiBi: each head's slope (glassbox/positions.hpp's alibi_slope, the one statement of the formula).
+  std::vector<float> slopes;
+  if (c.position == PositionKind::ALiBi)
+    for (int h = 0; h < c.n_heads; ++h)
+      slopes.push_back(alibi_slope(c, h));
+  result.set("alibiSlopes", array_to_js(slopes, "Float32Array"));
+  result.set("maxAlibiBias", float_to_js(c.alibi_max_bias));
   return result;
 }
 

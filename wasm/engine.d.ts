@@ -487,6 +487,8 @@ export interface PositionInfo {
   qkNorm: boolean; // each head's queries and keys are RMS-normalized before RoPE
   slidingWindow: number; // keys a sliding-window layer sees (0: no layer slides)
   slidingLayers: number; // how many layers slide
+  alibiSlopes: Float32Array; // ALiBi: each head's slope m (the score of a key d tokens back gets -m d); empty otherwise
+  maxAlibiBias: number; // ALiBi's exponent: slopes 2^(-maxAlibiBias (h + 1) / heads) for a power of two
   thetaSliding: number; // their RoPE base (they are not scaled)
 }
 

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { browserSuite, generate, openPage, outputDir, repo, skipOrFail, whenModelLoaded } from './harness.mjs';
+import { browserSuite, dropAndSettle, fileOf, generate, openPage, outputDir, repo, skipOrFail, whenModelLoaded } from './harness.mjs';
 import { createEngine, wasmDir } from '../wasm/helpers.mjs';
 
 const PROMPT = 'Once upon a time, there was a little girl named Lily. She liked to play';
@@ -215,6 +215,30 @@ test('h4. ablating layer 0 moves the KL from 0 to > 0, the views redraw from the
     assert.deepEqual((await page.evaluate(() => window.__glassbox.attention(1, 0))).matrix, attentionBefore.matrix);
     const again = await generated(page, 50);
     assert.deepEqual(again.ids, original.ids, 'after Reset, generation gives the same tokens');
+    assert.deepEqual(errors, []);
+  });
+});
+
+test('h5b. ALiBi: a BLOOM model\'s positions card shows each head\'s slope (the extension past a power of two) and a bias by distance only', async (t) => {
+  const bloom = path.join(process.env.GLASSBOX_FIXTURES_DIR ?? path.join(repo, 'build', 'fixtures'), 'bloom-tiny.gguf');
+  if (!fs.existsSync(bloom)) return skipOrFail(t, `${bloom} is absent: run the native tests (they write the fixtures)`);
+  await withPage(t, async ({ page, errors }) => {
+    assert.equal(await dropAndSettle(page, [fileOf('bloom-tiny.gguf', fs.readFileSync(bloom))]), 'loaded');
+    const info = await page.evaluate(() => window.__glassbox.info);
+    assert.equal(info.heads, 6);
+    await page.waitForSelector('.alibi-slope');
+    assert.match(await page.textContent('.positions-summary'), /ALiBi/);
+    // 6 heads: the 4 of the power of two below, 2^(-8(h+1)/4), then the odd slopes of 8, 2^(-4(2j+1)/4).
+    const expected = [2 ** -2, 2 ** -4, 2 ** -6, 2 ** -8, 2 ** -1, 2 ** -3];
+    const shown = await page.$$eval('.alibi-slope', (rows) => rows.map((r) => Number(r.dataset.slope)));
+    assert.equal(shown.length, 6);
+    shown.forEach((m, h) => assert.ok(Math.abs(m - expected[h]) <= 1e-6 * expected[h], `head ${h}: ${m} against ${expected[h]}`));
+    // Every diagonal of the damping matrix is one colour: the bias knows distances only.
+    await page.selectOption('#alibi-head', '4');
+    const rows = await page.$$eval('.alibi-matrix tr', (trs) => trs.map((tr) => [...tr.children].map((td) => td.style.background)));
+    for (let d = 0; d < rows.length; d++) assert.equal(new Set(rows.slice(d).map((row, i) => row[i])).size, 1, `diagonal ${d}`);
+    assert.notEqual(rows[5][5], rows[5][0], 'a key further back is damped');
+    await (await page.$('#positions-card')).screenshot({ path: path.join(repo, 'test-output', 'h5b-alibi.png') });
     assert.deepEqual(errors, []);
   });
 });

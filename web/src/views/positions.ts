@@ -5,6 +5,7 @@
 // value, the point of RoPE. Plus the angle each pair turns by at a chosen position.
 import type { PositionInfo, RopePicture, RopeSource } from '../protocol-model-inspector';
 import { el, inlineField } from '../ui/text';
+import { AlibiView } from './alibi-view';
 
 export type FetchSinusoidal = (positions: number, dim: number) => Promise<Float32Array>;
 export type FetchRope = (positions: number, anglePosition: number, source: RopeSource) => Promise<RopePicture>;
@@ -73,6 +74,7 @@ export class PositionsView {
   private readonly sinSlot = el('div', 'positions-plot');
   private readonly ropeSlot = el('div', 'positions-plot');
   private readonly angleSlot = el('div', 'positions-angles');
+  private readonly alibi = new AlibiView();
   /** The latest RoPE picture drawn (the tests read it). */
   picture: RopePicture | null = null;
   /** The largest difference between two values of one diagonal, as shown. */
@@ -121,7 +123,7 @@ export class PositionsView {
       inlineField('Angles at position', this.anglePosition),
     );
     this.rope.append(el('h3', 'panel-title', 'RoPE: q · k by position'), ropeControls, this.ropeSlot, this.angleSlot);
-    root.append(this.summary, this.sinusoidal, this.rope);
+    root.append(this.summary, this.alibi.element, this.sinusoidal, this.rope);
     this.clear();
   }
 
@@ -132,6 +134,7 @@ export class PositionsView {
     this.ropeSlot.replaceChildren();
     this.angleSlot.replaceChildren();
     this.rope.hidden = true;
+    this.alibi.element.hidden = true;
   }
 
   setModel(info: PositionInfo, layers: number, heads: number) {
@@ -141,12 +144,16 @@ export class PositionsView {
       ? `This model rotates its queries and keys (RoPE): θ = ${info.theta}, ${info.rotaryDim} of each head's ${info.headDim} values turn, in ${info.rotaryDim / 2} pairs (pairing “${info.pairing}”).${ropeScaling(info)}${slidingLayers(info)}${info.qkNorm ? ' Each head\'s queries and keys are RMS-normalized before they turn.' : ''} It adds no position code to its embeddings; the sinusoidal code below is the textbook picture.`
       : info.kind === 'sinusoidal'
         ? `This model adds the sinusoidal code below to its token embeddings (${info.dim} values per position).`
-        : `This model's positions are “${info.kind}”; the sinusoidal code below is the textbook picture, and the RoPE view needs a RoPE model.`;
+        : info.kind === 'alibi'
+          ? `This model encodes positions with ALiBi: a bias on the scores by distance, below (slopes 2^(−${info.maxAlibiBias}·(h+1)/n) for n heads a power of two). The sinusoidal code further down is the textbook picture.`
+          : `This model's positions are “${info.kind}”; the sinusoidal code below is the textbook picture, and the RoPE view needs a RoPE model.`;
     this.sinDims.replaceChildren(...[...new Set([info.dim, 64, 128])].map((d) => new Option(d === info.dim ? `${d} (the model's width)` : `${d} dimensions`, String(d))));
     this.sinDims.value = String(info.dim);
     this.ropeLayer.replaceChildren(...Array.from({ length: layers }, (_, i) => new Option(String(i), String(i))));
     this.ropeHead.replaceChildren(...Array.from({ length: heads }, (_, i) => new Option(String(i), String(i))));
     this.rope.hidden = !isRope;
+    this.alibi.element.hidden = info.kind !== 'alibi';
+    if (info.kind === 'alibi') this.alibi.show(info);
     void this.drawSinusoidal();
     if (isRope) void this.drawRope();
   }
