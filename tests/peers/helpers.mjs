@@ -112,7 +112,7 @@ const wasmDir = process.env.GLASSBOX_WASM_DIR ?? path.join(repo, 'build-wasm');
 const ENGINE_FILES = ['glassbox-engine.mjs', 'glassbox-engine.wasm', 'glassbox-engine-threads.mjs', 'glassbox-engine-threads.wasm', 'glassbox-engine-threads.worker.js'];
 
 /**
- * Opens one of the benchmark pages (tests/peers/bench-page/PAGE) in headless Chromium and returns what it
+ * Opens one of the benchmark pages (tests/peers/bench-page/PAGE, beside that folder's scripts) in headless Chromium and returns what it
  * leaves in window.benchResults, with Chromium's version. The page is served cross-origin isolated (the
  * static server sends COOP/COEP, so both engines' threaded builds can run) beside glassbox's engine modules
  * (engine/: GLASSBOX_WASM_DIR or build-wasm/, and wasm/engine.js), wllama's ESM build (wllama/) and `files`
@@ -122,7 +122,7 @@ export async function runBenchPage(page, files, query) {
   // Imported here, not at the top: the tests that import this file open no browser.
   const [{ chromium }, { startStaticServer }] = await Promise.all([import('playwright-core'), import('../../web/tools/static-server.mjs')]);
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'glassbox-bench-'));
-  fs.cpSync(path.join(repo, 'tests', 'peers', 'bench-page', page), path.join(root, page));
+  fs.cpSync(path.join(repo, 'tests', 'peers', 'bench-page'), root, { recursive: true }); // the pages and their scripts
   fs.mkdirSync(path.join(root, 'engine'));
   for (const f of ENGINE_FILES) fs.cpSync(path.join(wasmDir, f), path.join(root, 'engine', f));
   fs.cpSync(path.join(repo, 'wasm', 'engine.js'), path.join(root, 'engine', 'engine.js'));
