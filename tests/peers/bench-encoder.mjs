@@ -9,9 +9,9 @@
 //     embeds the same 32 token sequences, one sequence per evaluation as its embedding API takes them.
 //   --page: both in headless Chromium (bench-page/encoder.html): glassbox's WebAssembly engine embeds 32
 //     sentences of whole-word pieces (the same token counts) in one padded batch, as the page's similarity
-//     task does, and wllama (llama.cpp's WebAssembly build) embeds them one call each (createEmbedding); the
-//     page first checks that both read the same ids and agree on the embeddings. The engine modules come from
-//     GLASSBOX_WASM_DIR (default build-wasm/).
+//     task does (and, in an extra column, one text per call), and wllama (llama.cpp's WebAssembly build)
+//     embeds them one call each (createEmbedding); the page first checks that both read the same ids and
+//     agree on the embeddings. The engine modules come from GLASSBOX_WASM_DIR (default build-wasm/).
 //   node tests/peers/bench-encoder.mjs [--page [--flash-attention off|auto]] [--threads 1,2] [--turns 3] [--types f32,q8_0]
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -51,11 +51,13 @@ function benchTexts(vocab, maxLength) {
   return texts;
 }
 
-/** A row of the table: each side's texts/s per turn, and the median of the turns' ratios. */
-function row(type, threads, tokens, ours, theirs) {
-  const ratio = median(ours.map((rate, turn) => rate / theirs[turn]));
+/** A row of the table: each side's texts/s per turn, and the median of the turns' ratios; `oursEach`, in the
+ * page only: glassbox's texts/s taking one text per call. */
+function row(type, threads, tokens, ours, theirs, oursEach = null) {
+  const ratioOf = (rates) => median(rates.map((rate, turn) => rate / theirs[turn]));
+  const ratio = ratioOf(ours);
   console.error(`${type} ${threads} thread(s): glassbox ${median(ours).toFixed(1)} texts/s, ${peer} ${median(theirs).toFixed(1)} texts/s (${ratio.toFixed(2)}x)`);
-  return { type, threads, tokens, ours, theirs, ratio };
+  return { type, threads, tokens, ours, theirs, ratio, oursEach, ratioEach: oursEach && ratioOf(oursEach) };
 }
 
 async function nativeRows() {
@@ -120,7 +122,8 @@ async function pageRows() {
       if (r.tokens !== tokens) throw new Error(`the page's texts are ${r.tokens} tokens, not the native batch's ${tokens}`);
       console.error(`${type} ${threads} thread(s) in Chromium ${r.chromium}: ${r.engines.glassbox} / ${r.engines.wllama}; ` +
         `${r.tokens} tokens, ${r.pooling} pooling, cosines ${r.cosines.map((c) => c.toFixed(6)).join(', ')}`);
-      rows.push(row(type, threads, r.tokens, r.timings.map((t) => r.texts / t.glassbox), r.timings.map((t) => r.texts / t.wllama)));
+      const rates = (side) => r.timings.map((t) => r.texts / t[side]);
+      rows.push(row(type, threads, r.tokens, rates('glassbox'), rates('wllama'), rates('glassboxEach')));
     }
   fs.rmSync(scratch, { recursive: true, force: true });
   return rows;
@@ -130,12 +133,15 @@ const peer = args.page ? 'wllama' : 'llama.cpp';
 const rows = args.page ? await pageRows() : await nativeRows();
 
 const f = (x) => x.toFixed(1);
-console.log(`| model | threads | glassbox texts/s (tokens/s) | ${peer} texts/s (tokens/s) | ratio | spread glassbox / ${peer} |`);
-console.log(`|---|---|---|---|---|---|`);
+const range = (rates) => `${f(Math.min(...rates))}–${f(Math.max(...rates))}`;
+const each = args.page; // the page's extra column: glassbox taking one text per call
+console.log(`| model | threads | glassbox texts/s (tokens/s) | ${peer} texts/s (tokens/s) | ratio | spread glassbox / ${peer} |${each ? ' glassbox one text per call: texts/s, ratio, spread |' : ''}`);
+console.log(`|---|---|---|---|---|---|${each ? '---|' : ''}`);
 for (const r of rows) {
   const perToken = (rate) => f((rate * r.tokens) / TEXTS);
   console.log(
     `| MiniLM-shape ${r.type} | ${r.threads} | ${f(median(r.ours))} (${perToken(median(r.ours))}) | ${f(median(r.theirs))} (${perToken(median(r.theirs))}) | ` +
-      `${r.ratio.toFixed(2)}x | ${f(Math.min(...r.ours))}–${f(Math.max(...r.ours))} / ${f(Math.min(...r.theirs))}–${f(Math.max(...r.theirs))} |`,
+      `${r.ratio.toFixed(2)}x | ${range(r.ours)} / ${range(r.theirs)} |` +
+      (each ? ` ${f(median(r.oursEach))}, ${r.ratioEach.toFixed(2)}x, ${range(r.oursEach)} |` : ''),
   );
 }
