@@ -189,6 +189,37 @@ TEST(CliEncoder, InspectWritesFullAttentionAndNoSteps) {
   EXPECT_EQ(test::member(test::member(anatomy, "flops_per_token"), "output").GetInt64(), 0);
 }
 
+// The encoder's benchmark harness must not rot: every figure bench-encoder.mjs reads, each rate's median
+// inside its range (no timing is asserted; speed claims come from tests/peers/bench-encoder.mjs).
+TEST(CliEncoder, BenchJsonHasEveryFigure) {
+  const std::string model = test::fixture_path("bert-tiny.gguf");
+  GLASSBOX_REQUIRE_FILE(model);
+  auto run =
+      run_cli({"bench", "--model", model, "--texts", "4", "--repeat", "3", "--threads", "2", "--json"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json::Document doc = test::parse_json(run.out, "bench --json");
+  EXPECT_FALSE(test::text(test::member(doc, "engine")).empty());
+  EXPECT_EQ(test::number(test::member(doc, "threads")), 2);
+  EXPECT_EQ(test::number(test::member(doc, "repeat")), 3);
+  EXPECT_EQ(test::number(test::member(doc, "texts")), 4);
+  auto loaded = open_model_files(model, "");
+  ASSERT_TRUE(loaded.ok());
+  int tokens = 0;  // the batch's lengths: 16 to 64 tokens, as many as the model's positions allow
+  for (int i = 0; i < 4; ++i)
+    tokens += std::min(loaded->model->config.max_seq_len, 16 + (i * 37) % 49);
+  EXPECT_EQ(test::number(test::member(doc, "tokens")), tokens);
+  for (const std::string rate : {"texts_per_s", "tokens_per_s"}) {
+    const double median = test::number(test::member(doc, rate));
+    EXPECT_GT(test::number(test::member(doc, rate + "_min")), 0) << rate;
+    EXPECT_LE(test::number(test::member(doc, rate + "_min")), median) << rate;
+    EXPECT_GE(test::number(test::member(doc, rate + "_max")), median) << rate;
+  }
+  const double per_text =
+      test::number(test::member(doc, "tokens_per_s")) / test::number(test::member(doc, "texts_per_s"));
+  EXPECT_NEAR(per_text, tokens / 4.0, tokens / 4.0 * 0.01);  // the same passes, counted two ways
+  EXPECT_GT(test::number(test::member(doc, "peak_resident_bytes")), 0);
+}
+
 TEST(CliEncoder, BadInputIsNamed) {
   const std::string encoder = test::fixture_path("bert-tiny.gguf");
   const std::string with_head = test::fixture_path("bert-tiny-mlm.gguf");

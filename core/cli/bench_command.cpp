@@ -82,6 +82,13 @@ struct Memory {
   int64_t peak_resident = 0;
 };
 
+// A rate's median and range, to 0.1 per second, as three keys: NAME, NAME_min and NAME_max.
+void rate_keys(JsonWriter& json, const std::string& name, const Stats& rate) {
+  json.key(name).number(tenths(rate.median));
+  json.key(name + "_min").number(tenths(rate.min));
+  json.key(name + "_max").number(tenths(rate.max));
+}
+
 void print_json(const Options& o, const Stats& prompt, const Stats& generation, const Memory& m) {
   JsonWriter json;
   json.begin_object();
@@ -91,12 +98,8 @@ void print_json(const Options& o, const Stats& prompt, const Stats& generation, 
   json.key("repeat").integer(o.repeat);
   json.key("prompt_tokens").integer(o.prompt_tokens);
   json.key("gen_tokens").integer(o.gen_tokens);
-  json.key("prompt_tokens_per_s").number(tenths(prompt.median));
-  json.key("prompt_tokens_per_s_min").number(tenths(prompt.min));
-  json.key("prompt_tokens_per_s_max").number(tenths(prompt.max));
-  json.key("gen_tokens_per_s").number(tenths(generation.median));
-  json.key("gen_tokens_per_s_min").number(tenths(generation.min));
-  json.key("gen_tokens_per_s_max").number(tenths(generation.max));
+  rate_keys(json, "prompt_tokens_per_s", prompt);
+  rate_keys(json, "gen_tokens_per_s", generation);
   json.key("file_bytes").integer(m.file);
   json.key("kv_cache_bytes").integer(m.kv_cache);
   json.key("trace_bytes").integer(m.trace);
@@ -143,12 +146,8 @@ Result<void> bench_encoder(const Options& o, std::shared_ptr<const Model> model)
     json.key("repeat").integer(o.repeat);
     json.key("texts").integer(o.texts);
     json.key("tokens").integer(tokens);
-    json.key("texts_per_s").number(tenths(per_text.median));
-    json.key("texts_per_s_min").number(tenths(per_text.min));
-    json.key("texts_per_s_max").number(tenths(per_text.max));
-    json.key("tokens_per_s").number(tenths(per_token.median));
-    json.key("tokens_per_s_min").number(tenths(per_token.min));
-    json.key("tokens_per_s_max").number(tenths(per_token.max));
+    rate_keys(json, "texts_per_s", per_text);
+    rate_keys(json, "tokens_per_s", per_token);
     json.key("peak_resident_bytes").integer(peak_resident_bytes());
     json.end_object();
     std::printf("%.*s\n", static_cast<int>(json.text().size()), json.text().data());

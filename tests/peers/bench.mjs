@@ -18,11 +18,9 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium } from 'playwright-core';
-import { startStaticServer } from '../../web/tools/static-server.mjs';
-import { cli, modelsDir, python, repo } from './helpers.mjs';
+import { cli, commandLine, modelsDir, python, repo, runBenchPage } from './helpers.mjs';
 
-const args = Object.fromEntries(process.argv.slice(2).reduce((pairs, a, i, all) => (a.startsWith('--') ? [...pairs, [a.slice(2), all[i + 1]?.startsWith('--') ? true : (all[i + 1] ?? true)]] : pairs), []));
+const args = commandLine();
 if (args.help || args.h) {
   console.log('usage: node tests/peers/bench.mjs [--models 15M-q8_0,110M-f32] [--threads 1,2] [--repeat 3] [--skip-browser] [--json] [--llama2c RUN] [--out FILE|-]');
   process.exit(0);
@@ -135,36 +133,10 @@ function llama2c(exe, shape, threads) {
   return median(rates);
 }
 
-const wasmDir = process.env.GLASSBOX_WASM_DIR ?? path.join(repo, 'build-wasm');
-const ENGINE_FILES = ['glassbox-engine.mjs', 'glassbox-engine.wasm', 'glassbox-engine-threads.mjs', 'glassbox-engine-threads.wasm', 'glassbox-engine-threads.worker.js'];
-
-/** Both engines in Chromium at `threads` threads each (the page is cross-origin isolated: the server sends COOP/COEP). */
-async function browser(model, threads) {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'glassbox-bench-'));
-  fs.cpSync(path.join(repo, 'tests', 'peers', 'bench-page', 'bench.html'), path.join(root, 'bench.html'));
-  fs.mkdirSync(path.join(root, 'engine'));
-  for (const f of ENGINE_FILES) fs.cpSync(path.join(wasmDir, f), path.join(root, 'engine', f));
-  fs.cpSync(path.join(repo, 'wasm', 'engine.js'), path.join(root, 'engine', 'engine.js'));
-  fs.cpSync(path.join(repo, 'tests', 'peers', 'node_modules', '@wllama', 'wllama', 'esm'), path.join(root, 'wllama'), { recursive: true });
-  fs.cpSync(model, path.join(root, 'model.gguf'));
-  const server = await startStaticServer({ root });
-  const browserProcess = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
-  try {
-    const page = await browserProcess.newPage();
-    const query = new URLSearchParams({ model: 'model.gguf', prompt: promptText, gen: String(gen), repeat: String(repeat), threads: String(threads) });
-    await page.goto(`${server.url}bench.html?${query}`);
-    await page.waitForFunction(() => window.benchResults !== undefined, null, { timeout: 600_000 });
-    const results = await page.evaluate(() => window.benchResults);
-    if (!results.ok) throw new Error(results.error);
-    return { ...results, chromium: browserProcess.version() };
-  } finally {
-    await browserProcess.close();
-    await server.close();
-    fs.rmSync(root, { recursive: true, force: true });
-  }
+/** Both engines in Chromium at `threads` threads each (bench-page/bench.html). */
+function browser(model, threads) {
+  return runBenchPage('bench.html', { 'model.gguf': model },
+    { model: 'model.gguf', prompt: promptText, gen: String(gen), repeat: String(repeat), threads: String(threads) });
 }
 
 function bandwidth() {

@@ -3,6 +3,7 @@
 // only differences left are the two engines' own arithmetic.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -59,6 +60,11 @@ export function llamaTokenize(model, text) {
   return [...bos, ...Array.from(model.tokenize(text, false))];
 }
 
+/** A script's command line as {name: value}: `--name value`, or `--name` alone (true) when a flag follows it. */
+export function commandLine(argv = process.argv.slice(2)) {
+  return Object.fromEntries(argv.reduce((pairs, a, i, all) => (a.startsWith('--') ? [...pairs, [a.slice(2), all[i + 1]?.startsWith('--') ? true : (all[i + 1] ?? true)]] : pairs), []));
+}
+
 /** Runs a program and returns its stdout (throws with its stderr when it fails). */
 export function run(program, args) {
   return execFileSync(program, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 });
@@ -100,4 +106,43 @@ export async function llamaGreedy(model, promptIds, count, endIds) {
 export function vectorTexts() {
   const inp = fs.readFileSync(path.join(vectorsDir, 'ggml-vocab-llama-spm.gguf.inp'), 'utf8');
   return inp.split('\n__ggml_vocab_test__\n').slice(0, -1);
+}
+
+const wasmDir = process.env.GLASSBOX_WASM_DIR ?? path.join(repo, 'build-wasm');
+const ENGINE_FILES = ['glassbox-engine.mjs', 'glassbox-engine.wasm', 'glassbox-engine-threads.mjs', 'glassbox-engine-threads.wasm', 'glassbox-engine-threads.worker.js'];
+
+/**
+ * Opens one of the benchmark pages (tests/peers/bench-page/PAGE, beside that folder's scripts) in headless Chromium and returns what it
+ * leaves in window.benchResults, with Chromium's version. The page is served cross-origin isolated (the
+ * static server sends COOP/COEP, so both engines' threaded builds can run) beside glassbox's engine modules
+ * (engine/: GLASSBOX_WASM_DIR or build-wasm/, and wasm/engine.js), wllama's ESM build (wllama/) and `files`
+ * ({name served: path here}); `query` goes into its URL. A page that reports {ok: false, error} throws.
+ */
+export async function runBenchPage(page, files, query) {
+  // Imported here, not at the top: the tests that import this file open no browser.
+  const [{ chromium }, { startStaticServer }] = await Promise.all([import('playwright-core'), import('../../web/tools/static-server.mjs')]);
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'glassbox-bench-'));
+  fs.cpSync(path.join(repo, 'tests', 'peers', 'bench-page'), root, { recursive: true }); // the pages and their scripts
+  fs.mkdirSync(path.join(root, 'engine'));
+  for (const f of ENGINE_FILES) fs.cpSync(path.join(wasmDir, f), path.join(root, 'engine', f));
+  fs.cpSync(path.join(repo, 'wasm', 'engine.js'), path.join(root, 'engine', 'engine.js'));
+  fs.cpSync(path.join(peersModules, '@wllama', 'wllama', 'esm'), path.join(root, 'wllama'), { recursive: true });
+  for (const [name, file] of Object.entries(files)) fs.cpSync(file, path.join(root, name));
+  const server = await startStaticServer({ root });
+  const browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+  try {
+    const tab = await browser.newPage();
+    await tab.goto(`${server.url}${page}?${new URLSearchParams(query)}`);
+    await tab.waitForFunction(() => window.benchResults !== undefined, null, { timeout: 600_000 });
+    const results = await tab.evaluate(() => window.benchResults);
+    if (!results.ok) throw new Error(results.error);
+    return { ...results, chromium: browser.version() };
+  } finally {
+    await browser.close();
+    await server.close();
+    fs.rmSync(root, { recursive: true, force: true });
+  }
 }
