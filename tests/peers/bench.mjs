@@ -265,6 +265,9 @@ if (!withLlama2c.length) lines.push('', 'llama2.c\'s run.c was not measured: pas
 lines.push('');
 if (outFile) {
   fs.mkdirSync(path.dirname(outFile), { recursive: true });
-  fs.writeFileSync(outFile, lines.join('\n'));
+  // The encoders' sections are bench-encoder.mjs's: kept as they are, after this run's decoder tables.
+  const previous = fs.existsSync(outFile) ? fs.readFileSync(outFile, 'utf8') : '';
+  const encoders = previous.indexOf('\n## Encoders');
+  fs.writeFileSync(outFile, lines.join('\n') + (encoders >= 0 ? previous.slice(encoders + 1) : ''));
 }
 console.error(lines.join('\n'));
