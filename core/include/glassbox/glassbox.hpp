@@ -26,6 +26,7 @@
 #include "glassbox/result.hpp"
 #include "glassbox/sampler.hpp"
 #include "glassbox/sampling_pipeline.hpp"
+#include "glassbox/score.hpp"
 #include "glassbox/session.hpp"
 #include "glassbox/tensor.hpp"
 #include "glassbox/token_ids.hpp"

@@ -1,0 +1,81 @@
+// glassbox score: how well the model predicts a text, token by token. The core's score_text computes it (the
+// page and training call the same function); this file only prints.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "commands.hpp"
+#include "glassbox/score.hpp"
+#include "json_writer.hpp"
+#include "model_flags.hpp"
+
+namespace glassbox::cli {
+namespace {
+
+struct Options {
+  ModelFlags model;
+  std::string text;
+  int threads = default_threads();
+  bool json = false;
+};
+
+void print_json(const Tokenizer& tokenizer, const TextScore& score) {
+  JsonWriter json;
+  json.begin_object().key("tokens").begin_array();
+  for (int id : score.ids)
+    json.begin_object().key("id").integer(id).key("piece").string(tokenizer.piece(id)).end_object();
+  json.end_array().key("logprobs").begin_array();
+  for (double lp : score.logprobs)
+    json.number(lp);
+  json.end_array();
+  json.key("loss").number(score.loss).key("perplexity").number(score.perplexity);
+  json.end_object();
+  std::printf("%.*s\n", static_cast<int>(json.text().size()), json.text().data());
+}
+
+void print_text(const Tokenizer& tokenizer, const TextScore& score) {
+  std::printf("%-8s %-8s %-20s %s\n", "position", "id", "piece", "log p (given the tokens before)");
+  for (std::size_t i = 0; i < score.ids.size(); ++i) {
+    const std::string piece = json_quoted(tokenizer.piece(score.ids[i]));
+    if (i == 0) {
+      std::printf("%-8zu %-8d %-20s -\n", i, score.ids[i], piece.c_str());
+    } else {
+      std::printf("%-8zu %-8d %-20s %.6f\n", i, score.ids[i], piece.c_str(), score.logprobs[i - 1]);
+    }
+  }
+  std::printf("loss %.6f nats/token, perplexity %.4f over %zu predicted tokens\n", score.loss,
+              score.perplexity, score.logprobs.size());
+}
+
+Result<void> score(const Options& options) {
+  GLASSBOX_ASSIGN(const LoadedModel loaded, open_model_from_flags(options.model));
+  GLASSBOX_ASSIGN(const TextScore result,
+                  score_text(loaded.model, *loaded.tokenizer, options.text, {.threads = options.threads}));
+  if (options.json) {
+    print_json(*loaded.tokenizer, result);
+  } else {
+    print_text(*loaded.tokenizer, result);
+  }
+  return ok();
+}
+
+}  // namespace
+
+Command add_score_command(CLI::App& parent) {
+  CLI::App* app = parent.add_subcommand(
+      "score",
+      "Prints the log-probability of each token of a text given the ones before, the loss and perplexity");
+  auto options = std::make_shared<Options>();
+  add_model_flags(*app, options->model);
+  app->add_option("--text", options->text,
+                  "the text to score (encoded as generate encodes a prompt, BOS first)")
+      ->type_name("TEXT")
+      ->required();
+  add_threads_flag(*app, options->threads);
+  app->add_flag("--json", options->json,
+                "print JSON: {tokens: [{id, piece}], logprobs: [...], loss, perplexity} (natural logs)");
+  return {app, [options] { return score(*options); }};
+}
+
+}  // namespace glassbox::cli
