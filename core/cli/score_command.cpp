@@ -16,6 +16,7 @@ namespace {
 struct Options {
   ModelFlags model;
   std::string text;
+  std::string attention = "exact";
   int threads = default_threads();
   bool json = false;
 };
@@ -30,6 +31,26 @@ void print_json(const Tokenizer& tokenizer, const TextScore& score) {
     json.number(lp);
   json.end_array();
   json.key("loss").number(score.loss).key("perplexity").number(score.perplexity);
+  if (score.against_exact) {
+    const AgainstExact& a = *score.against_exact;
+    json.key("against_exact").begin_object();
+    json.key("kl").begin_array();
+    for (double kl : a.kl)
+      json.number(kl);
+    json.end_array().key("top_agrees").begin_array();
+    for (bool agrees : a.top_agrees)
+      json.boolean(agrees);
+    json.end_array();
+    json.key("mean_kl").number(a.mean_kl).key("top1_agreement").number(a.top1_agreement);
+    json.key("exact_loss").number(a.exact_loss);
+    json.key("heads").begin_array();
+    for (const AttentionRowError& e : a.heads) {
+      json.begin_object().key("layer").integer(e.layer).key("head").integer(e.head);
+      json.key("max_abs").number(e.max_abs).key("mean_abs").number(e.mean_abs).end_object();
+    }
+    json.end_array();
+    json.end_object();
+  }
   json.end_object();
   std::printf("%.*s\n", static_cast<int>(json.text().size()), json.text().data());
 }
@@ -46,12 +67,23 @@ void print_text(const Tokenizer& tokenizer, const TextScore& score) {
   }
   std::printf("loss %.6f nats/token, perplexity %.4f over %zu predicted tokens\n", score.loss,
               score.perplexity, score.logprobs.size());
+  if (!score.against_exact) return;
+  const AgainstExact& a = *score.against_exact;
+  std::printf(
+      "against exact attention (loss %.6f): mean KL(exact || this) %.6f nats, the top token agrees at "
+      "%.1f%% of positions\n",
+      a.exact_loss, a.mean_kl, 100.0 * a.top1_agreement);
+  std::printf("%-6s %-6s %-22s %s\n", "layer", "head", "max |row - exact row|", "mean |row - exact row|");
+  for (const AttentionRowError& e : a.heads)
+    std::printf("%-6d %-6d %-22.6f %.6f\n", e.layer, e.head, e.max_abs, e.mean_abs);
 }
 
 Result<void> score(const Options& options) {
+  GLASSBOX_ASSIGN(const AttentionVariant attention, parse_attention_variant(options.attention));
   GLASSBOX_ASSIGN(const LoadedModel loaded, open_model_from_flags(options.model));
   GLASSBOX_ASSIGN(const TextScore result,
-                  score_text(loaded.model, *loaded.tokenizer, options.text, {.threads = options.threads}));
+                  score_text(loaded.model, *loaded.tokenizer, options.text,
+                             {.threads = options.threads, .attention = attention, .compare_to_exact = true}));
   if (options.json) {
     print_json(*loaded.tokenizer, result);
   } else {
@@ -72,9 +104,19 @@ Command add_score_command(CLI::App& parent) {
                   "the text to score (encoded as generate encodes a prompt, BOS first)")
       ->type_name("TEXT")
       ->required();
+  app->add_option(
+         "--attention", options->attention,
+         "the attention the run computes: exact (the model's own), window:W, global-window:G,W, linear, "
+         "performer:M[:SEED] or low-rank:R (docs/inspect.md)")
+      ->type_name("VARIANT")
+      ->capture_default_str();
   add_threads_flag(*app, options->threads);
-  app->add_flag("--json", options->json,
-                "print JSON: {tokens: [{id, piece}], logprobs: [...], loss, perplexity} (natural logs)");
+  app->add_flag(
+      "--json", options->json,
+      "print JSON: {tokens: [{id, piece}], logprobs: [...], loss, perplexity} (natural logs); with "
+      "a variant also "
+      "against_exact: {kl, top_agrees, mean_kl, top1_agreement, exact_loss, heads: [{layer, head, max_abs, "
+      "mean_abs}]}");
   return {app, [options] { return score(*options); }};
 }
 

@@ -9,7 +9,9 @@ Each takes one head's q [T, hd] and k [T, hd] (after RoPE), v [T, hd] and the mo
   linear              phi = elu + 1 on q and k (before any scaling);
                       out_t = sum_{s<=t} (phi(q_t).phi(k_s)) v_s / sum_{s<=t} phi(q_t).phi(k_s)
                       (written as the full masked matrix: the engine's running sums must equal it)
-  low-rank:R          the exact attention matrix truncated to its best rank R (numpy's SVD), times v
+  low-rank:R          the exact attention matrix truncated to its best rank R (numpy's SVD), its weights on
+                      keys the query does not see (the future, into which truncation smears some) set to 0,
+                      times v
 """
 
 import numpy as np
@@ -54,9 +56,10 @@ def head_output(spelling, q, k, v, mask):
     if kind == "linear":
         weights = elu_plus_one(q) @ elu_plus_one(k).T * (mask == 0)  # causal: keys s <= t only
         return (weights @ v) / weights.sum(axis=1, keepdims=True)
-    probs = ops.softmax(q @ k.T / np.sqrt(hd) + mask + variant_mask(kind, params, T))
+    full_mask = mask + variant_mask(kind, params, T)
+    probs = ops.softmax(q @ k.T / np.sqrt(hd) + full_mask)
     if kind == "low-rank":
         u, s, vt = np.linalg.svd(probs)
         r = params["rank"]
-        probs = (u[:, :r] * s[:r]) @ vt[:r]
+        probs = np.where(np.isfinite(full_mask), (u[:, :r] * s[:r]) @ vt[:r], 0.0)
     return probs @ v

@@ -4,10 +4,12 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <span>
 #include <string_view>
 #include <vector>
 
+#include "glassbox/attention_variant.hpp"
 #include "glassbox/model.hpp"
 #include "glassbox/result.hpp"
 #include "glassbox/tokenizer.hpp"
@@ -15,7 +17,36 @@
 namespace glassbox {
 
 struct ScoreOptions {
-  int threads = 1;  // the same bits for any count
+  int threads = 1;                  // the same bits for any count
+  AttentionVariant attention = {};  // which attention the run computes (default: the model's own)
+  // With a variant: also run exact attention on the same text and compare the next-token distributions.
+  bool compare_to_exact = false;
+};
+
+// How far one head's attention rows under a variant are from exact attention's on the same q and k, over
+// every query and every key up to it: the largest and the mean absolute difference of the weights. For linear
+// and performer the rows are the weights they imply, phi(q)·phi(k_j) normalized.
+struct AttentionRowError {
+  int layer = 0, head = 0;
+  double max_abs = 0, mean_abs = 0;
+};
+
+// The row errors of every layer and head (layer-major) over the positions `exact` has run: a session
+// running exact attention with its residual trace kept (BadArgument otherwise; NotRecorded where a position
+// was not kept).
+class Session;
+Result<std::vector<AttentionRowError>> attention_row_errors(const Session& exact,
+                                                            const AttentionVariant& variant);
+
+// A variant's predictions against exact attention's, at each position that predicts a token of the text.
+struct AgainstExact {
+  std::vector<double> kl;              // KL(exact || variant) of the next-token distributions, nats
+  std::vector<bool> top_agrees;        // whether their most likely tokens are the same
+  std::vector<double> exact_logprobs;  // exact attention's log p of the text's next token
+  double mean_kl = 0;
+  double top1_agreement = 0;  // the share of positions whose top tokens agree
+  double exact_loss = 0;
+  std::vector<AttentionRowError> heads;  // attention_row_errors, layer-major
 };
 
 struct TextScore {
@@ -23,6 +54,7 @@ struct TextScore {
   std::vector<double> logprobs;  // [ids.size() - 1]: natural log p(ids[i + 1] | ids[0..i])
   double loss = 0;               // mean of -logprobs (nats per token)
   double perplexity = 0;         // exp(loss)
+  std::optional<AgainstExact> against_exact;  // with compare_to_exact and a variant
 };
 
 // Scores token ids: one forward pass over all of them (the prompt path), the next-token distribution at each
@@ -37,5 +69,7 @@ Result<TextScore> score_text(std::shared_ptr<const Model> model, const Tokenizer
 
 // log softmax(logits)[id] in double: the log-probability of one token under logits.
 double log_probability(std::span<const float> logits, int id);
+// KL(P || Q) = sum_i p_i (log p_i - log q_i) of the softmax distributions of two logit vectors, in nats.
+double kl_divergence(std::span<const float> p_logits, std::span<const float> q_logits);
 
 }  // namespace glassbox

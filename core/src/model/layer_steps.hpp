@@ -6,10 +6,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <limits>
 
 #include "glassbox/model.hpp"
 #include "kernels/kernels.hpp"
 #include "model/run_state.hpp"
+#include "model/visible_keys.hpp"
 
 namespace glassbox {
 
@@ -61,14 +63,19 @@ inline void place_heads(const ModelConfig& c, const RunState& s, float* x, int h
 // softmax over the visible keys; the masked ones get probability 0. `probabilities` has room for n_keys.
 // The second half of it, for scores q·k already in probabilities[first_key, n_keys) (a prompt's attention
 // computes them for a tile of queries at once: model/attention_schedule.cpp).
+// `hidden` is a run of keys inside the range that the query does not see either (global-window's gap between
+// its global keys and its window, model/visible_keys.hpp): they enter the softmax as -inf, which gives them
+// probability exactly 0 and leaves every other probability as a softmax over the seen keys alone.
 inline void probabilities_from_scores(float* probabilities, std::size_t first_key, std::size_t n_keys,
-                                      std::size_t head_dim) {
+                                      std::size_t head_dim, KeyRange hidden = {}) {
   const float scale = std::sqrt(static_cast<float>(head_dim));
   std::fill(probabilities, probabilities + first_key, 0.0f);
   float* visible = probabilities + first_key;
   const std::size_t n_visible = n_keys - first_key;
   for (std::size_t t = 0; t < n_visible; ++t)
     visible[t] /= scale;
+  std::fill(probabilities + hidden.begin, probabilities + hidden.end,
+            -std::numeric_limits<float>::infinity());
   kernels::softmax(visible, n_visible);
 }
 
