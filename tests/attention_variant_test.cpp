@@ -428,6 +428,36 @@ TEST(AttentionVariants, RowErrorsAreMeasuredOnExactAttentionsQueriesAndKeys) {
                      "against a session running exact attention");
 }
 
+TEST(AttentionVariants, InspectAddsTheComparisonToItsDocument) {
+  REQUIRE_STORIES();
+  InspectOptions options;
+  options.steps = 3;
+  options.sampler.temperature = 0.0f;
+  options.attention = parse("global-window:1,4");
+  auto document = inspect_json(stories.model, *stories.tokenizer, "Once upon a time, there was", options);
+  ASSERT_TRUE(document.ok()) << document.error().message;
+  const json::Document doc = test::parse_json(*document, "inspect --attention");
+  const json::Value& variant = test::member(doc, "attention_variant");
+  EXPECT_EQ(test::text(test::member(variant, "variant")), "global-window:1,4");
+  // The tokens the session read: all of them, or all but the last sampled one, which nothing read yet.
+  const auto tokens = test::items(test::member(doc, "tokens"));
+  const auto n_read = test::items(test::member(variant, "kl")).Size() + 1;
+  ASSERT_GE(n_read + 1, tokens.Size());
+  std::vector<int> read;
+  for (rapidjson::SizeType i = 0; i < n_read; ++i)
+    read.push_back(static_cast<int>(test::number(test::member(tokens[i], "id"))));
+  auto score = score_tokens(stories.model, read, {.attention = options.attention, .compare_to_exact = true});
+  ASSERT_TRUE(score.ok());
+  EXPECT_EQ(test::number(test::member(variant, "mean_kl")), score->against_exact->mean_kl);
+  EXPECT_EQ(test::number(test::member(variant, "loss")), score->loss);
+  EXPECT_EQ(test::items(test::member(variant, "heads")).Size(),
+            static_cast<rapidjson::SizeType>(stories.model->config.n_layers * stories.model->config.n_heads));
+  options.attention = {};
+  auto plain = inspect_json(stories.model, *stories.tokenizer, "Once upon a time, there was", options);
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(plain->find("attention_variant"), std::string::npos);
+}
+
 TEST(AttentionVariants, TheScoreCommandTakesAVariantAndNamesABadOne) {
   REQUIRE_STORIES();
   const std::vector<std::string> base = {"score",

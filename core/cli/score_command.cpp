@@ -32,23 +32,8 @@ void print_json(const Tokenizer& tokenizer, const TextScore& score) {
   json.end_array();
   json.key("loss").number(score.loss).key("perplexity").number(score.perplexity);
   if (score.against_exact) {
-    const AgainstExact& a = *score.against_exact;
     json.key("against_exact").begin_object();
-    json.key("kl").begin_array();
-    for (double kl : a.kl)
-      json.number(kl);
-    json.end_array().key("top_agrees").begin_array();
-    for (bool agrees : a.top_agrees)
-      json.boolean(agrees);
-    json.end_array();
-    json.key("mean_kl").number(a.mean_kl).key("top1_agreement").number(a.top1_agreement);
-    json.key("exact_loss").number(a.exact_loss);
-    json.key("heads").begin_array();
-    for (const AttentionRowError& e : a.heads) {
-      json.begin_object().key("layer").integer(e.layer).key("head").integer(e.head);
-      json.key("max_abs").number(e.max_abs).key("mean_abs").number(e.mean_abs).end_object();
-    }
-    json.end_array();
+    write_json_members(json, *score.against_exact);
     json.end_object();
   }
   json.end_object();

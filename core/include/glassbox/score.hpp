@@ -57,6 +57,11 @@ struct TextScore {
   std::optional<AgainstExact> against_exact;  // with compare_to_exact and a variant
 };
 
+class JsonWriter;
+// The comparison as a JSON object's members (the CLI's score --json and the inspection document write it):
+// kl, top_agrees, mean_kl, top1_agreement, exact_loss, heads [{layer, head, max_abs, mean_abs}].
+void write_json_members(JsonWriter& json, const AgainstExact& against);
+
 // Scores token ids: one forward pass over all of them (the prompt path), the next-token distribution at each
 // position read from the residual stream leaving the last layer (Session::layer_logits), its log-softmax
 // computed in double. BadArgument with fewer than two tokens; PromptTooLong past the model's context.

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "glassbox/error.hpp"
+#include "glassbox/json_writer.hpp"
 #include "glassbox/session.hpp"
 
 namespace glassbox {
@@ -111,6 +112,24 @@ Result<TextScore> score_tokens(std::shared_ptr<const Model> model, std::span<con
     score.against_exact = std::move(against);
   }
   return score;
+}
+
+void write_json_members(JsonWriter& json, const AgainstExact& a) {
+  json.key("kl").begin_array();
+  for (double kl : a.kl)
+    json.number(kl);
+  json.end_array().key("top_agrees").begin_array();
+  for (bool agrees : a.top_agrees)
+    json.boolean(agrees);
+  json.end_array();
+  json.key("mean_kl").number(a.mean_kl).key("top1_agreement").number(a.top1_agreement);
+  json.key("exact_loss").number(a.exact_loss);
+  json.key("heads").begin_array();
+  for (const AttentionRowError& e : a.heads) {
+    json.begin_object().key("layer").integer(e.layer).key("head").integer(e.head);
+    json.key("max_abs").number(e.max_abs).key("mean_abs").number(e.mean_abs).end_object();
+  }
+  json.end_array();
 }
 
 Result<TextScore> score_text(std::shared_ptr<const Model> model, const Tokenizer& tokenizer,
