@@ -458,6 +458,7 @@ TEST(AttentionVariants, InspectAddsTheComparisonToItsDocument) {
   EXPECT_EQ(plain->find("attention_variant"), std::string::npos);
 }
 
+#if !defined(__EMSCRIPTEN__)  // the CLI runs as a process: none under WebAssembly
 TEST(AttentionVariants, TheScoreCommandTakesAVariantAndNamesABadOne) {
   REQUIRE_STORIES();
   const std::vector<std::string> base = {"score",
@@ -488,6 +489,7 @@ TEST(AttentionVariants, TheScoreCommandTakesAVariantAndNamesABadOne) {
   auto unknown = with("sparse");
   EXPECT_NE(unknown.err.find("unknown attention 'sparse'"), std::string::npos) << unknown.err;
 }
+#endif
 
 TEST(BestRankApproximation, KeepsTheLargestSingularDirections) {
   // A rank-1 matrix plus a small second direction: rank 1 keeps the first, rank 2 everything.

@@ -93,6 +93,7 @@ TEST(Score, LogProbabilityIsALogSoftmax) {
   EXPECT_NEAR(log_probability(logits, 0), 1.0 - z, 1e-12);
 }
 
+#if !defined(__EMSCRIPTEN__)  // the CLI runs as a process: none under WebAssembly
 TEST(Score, TheCommandPrintsTheCoresNumbersAsJson) {
   REQUIRE_STORIES();
   auto run = test::run_cli({"score", "--model", test::model_path("stories260K.bin"), "--tokenizer",
@@ -117,6 +118,7 @@ TEST(Score, TheCommandPrintsTheCoresNumbersAsJson) {
   EXPECT_EQ(test::run_cli({"score", "--model", test::model_path("stories260K.bin")}).exit_code,
             2);  // no --text
 }
+#endif
 
 // The reference's float64 forward pass of stories260K (score_fixtures.py): exact attention.
 TEST(ScoreReference, Stories260KMatchesTheNumPyReference) {
