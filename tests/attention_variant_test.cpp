@@ -391,8 +391,17 @@ TEST(AttentionVariants, RowErrorsAreMeasuredOnExactAttentionsQueriesAndKeys) {
     EXPECT_EQ(e.max_abs, 0.0) << e.layer << "." << e.head;
   auto full_rank = attention_row_errors(*exact, parse("low-rank:4096"));
   ASSERT_TRUE(full_rank.ok());
-  for (const AttentionRowError& e : *full_rank)
+  for (const AttentionRowError& e : *full_rank) {
     EXPECT_LT(e.max_abs, 1e-5);
+    EXPECT_NEAR(e.energy_kept, 1.0, 1e-9);
+  }
+  auto rank_two = attention_row_errors(*exact, parse("low-rank:2"));
+  ASSERT_TRUE(rank_two.ok());
+  for (const AttentionRowError& e : *rank_two) {
+    EXPECT_GT(e.energy_kept, 0.0);
+    EXPECT_LT(e.energy_kept, 1.0);
+  }
+  EXPECT_EQ((*same)[0].energy_kept, -1.0);
   // Linear attention's implied rows, written out here for layer 1, head 3: (elu(q)+1)·(elu(k_j)+1), normalized.
   auto linear = attention_row_errors(*exact, parse("linear"));
   ASSERT_TRUE(linear.ok());

@@ -60,7 +60,8 @@ void print_text(const Tokenizer& tokenizer, const TextScore& score) {
       a.exact_loss, a.mean_kl, 100.0 * a.top1_agreement);
   std::printf("%-6s %-6s %-22s %s\n", "layer", "head", "max |row - exact row|", "mean |row - exact row|");
   for (const AttentionRowError& e : a.heads)
-    std::printf("%-6d %-6d %-22.6f %.6f\n", e.layer, e.head, e.max_abs, e.mean_abs);
+    std::printf("%-6d %-6d %-22.6f %.6f%s\n", e.layer, e.head, e.max_abs, e.mean_abs,
+                e.energy_kept >= 0 ? cat("   energy kept ", e.energy_kept).c_str() : "");
 }
 
 Result<void> score(const Options& options) {

@@ -29,6 +29,9 @@ struct ScoreOptions {
 struct AttentionRowError {
   int layer = 0, head = 0;
   double max_abs = 0, mean_abs = 0;
+  // low-rank: the share of the exact matrix's energy its rank-R truncation keeps (sum of the R largest
+  // squared singular values over all of them); -1 for the other variants.
+  double energy_kept = -1;
 };
 
 // The row errors of every layer and head (layer-major) over the positions `exact` has run: a session

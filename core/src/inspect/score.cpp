@@ -127,7 +127,9 @@ void write_json_members(JsonWriter& json, const AgainstExact& a) {
   json.key("heads").begin_array();
   for (const AttentionRowError& e : a.heads) {
     json.begin_object().key("layer").integer(e.layer).key("head").integer(e.head);
-    json.key("max_abs").number(e.max_abs).key("mean_abs").number(e.mean_abs).end_object();
+    json.key("max_abs").number(e.max_abs).key("mean_abs").number(e.mean_abs);
+    if (e.energy_kept >= 0) json.key("energy_kept").number(e.energy_kept);
+    json.end_object();
   }
   json.end_array();
 }

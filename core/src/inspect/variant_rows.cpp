@@ -101,15 +101,17 @@ Result<std::vector<AttentionRowError>> attention_row_errors(const Session& exact
         std::copy(variant_row.begin(), variant_row.end(),
                   variant_matrix.begin() + static_cast<std::ptrdiff_t>(row));
       }
+      double energy_kept = -1;
       if (variant.kind == AttentionKind::LowRank) {
         const LowRankApproximation a = best_rank_approximation(exact_matrix, n, n, variant.rank);
+        energy_kept = a.energy_kept;
         for (std::size_t i = 0; i < size; ++i) {
           const KeyRange range = visible.of(i);
           for (std::size_t j = range.begin; j < range.end; ++j)
             variant_matrix[i * size + j] = a.matrix[i * size + j];
         }
       }
-      AttentionRowError e{layer, head, 0, 0};
+      AttentionRowError e{layer, head, 0, 0, energy_kept};
       std::size_t count = 0;
       for (std::size_t i = 0; i < size; ++i)
         for (std::size_t j = 0; j <= i; ++j) {
