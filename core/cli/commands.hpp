@@ -30,5 +30,6 @@ Command add_inspect_command(CLI::App& parent);
 Command add_check_command(CLI::App& parent);
 Command add_embed_command(CLI::App& parent);
 Command add_fill_mask_command(CLI::App& parent);
+Command add_score_command(CLI::App& parent);
 
 }  // namespace glassbox::cli

@@ -8,6 +8,7 @@
 
 #include "commands.hpp"
 #include "glassbox/ablation.hpp"
+#include "glassbox/attention_variant.hpp"
 #include "glassbox/inspection.hpp"
 #include "model_flags.hpp"
 #include "sampler_flags.hpp"
@@ -20,11 +21,13 @@ struct Options {
   std::string prompt;
   InspectOptions inspect;
   std::string ablate;
+  std::string attention = "exact";
   bool json = false;
 };
 
 Result<void> inspect(Options options) {
   GLASSBOX_ASSIGN(options.inspect.ablate, parse_head_scales(options.ablate));
+  GLASSBOX_ASSIGN(options.inspect.attention, parse_attention_variant(options.attention));
   GLASSBOX_ASSIGN(const LoadedModel loaded, open_model_from_flags(options.model));
   GLASSBOX_ASSIGN(const std::string document,
                   inspect_json(loaded.model, *loaded.tokenizer, options.prompt, options.inspect));
@@ -56,6 +59,11 @@ Command add_inspect_command(CLI::App& parent) {
                   "heads to switch off for the whole run, LAYER.HEAD (from 0), comma-separated; LAYER.HEAD=S "
                   "scales a head by S instead")
       ->type_name("L.H[=S],...");
+  app->add_option("--attention", options->attention,
+                  "also compare this attention variant with exact attention on the run's tokens: window:W, "
+                  "global-window:G,W, linear, performer:M[:SEED] or low-rank:R (docs/attention-variants.md)")
+      ->type_name("VARIANT")
+      ->capture_default_str();
   add_threads_flag(*app, options->inspect.threads);
   app->add_option("--max-tokens", options->inspect.max_tokens,
                   "refuse longer sequences: the attention is written in full (layers x heads x n x n)")

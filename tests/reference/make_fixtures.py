@@ -25,6 +25,7 @@ import gguf
 import gguf_export
 import hf_export
 import model
+import score_fixtures
 import tiny_vocab
 import tokenizer_json
 from random_model import IQ4_PLAN, LOW_K_QUANT_PLAN, NIBBLE_QUANT_PLAN, k_quant_weights, random_weights
@@ -33,6 +34,9 @@ VOCAB_DIR = os.environ.get("GLASSBOX_VOCAB_DIR",
                            os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                         "..", "..", "..", "shared", "tokenizer-vectors"))
 N_TOKENS = 8
+STORIES_MODEL = os.path.join(os.environ.get("GLASSBOX_MODELS_DIR") or
+                             os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "models"),
+                             "stories260K.bin")
 
 
 # Head ablations checked against the reference ({(layer, head): scale}): every head of one layer off (pre- and
@@ -499,6 +503,15 @@ class Fixtures:
     def encoders(self):
         encoder_fixtures.write_all(self)
 
+    # (g) stories260K's per-token log-probabilities of a text, exact and under the attention variants
+    def stories_score(self):
+        if not os.path.exists(STORIES_MODEL):
+            print(f"SKIPPED: {STORIES_MODEL} not found (scripts/fetch-models.sh; set GLASSBOX_MODELS_DIR)")
+            return
+        score_fixtures.write(self.path("stories260K-score.json"), STORIES_MODEL)
+        self.note(["stories260K-score.json"], "stories260K (models/) scoring a text: per-token log-probabilities "
+                  "and loss, exact and under " + ", ".join(score_fixtures.VARIANTS[1:]) + " (score_fixtures.py)")
+
     # (e) tokenizer.json files
     def tokenizers(self):
         if not vocab_files_present():
@@ -526,6 +539,9 @@ def inputs_digest():
         for name in sorted(os.listdir(VOCAB_DIR)):
             info = os.stat(os.path.join(VOCAB_DIR, name))
             digest.update(f"{name} {info.st_size} {info.st_mtime_ns}".encode())
+    if os.path.exists(STORIES_MODEL):
+        info = os.stat(STORIES_MODEL)
+        digest.update(f"stories260K.bin {info.st_size} {info.st_mtime_ns}".encode())
     return digest.hexdigest()
 
 
@@ -547,7 +563,7 @@ def main(argv):
     fixtures = Fixtures(outdir)
     for step in (fixtures.variants, fixtures.quantized, fixtures.real_format_tiny,
                  fixtures.real_vocab, fixtures.hf_folders, fixtures.hf_folders_with_tokenizer,
-                 fixtures.tokenizers, fixtures.encoders):
+                 fixtures.tokenizers, fixtures.encoders, fixtures.stories_score):
         t = time.time()
         step()
         print(f"{step.__name__:18s} {time.time() - t:6.2f} s")

@@ -48,6 +48,7 @@ residual and ffn_norm the one after the feed-forward residual.
 
 import numpy as np
 
+import attention_variants
 import ops
 
 
@@ -94,13 +95,15 @@ def _norm(cfg, weights, name, x):
     raise ValueError(f"unknown norm {cfg['norm']!r}")
 
 
-def attention(cfg, weights, layer, x, trace=None, rounding=None, head_scales=None):
+def attention(cfg, weights, layer, x, trace=None, rounding=None, head_scales=None, variant=None):
     """Causal multi-head self-attention over a whole sequence x [T, dim].
 
     Query head h reads key/value head h // (n_heads / n_kv_heads): with as many
     kv heads as heads this is MHA, with fewer it is GQA, with one it is MQA.
     head_scales: optional [n_layers][n_heads] factors on each head's output before
     the output projection (head ablation: 0 switches a head off).
+    variant: None (exact softmax) or an --attention spelling (attention_variants.py) computed from the same
+    q, k, v instead.
     """
     T = x.shape[0]
     hd, H, KV = head_dim(cfg), cfg["n_heads"], cfg["n_kv_heads"]
@@ -128,13 +131,16 @@ def attention(cfg, weights, layer, x, trace=None, rounding=None, head_scales=Non
     heads = []
     for h in range(H):
         kv = h // group
+        scale = 1.0 if head_scales is None else head_scales[layer][h]
+        if variant is not None and variant != "exact":
+            heads.append(scale * attention_variants.head_output(variant, q[:, h, :], k[:, kv, :], v[:, kv, :], mask))
+            continue
         scores = q[:, h, :] @ k[:, kv, :].T / np.sqrt(hd) + mask  # [T queries, T keys]
         if slopes is not None:
             scores = scores + ops.alibi_bias(T, slopes[h])
         probs = ops.softmax(scores)
         if trace is not None:
             trace.setdefault("attention", []).append(probs)
-        scale = 1.0 if head_scales is None else head_scales[layer][h]
         heads.append(scale * (probs @ v[:, kv, :]))
     return _linear(np.concatenate(heads, axis=1), weights, p + "attn_output", cfg["out_bias"], rounding)
 
@@ -166,7 +172,7 @@ def embed(cfg, weights, tokens):
     return x
 
 
-def hidden_states(cfg, weights, tokens, trace=None, rounding=None, head_scales=None):
+def hidden_states(cfg, weights, tokens, trace=None, rounding=None, head_scales=None, variant=None):
     """The final hidden state of every position, [T, dim] (before the classifier)."""
     x = embed(cfg, weights, tokens)
     if cfg.get("embedding_norm"):
@@ -175,17 +181,17 @@ def hidden_states(cfg, weights, tokens, trace=None, rounding=None, head_scales=N
         p = f"blk.{layer}."
         if cfg["norm_placement"] == "pre":
             x = x + attention(cfg, weights, layer, _norm(cfg, weights, p + "attn_norm", x), trace, rounding,
-                              head_scales)
+                              head_scales, variant)
             x = x + feed_forward(cfg, weights, layer, _norm(cfg, weights, p + "ffn_norm", x), rounding)
         elif cfg["norm_placement"] == "sandwich":
             attended = attention(cfg, weights, layer, _norm(cfg, weights, p + "attn_norm", x), trace, rounding,
-                                 head_scales)
+                                 head_scales, variant)
             x = x + _norm(cfg, weights, p + "post_attention_norm", attended)
             fed = feed_forward(cfg, weights, layer, _norm(cfg, weights, p + "ffn_norm", x), rounding)
             x = x + _norm(cfg, weights, p + "post_ffw_norm", fed)
         elif cfg["norm_placement"] == "post":
             x = _norm(cfg, weights, p + "attn_norm", x + attention(cfg, weights, layer, x, trace, rounding,
-                                                                  head_scales))
+                                                                  head_scales, variant))
             x = _norm(cfg, weights, p + "ffn_norm", x + feed_forward(cfg, weights, layer, x, rounding))
         else:
             raise ValueError(f"unknown norm placement {cfg['norm_placement']!r}")
@@ -210,13 +216,13 @@ def _classifier_name(cfg):
     return "token_embd.weight" if cfg["tied_embeddings"] else "output.weight"
 
 
-def forward(cfg, weights, tokens, trace=None, rounding=None, head_scales=None):
+def forward(cfg, weights, tokens, trace=None, rounding=None, head_scales=None, variant=None):
     """Logits [T, vocab] for every position of the token sequence (causal).
 
     rounding: optional {weight name: function of a row}, applied to the input of each product with that
     matrix, to reproduce an engine that rounds those inputs (the fixtures' logits never use it).
-    head_scales: head ablation, as in attention()."""
-    h = hidden_states(cfg, weights, tokens, trace, rounding, head_scales)
+    head_scales: head ablation, and variant: the attention computed, as in attention()."""
+    h = hidden_states(cfg, weights, tokens, trace, rounding, head_scales, variant)
     return softcap(cfg, _product(h, classifier(cfg, weights), rounding, _classifier_name(cfg)))
 
 

@@ -28,6 +28,17 @@ inline constexpr double kNegligibleSingularValue = 1e-10;  // the seed drops the
 // machine (an exp(N(0, 3)) random causal matrix, -O3). Empty input gives no values.
 std::vector<double> singular_values(std::span<const float> matrix, int rows, int cols);
 
+// A matrix's best rank-R approximation in the Frobenius norm (Eckart-Young: its SVD truncated to the R
+// largest singular values), by the same Jacobi rotations, kept as they go (J): the rotated rows are the
+// singular values times the right singular vectors, and the approximation is J^T times the R largest of
+// them (for rows <= cols, as an attention matrix, which is square). energy_kept is the share of the
+// squared singular values they hold (sum_{i<=R} s_i^2 / sum s_i^2), 1 for a zero matrix. Empty on bad sizes.
+struct LowRankApproximation {
+  std::vector<float> matrix;  // rows x cols, row-major
+  double energy_kept = 0;
+};
+LowRankApproximation best_rank_approximation(std::span<const float> matrix, int rows, int cols, int rank);
+
 // The effective rank from singular values sorted largest first; 0 when none is above
 // kNegligibleSingularValue.
 int effective_rank(std::span<const double> singular_values_descending,

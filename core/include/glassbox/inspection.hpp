@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "glassbox/ablation.hpp"
+#include "glassbox/attention_variant.hpp"
 #include "glassbox/model.hpp"
 #include "glassbox/result.hpp"
 #include "glassbox/sampler.hpp"
@@ -25,6 +26,9 @@ struct InspectOptions {
   // Sequences longer than this are refused: the attention is written in full, layers x heads x n x n numbers
   // (about 40 MB of JSON for 12 x 12 heads at 256 tokens).
   int max_tokens = 256;
+  // Not exact: the document also compares this attention variant with exact attention on the tokens the run
+  // read (glassbox/score.hpp: per-position KL and top-token agreement, per-head row errors; no ablation).
+  AttentionVariant attention = {};
 };
 
 // Runs the prompt and `steps` sampled tokens through the model and writes the document. Errors: those of

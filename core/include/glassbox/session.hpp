@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "glassbox/attention_detail.hpp"
+#include "glassbox/attention_variant.hpp"
 #include "glassbox/model.hpp"
 #include "glassbox/residual_trace.hpp"
 #include "glassbox/result.hpp"
@@ -32,6 +33,11 @@ struct SessionOptions {
   // Prompt tokens per forward pass in prefill(); 0: 256. Fewer hold less scratch memory (the activations of
   // that many tokens) and read the weights more often; the results are the same bits for any value.
   int prefill_batch = 0;
+  // Which attention the run computes (glassbox/attention_variant.hpp); exact, the default, is the model's own
+  // and the same bits as before variants existed. Low-rank reads only a prompt in one pass (prefill from
+  // position 0 with at most prefill_batch tokens) and cannot generate; linear and performer cannot replace a
+  // sliding-window layer's attention (their sums keep every key).
+  AttentionVariant attention = {};
 };
 
 class Session {
@@ -67,7 +73,8 @@ class Session {
   bool residual_trace_enabled() const { return residuals_enabled_; }
   const ResidualTrace& residual_trace() const { return residuals_; }
 
-  // Recomputes attention rows from the residual trace: fn(head, query, probabilities over keys 0..query) for
+  // Recomputes (exact) attention rows from the residual trace; BadArgument in a session running another
+  // attention variant: fn(head, query, probabilities over keys 0..query) for
   // heads [head_begin, head_end) of `layer` and queries [query_begin, query_end), one row in memory at a
   // time. NotRecorded when a query's residual was not kept. Call between steps, not during one.
   Result<void> attention_rows(int layer, int head_begin, int head_end, int query_begin, int query_end,
@@ -85,6 +92,8 @@ class Session {
   // to see an ablation's whole effect. Fails with bad-argument on the wrong length or a non-finite scale.
   Result<void> set_head_scales(std::span<const float> scales);
   std::span<const float> head_scales() const;  // empty when none is set
+
+  const AttentionVariant& attention() const;
 
   const Model& model() const { return *model_; }
   std::span<const float> logits() const;

@@ -3,6 +3,8 @@
 // recomputed from the stored residual stream, bit for bit as the forward pass computed them.
 #include "glassbox/inspection.hpp"
 
+#include "glassbox/score.hpp"
+
 #include <string>
 
 #include "glassbox/anatomy.hpp"
@@ -13,6 +15,7 @@
 #include "glassbox/json_writer.hpp"
 #include "glassbox/measure_heads.hpp"
 #include "glassbox/sampling_pipeline.hpp"
+#include "glassbox/score.hpp"
 #include "glassbox/session.hpp"
 #include "glassbox/top_tokens.hpp"
 
@@ -265,6 +268,20 @@ Result<void> write_ablation(JsonWriter& json, std::shared_ptr<const Model> model
   return {};
 }
 
+// An attention variant against exact attention on the tokens the run read (docs/inspect.md).
+Result<void> write_attention_variant(JsonWriter& json, std::shared_ptr<const Model> model,
+                                     std::span<const int> read, const InspectOptions& o) {
+  if (o.attention.is_exact() || read.size() < 2) return {};
+  GLASSBOX_ASSIGN(const TextScore score,
+                  score_tokens(std::move(model), read,
+                               {.threads = o.threads, .attention = o.attention, .compare_to_exact = true}));
+  json.key("attention_variant").begin_object().key("variant").string(to_string(o.attention));
+  json.key("loss").number(score.loss);
+  write_json_members(json, *score.against_exact);
+  json.end_object();
+  return {};
+}
+
 // An encoder's document: its text read once, no steps, full attention rows (docs/inspect.md, "Encoders").
 Result<std::string> encoder_inspect_json(std::shared_ptr<const Model> model, const Tokenizer& tokenizer,
                                          std::string_view prompt, const InspectOptions& options) {
@@ -365,6 +382,7 @@ Result<std::string> inspect_json(std::shared_ptr<const Model> model, const Token
   GLASSBOX_TRY(write_heads(json, *model, tokenizer, read, options.threads));
   write_anatomy(json, *model, session.position());
   GLASSBOX_TRY(write_ablation(json, model, run, options));
+  GLASSBOX_TRY(write_attention_variant(json, model, read, options));
   json.end_object();
   return std::string(json.text());
 }

@@ -12,6 +12,8 @@
 //   (soft-capped where the model says: cap * tanh(logits / cap))
 // ALiBi adds nothing to the embeddings: each head biases its scores by distance (attend()).
 // A sliding-window layer's queries see only the last sliding_window keys (ModelConfig::first_visible_key).
+// A run may swap the attention for one of the seeds' approximations (glassbox/attention_variant.hpp, attend()
+// below), computed from the same q, k and v; the default, exact, is the model's own.
 // An encoder (BERT) differs only in knobs: token-type embeddings and a LayerNorm of the embeddings, Post-LN,
 // attention over the whole text instead of the tokens so far (model/visible_keys.hpp, which also holds the
 // padding mask of a batch of texts), and no classifier: its output is x, a state per token. nomic-bert is
@@ -25,10 +27,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
+#include "glassbox/effective_rank.hpp"
 #include "glassbox/positions.hpp"
+#include "kernels/feature_attention.hpp"
 #include "kernels/kernels.hpp"
 #include "model/attention_schedule.hpp"
+#include "model/feature_maps.hpp"
 #include "model/layer_steps.hpp"
 #include "model/linear.hpp"
 #include "model/linear_batch.hpp"
@@ -83,15 +89,24 @@ void record_residuals(ResidualTrace* residuals, int first_position, int layer, c
       std::copy(x + t * dim, x + (t + 1) * dim, row);
 }
 
+// An ablated head's output is scaled (0: switched off) before the output projection mixes the heads.
+void scale_head_output(const ModelConfig& c, const RunState& s, int layer, std::size_t h, float* out) {
+  const float scale =
+      s.head_scales.empty() ? 1.0f : s.head_scales[static_cast<std::size_t>(layer * c.n_heads) + h];
+  if (scale != 1.0f)
+    for (std::size_t i = 0; i < static_cast<std::size_t>(c.head_dim); ++i)
+      out[i] *= scale;
+}
+
 // Multi-head self-attention of the chunk's n queries. For head h and the chunk's query t, over the keys j it
-// sees (visible.of(t): a decoder's keys up to its position, an encoder's whole text; the chunk's own keys are
-// in the cache already):
+// sees (visible.of(t): a decoder's keys up to its position, an encoder's whole text, narrowed by a window
+// variant; the chunk's own keys are in the cache already):
 //   probability_j = softmax_j(q·k_j / sqrt(head_dim) [- slope_h |i - j|]),    out_h = sum_j probability_j v_j
 // (the bracket with ALiBi: model/layer_steps.hpp's ScoreBias).
 // Query head h reads kv head h / (n_heads / n_kv_heads): grouped-query attention (MHA and MQA are the two
 // ends of it). score_queries computes the q·k (model/attention_schedule.hpp: threads, tiles of a prompt).
-void attend(const ModelConfig& c, RunState& s, const VisibleKeys& visible, AttentionTrace* trace,
-            ThreadPool& pool) {
+void attend_softmax(const ModelConfig& c, RunState& s, const VisibleKeys& visible, AttentionTrace* trace,
+                    ThreadPool& pool) {
   const int layer = visible.layer;
   const auto head_dim = static_cast<std::size_t>(c.head_dim), kv_dim = static_cast<std::size_t>(c.kv_dim());
   const auto q_dim = static_cast<std::size_t>(c.q_dim());
@@ -100,9 +115,10 @@ void attend(const ModelConfig& c, RunState& s, const VisibleKeys& visible, Atten
 
   score_queries(c, s, visible, pool, [&](std::size_t h, std::size_t t, float* row) {
     const auto [first_key, n_keys] = visible.of(t);
-    const std::size_t query_row = visible.text_start(t) + static_cast<std::size_t>(visible.position(t));
-    // The row's scores become probabilities (with ALiBi's bias, where the model has it).
-    probabilities_from_scores(row, first_key, n_keys, head_dim, score_bias(c, h, query_row));
+    // The row's scores become probabilities (with ALiBi's bias, where the model has it; a global-window
+    // variant's gap hidden).
+    probabilities_from_scores(row, first_key, n_keys, head_dim, score_bias(c, h, visible.query_row(t)),
+                              visible.hidden(t));
     // Recorded at the chunk's cache row (a decoder's position; a batch's row, text by text), over the keys
     // from its text's first token on: each text of a batch reads as if it ran alone.
     if (trace)
@@ -111,13 +127,117 @@ void attend(const ModelConfig& c, RunState& s, const VisibleKeys& visible, Atten
     float* out = s.head_outputs.data() + t * q_dim + h * head_dim;
     const std::size_t kv_offset = (h / heads_per_kv) * head_dim;
     attention_output(out, row, values + kv_offset, kv_dim, first_key, n_keys, head_dim);
-    // An ablated head's output is scaled (0: switched off) before the output projection mixes the heads.
-    const float scale =
-        s.head_scales.empty() ? 1.0f : s.head_scales[static_cast<std::size_t>(layer * c.n_heads) + h];
-    if (scale != 1.0f)
-      for (std::size_t i = 0; i < head_dim; ++i)
-        out[i] *= scale;
+    scale_head_output(c, s, layer, h, out);
   });
+}
+
+// phi of one head's query or key for the run's feature attention (model/feature_maps.hpp), and the log of
+// the factor it was divided by (0 for linear attention's elu + 1, which needs none).
+float feature_map(const RunState& s, float* out, const float* x, std::size_t head_dim, bool query) {
+  if (s.attention.kind == AttentionKind::Linear) {
+    elu_plus_one(out, x, head_dim);
+    return 0.0f;
+  }
+  return performer_features(out, x, s.feature_projection.data(), s.features, head_dim, query);
+}
+
+// Linear and Performer attention (glassbox/attention_variant.hpp): kv head g's running sums take the chunk's
+// keys in order, and each query reads them right after its own key went in, so query t sees the keys
+// 0..t. The sums are the run state's, carried from one forward pass to the next (and started afresh at
+// position 0): a prompt read as one chunk and the same tokens stepped one at a time add the same numbers in
+// the same order, and give the same bits. Each kv head is one thread's, whatever the thread count.
+void attend_by_features(const ModelConfig& c, RunState& s, int layer, int first_position, std::size_t n,
+                        ThreadPool& pool) {
+  const auto head_dim = static_cast<std::size_t>(c.head_dim), kv_dim = static_cast<std::size_t>(c.kv_dim());
+  const auto q_dim = static_cast<std::size_t>(c.q_dim());
+  const auto n_kv_heads = static_cast<std::size_t>(c.n_kv_heads);
+  const auto heads_per_kv = static_cast<std::size_t>(c.n_heads / c.n_kv_heads);
+  const std::size_t features = s.features;
+  float* kv_sums =
+      s.feature_kv_sums.data() + static_cast<std::size_t>(layer) * n_kv_heads * features * head_dim;
+  float* key_sums = s.feature_key_sums.data() + static_cast<std::size_t>(layer) * n_kv_heads * features;
+  float* log_scales = s.feature_log_scales.data() + static_cast<std::size_t>(layer) * n_kv_heads;
+  if (first_position == 0) {  // a new text: nothing summed yet
+    std::fill(kv_sums, kv_sums + n_kv_heads * features * head_dim, 0.0f);
+    std::fill(key_sums, key_sums + n_kv_heads * features, 0.0f);
+    std::fill(log_scales, log_scales + n_kv_heads, -std::numeric_limits<float>::infinity());
+  }
+  auto kv_heads = [&](std::size_t g_begin, std::size_t g_end, int worker) {
+    float* phi_k = s.feature_scratch.data() + static_cast<std::size_t>(worker) * 2 * features;
+    float* phi_q = phi_k + features;
+    for (std::size_t g = g_begin; g < g_end; ++g) {
+      float* head_kv_sums = kv_sums + g * features * head_dim;
+      float* head_key_sums = key_sums + g * features;
+      for (std::size_t t = 0; t < n; ++t) {
+        const std::size_t position = static_cast<std::size_t>(first_position) + t;
+        const float* k = s.keys(static_cast<std::size_t>(layer), position, kv_dim) + g * head_dim;
+        const float* v = s.values(static_cast<std::size_t>(layer), position, kv_dim) + g * head_dim;
+        const float m = feature_map(s, phi_k, k, head_dim, false);
+        kernels::add_feature_key(head_kv_sums, head_key_sums, &log_scales[g], phi_k, m, v, features,
+                                 head_dim);
+        for (std::size_t h = g * heads_per_kv; h < (g + 1) * heads_per_kv; ++h) {
+          feature_map(s, phi_q, s.q.data() + t * q_dim + h * head_dim, head_dim, true);
+          float* out = s.head_outputs.data() + t * q_dim + h * head_dim;
+          kernels::read_feature_sums(out, head_kv_sums, head_key_sums, phi_q, features, head_dim);
+          scale_head_output(c, s, layer, h, out);
+        }
+      }
+    }
+  };
+  pool.parallel_for(n_kv_heads, kv_heads, n * features >= 64 ? 2 : n_kv_heads + 1);
+}
+
+// Low-rank attention, a view of Linformer's premise: each head's attention matrix over the chunk (the whole
+// text from position 0: Session::prefill makes sure) truncated to its best rank R (SVD:
+// glassbox/effective_rank.hpp), its weights on keys the query does not see (the future, into which the
+// truncation smears some) set back to 0, then out_t = sum_j A_R[t][j] v_j.
+void attend_low_rank(const ModelConfig& c, RunState& s, const VisibleKeys& visible, ThreadPool& pool) {
+  const int layer = visible.layer;
+  const std::size_t n = visible.n;
+  const auto head_dim = static_cast<std::size_t>(c.head_dim), kv_dim = static_cast<std::size_t>(c.kv_dim());
+  const auto q_dim = static_cast<std::size_t>(c.q_dim());
+  const auto heads_per_kv = static_cast<std::size_t>(c.n_heads / c.n_kv_heads);
+  const float* values = s.values(layer, 0, kv_dim);
+  score_queries(c, s, visible, pool, [&](std::size_t h, std::size_t t, float* row) {
+    const auto [first_key, n_keys] = visible.of(t);
+    probabilities_from_scores(row, first_key, n_keys, head_dim, score_bias(c, h, visible.query_row(t)),
+                              visible.hidden(t));
+    float* matrix_row = s.head_matrices.data() + (h * n + t) * n;
+    std::copy(row, row + n_keys, matrix_row);
+    std::fill(matrix_row + n_keys, matrix_row + n, 0.0f);
+  });
+  auto heads = [&](std::size_t head_begin, std::size_t head_end, int /*worker*/) {
+    for (std::size_t h = head_begin; h < head_end; ++h) {
+      const std::span<const float> matrix(s.head_matrices.data() + h * n * n, n * n);
+      std::vector<float> truncated =
+          best_rank_approximation(matrix, static_cast<int>(n), static_cast<int>(n), s.attention.rank).matrix;
+      for (std::size_t t = 0; t < n; ++t) {
+        const auto [first_key, n_keys] = visible.of(t);
+        float* row = truncated.data() + t * n;
+        std::fill(row, row + first_key, 0.0f);
+        std::fill(row + n_keys, row + n, 0.0f);
+        const KeyRange hidden = visible.hidden(t);
+        std::fill(row + hidden.begin, row + hidden.end, 0.0f);
+        float* out = s.head_outputs.data() + t * q_dim + h * head_dim;
+        attention_output(out, row, values + (h / heads_per_kv) * head_dim, kv_dim, first_key, n_keys,
+                         head_dim);
+        scale_head_output(c, s, layer, h, out);
+      }
+    }
+  };
+  pool.parallel_for(static_cast<std::size_t>(c.n_heads), heads, 2);
+}
+
+// The run's attention (glassbox/attention_variant.hpp), computed from the q, k, v the layer just placed.
+void attend(const ModelConfig& c, RunState& s, const VisibleKeys& visible, AttentionTrace* trace,
+            ThreadPool& pool) {
+  if (s.attention.uses_features()) {
+    attend_by_features(c, s, visible.layer, visible.first_position, visible.n, pool);
+  } else if (s.attention.kind == AttentionKind::LowRank) {
+    attend_low_rank(c, s, visible, pool);
+  } else {
+    attend_softmax(c, s, visible, trace, pool);  // exact, and the masks of window and global-window
+  }
 }
 
 }  // namespace
@@ -137,7 +257,9 @@ void forward(const Model& model, RunState& s, std::span<const int> tokens, int f
   float* hidden = s.ffn_hidden.data();       // [n][hidden_dim], what the down projection reads
   float* up = s.ffn_up.data();               // a gated feed-forward's up projection
 
-  const auto visible_keys = [&](int layer) { return VisibleKeys{c, layer, first_position, n, texts}; };
+  const auto visible_keys = [&](int layer) {
+    return VisibleKeys{c, layer, first_position, n, texts}.restrict_to(s.attention);
+  };
 
   // --- embedding ---
   for (std::size_t t = 0; t < n; ++t) {

@@ -6,11 +6,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <limits>
 
 #include "glassbox/model.hpp"
 #include "glassbox/positions.hpp"
 #include "kernels/kernels.hpp"
 #include "model/run_state.hpp"
+#include "model/visible_keys.hpp"
 
 namespace glassbox {
 
@@ -76,8 +78,11 @@ inline ScoreBias score_bias(const ModelConfig& c, std::size_t head, std::size_t 
 // `probabilities` has room for n_keys.
 // The second half of it, for scores q·k already in probabilities[first_key, n_keys) (a prompt's attention
 // computes them for a tile of queries at once: model/attention_schedule.cpp).
+// `hidden` is a run of keys inside the range that the query does not see either (global-window's gap between
+// its global keys and its window, model/visible_keys.hpp): they enter the softmax as -inf, which gives them
+// probability exactly 0 and leaves every other probability as a softmax over the seen keys alone.
 inline void probabilities_from_scores(float* probabilities, std::size_t first_key, std::size_t n_keys,
-                                      std::size_t head_dim, ScoreBias bias = {}) {
+                                      std::size_t head_dim, ScoreBias bias = {}, KeyRange hidden = {}) {
   const float scale = std::sqrt(static_cast<float>(head_dim));
   std::fill(probabilities, probabilities + first_key, 0.0f);
   float* visible = probabilities + first_key;
@@ -91,6 +96,8 @@ inline void probabilities_from_scores(float* probabilities, std::size_t first_ke
       visible[t] -= bias.slope * static_cast<float>(distance);
     }
   }
+  std::fill(probabilities + hidden.begin, probabilities + hidden.end,
+            -std::numeric_limits<float>::infinity());
   kernels::softmax(visible, n_visible);
 }
 

@@ -5,6 +5,7 @@
 
 #include "glassbox/positions.hpp"
 #include "kernels/matmul.hpp"
+#include "model/feature_maps.hpp"
 
 namespace glassbox {
 
@@ -12,6 +13,23 @@ namespace {
 // The widest row any matrix product decodes: wq/wk/wv/gate/up/output read dim values, wo q_dim, down hidden.
 std::size_t widest_row(const ModelConfig& c) {
   return static_cast<std::size_t>(std::max({c.dim, c.q_dim(), c.hidden_dim}));
+}
+
+// phi's width for the feature attentions, 0 for the others.
+std::size_t feature_count(const ModelConfig& c, const AttentionVariant& v) {
+  if (v.kind == AttentionKind::Linear) return static_cast<std::size_t>(c.head_dim);
+  if (v.kind == AttentionKind::Performer) return static_cast<std::size_t>(v.features);
+  return 0;
+}
+
+// Floats of the variant's state: the running sums, Performer's projection, the workers' phi rows, or the
+// low-rank heads' matrices.
+int64_t attention_state_floats(const ModelConfig& c, const AttentionVariant& v, int workers, int batch) {
+  const auto f = static_cast<int64_t>(feature_count(c, v));
+  const int64_t sums = int64_t{c.n_layers} * c.n_kv_heads * (f * (c.head_dim + 1) + 1);
+  const int64_t projection = v.kind == AttentionKind::Performer ? f * c.head_dim : 0;
+  const int64_t matrices = v.kind == AttentionKind::LowRank ? int64_t{c.n_heads} * batch * batch : 0;
+  return sums + projection + int64_t{workers} * 2 * f + matrices;
 }
 }  // namespace
 
@@ -63,17 +81,38 @@ RunState::RunState(const ModelConfig& c, int context, int workers, int batch_siz
   }
 }
 
+void RunState::use_attention(const ModelConfig& c, const AttentionVariant& variant) {
+  attention = variant;
+  features = feature_count(c, variant);
+  const std::size_t sums =
+      static_cast<std::size_t>(c.n_layers) * static_cast<std::size_t>(c.n_kv_heads) * features;
+  feature_kv_sums.assign(sums * static_cast<std::size_t>(c.head_dim), 0.0f);
+  feature_key_sums.assign(sums, 0.0f);
+  feature_log_scales.assign(features > 0 ? static_cast<std::size_t>(c.n_layers * c.n_kv_heads) : 0, 0.0f);
+  feature_scratch.assign(workers * 2 * features, 0.0f);
+  feature_projection.clear();
+  if (variant.kind == AttentionKind::Performer)
+    feature_projection = performer_projection(variant.features, c.head_dim, variant.seed);
+  head_matrices.clear();
+  if (variant.kind == AttentionKind::LowRank)
+    head_matrices.assign(static_cast<std::size_t>(c.n_heads) * static_cast<std::size_t>(batch) *
+                             static_cast<std::size_t>(batch),
+                         0.0f);
+}
+
 bool any_sliding_layer(const ModelConfig& c) {
   for (int l = 0; l < c.n_layers; ++l)
     if (c.slides(l)) return true;
   return false;
 }
 
-int64_t run_state_bytes(const ModelConfig& c, int context, int workers, int batch) {
+int64_t run_state_bytes(const ModelConfig& c, int context, int workers, int batch,
+                        const AttentionVariant& attention) {
   const int64_t ctx = context;
   int64_t floats = batch * (3 * int64_t{c.dim} + 2 * int64_t{c.q_dim()} + 2 * int64_t{c.hidden_dim}) +
                    c.n_heads * ctx + c.vocab_size + 2 * int64_t{c.n_layers} * ctx * c.kv_dim();
   if (c.position == PositionKind::RoPE) floats += (any_sliding_layer(c) ? 2 : 1) * ctx * c.rotary_dim();
+  floats += attention_state_floats(c, attention, workers, batch);
   if (batch > 1) {
     const auto rows = static_cast<std::size_t>(batch), head_dim = static_cast<std::size_t>(c.head_dim);
     floats += workers * static_cast<int64_t>(kernels::packed_tokens_floats(rows, head_dim) +

@@ -6,6 +6,7 @@
 
 #include <vector>
 
+#include "glassbox/attention_variant.hpp"
 #include "glassbox/model.hpp"
 #include "model/linear.hpp"
 
@@ -49,6 +50,25 @@ struct RunState {
   // when every head runs as trained (Session::set_head_scales).
   std::vector<float> head_scales;
 
+  // The attention this run computes (glassbox/attention_variant.hpp; exact unless use_attention chose
+  // another) and what the variants need beyond the KV cache:
+  AttentionVariant attention;
+  // Linear and Performer: each layer's and kv head's running sums (kernels/feature_attention.hpp),
+  // sum phi(k_s) v_s^T [n_layers][n_kv_heads][features][head_dim] and sum phi(k_s) [n_layers][n_kv_heads]
+  // [features], over the positions before the next forward pass's chunk.
+  std::size_t features = 0;  // phi's width: head_dim (linear) or M (performer)
+  std::vector<float> feature_kv_sums, feature_key_sums;
+  // Performer: the sums are kept divided by e^c, c the largest log factor its keys' features were divided by
+  // (model/feature_maps.hpp) [n_layers][n_kv_heads]; linear's keys have none (c = 0).
+  std::vector<float> feature_log_scales;
+  std::vector<float>
+      feature_projection;              // Performer's random features [M][head_dim] (model/feature_maps.hpp)
+  std::vector<float> feature_scratch;  // each worker's phi(k) and phi(q) [workers][2][features]
+  // Low-rank: each head's whole attention matrix over the chunk [n_heads][batch][batch].
+  std::vector<float> head_matrices;
+  // Chooses the run's attention and allocates its state (the variant is checked by the caller).
+  void use_attention(const ModelConfig& config, const AttentionVariant& variant);
+
   // The cos and sin of every pair's angle at `position` in a layer (sliding or not), rope_half each.
   const float* rope_cos_row(bool sliding, std::size_t position) const {
     return rope_cos.data() + ((sliding ? context_length : 0) + position) * rope_half;
@@ -68,7 +88,8 @@ struct RunState {
 
 // Bytes a session with this context would allocate (checked before allocating, so a huge context is an
 // error message, not an out-of-memory abort).
-int64_t run_state_bytes(const ModelConfig& config, int context_length, int workers, int batch = 1);
+int64_t run_state_bytes(const ModelConfig& config, int context_length, int workers, int batch = 1,
+                        const AttentionVariant& attention = {});
 
 // Whether some layer of the model attends through a sliding window (ModelConfig::slides).
 bool any_sliding_layer(const ModelConfig& config);

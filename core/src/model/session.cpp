@@ -33,8 +33,20 @@ Result<Session> Session::create(std::shared_ptr<const Model> model, SessionOptio
   if (options.prefill_batch < 0)
     return error(ErrorCode::BadArgument, "session: prefill batch must be >= 0 (0: the default), found ",
                  options.prefill_batch);
+  GLASSBOX_TRY(check_attention_variant(options.attention));
+  if (options.attention.uses_features() && any_sliding_layer(c))
+    return error(ErrorCode::BadArgument, "attention '", to_string(options.attention),
+                 "' cannot run this model: its sliding-window layers must forget the keys older than their "
+                 "window, and the running sums of linear and performer attention keep every key (use exact, "
+                 "window or global-window)");
+  if (options.attention.uses_features() && c.position == PositionKind::ALiBi)
+    return error(
+        ErrorCode::BadArgument, "attention '", to_string(options.attention),
+        "' cannot run this model: ALiBi puts its positions in a bias on each score by distance, which "
+        "the feature maps of linear and performer attention cannot carry (use exact, window, "
+        "global-window or low-rank)");
   const int batch = std::min(options.prefill_batch > 0 ? options.prefill_batch : kPrefillBatch, context);
-  const int64_t bytes = run_state_bytes(c, context, options.threads, batch);
+  const int64_t bytes = run_state_bytes(c, context, options.threads, batch, options.attention);
   if (bytes > kMaxSessionBytes)
     return error(
         ErrorCode::OutOfMemory, "session: a context of ", context, " positions needs ", bytes >> 20,
@@ -45,6 +57,7 @@ Result<Session> Session::create(std::shared_ptr<const Model> model, SessionOptio
   session.context_length_ = context;
   session.pool_ = std::make_unique<ThreadPool>(options.threads);
   session.state_ = std::make_unique<RunState>(c, context, session.pool_->size(), batch);
+  session.state_->use_attention(c, options.attention);
   session.trace_ = AttentionTrace(c.n_layers, c.n_heads);
   session.trace_enabled_ = options.trace_attention;
   session.residuals_ = ResidualTrace(c.n_layers, c.dim, options.residual_budget_bytes);
@@ -72,6 +85,15 @@ Result<std::span<const float>> Session::prefill(std::span<const int> tokens) {
                  " tokens do not fit the context: ", context_length_ - position_, " of its ", context_length_,
                  " positions are left");
 
+  if (state_->attention.needs_whole_prompt() &&
+      (position_ != 0 || tokens.size() > static_cast<std::size_t>(state_->batch)))
+    return error(
+        ErrorCode::BadArgument, "attention '", to_string(state_->attention),
+        "' truncates each head's whole attention matrix, so it reads one text in one forward pass from "
+        "position 0 (score, inspect) and cannot generate or continue a text",
+        position_ != 0 ? ""
+                       : cat(" (this one has ", tokens.size(), " tokens, the session's prefill batch ",
+                             state_->batch, ")"));
   while (!tokens.empty()) {
     const auto chunk = tokens.first(std::min(tokens.size(), static_cast<std::size_t>(state_->batch)));
     // Traces are sized here, so the forward pass allocates nothing.
@@ -86,6 +108,20 @@ Result<std::span<const float>> Session::prefill(std::span<const int> tokens) {
   }
   return logits();
 }
+
+const AttentionVariant& Session::attention() const {
+  return state_->attention;
+}
+
+namespace {
+// The recomputations of attention rows go through the exact softmax only.
+Result<void> exact_attention_only(const AttentionVariant& attention) {
+  if (attention.is_exact()) return ok();
+  return error(ErrorCode::BadArgument,
+               "attention rows are recomputed with exact attention, and this session runs '",
+               to_string(attention), "'");
+}
+}  // namespace
 
 std::span<const float> Session::logits() const {
   return state_->logits;
@@ -108,6 +144,7 @@ std::span<const float> Session::head_scales() const {
 
 Result<void> Session::attention_rows(int layer, int head_begin, int head_end, int query_begin, int query_end,
                                      const AttentionRowFn& fn) const {
+  GLASSBOX_TRY(exact_attention_only(state_->attention));
   if (query_end > position_)
     return error(ErrorCode::BadArgument, "query ", query_end - 1, " has not been computed (positions 0..",
                  position_ - 1, ")");
@@ -116,6 +153,7 @@ Result<void> Session::attention_rows(int layer, int head_begin, int head_end, in
 }
 
 Result<AttentionDetail> Session::attention_detail(int layer, int head, int query) const {
+  GLASSBOX_TRY(exact_attention_only(state_->attention));
   if (query >= position_)
     return error(ErrorCode::BadArgument, "query ", query, " has not been computed (positions 0..",
                  position_ - 1, ")");
