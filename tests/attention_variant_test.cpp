@@ -11,6 +11,7 @@
 #include "kernels/feature_attention.hpp"
 #include "model/feature_maps.hpp"
 #include "model/visible_keys.hpp"
+#include "stories_model.hpp"
 #include "test_json.hpp"
 #include "test_support.hpp"
 
@@ -180,31 +181,9 @@ TEST(FeatureAttention, PerformerFeaturesAreOrthogonalInBlocksAndEstimateTheSoftm
 
 // --- whole runs on stories260K ---
 
-struct Stories {
-  std::shared_ptr<const Model> model;
-  std::shared_ptr<const Tokenizer> tokenizer;
-};
+constexpr const char* kText = test::kStoriesText;
 
-Stories load_stories() {
-  Stories s;
-  auto model = load_model(test::model_path("stories260K.bin"));
-  auto tokenizer = load_tokenizer(test::model_path("tok512.bin"));
-  if (!model.ok() || !tokenizer.ok()) return s;
-  s.model = std::make_shared<const Model>(std::move(*model));
-  s.tokenizer = std::make_shared<const Tokenizer>(std::move(*tokenizer));
-  return s;
-}
-
-#define REQUIRE_STORIES()                                     \
-  GLASSBOX_REQUIRE_FILE(test::model_path("stories260K.bin")); \
-  GLASSBOX_REQUIRE_FILE(test::model_path("tok512.bin"));      \
-  const Stories stories = load_stories();                     \
-  ASSERT_TRUE(stories.model&& stories.tokenizer)
-
-constexpr const char* kText =
-    "Once upon a time, there was a little girl named Lily. She loved to play outside.";
-
-TextScore score_with(const Stories& s, std::string_view variant, int threads = 1) {
+TextScore score_with(const test::Stories& s, std::string_view variant, int threads = 1) {
   auto score = score_text(s.model, *s.tokenizer, kText, {.threads = threads, .attention = parse(variant)});
   EXPECT_TRUE(score.ok()) << variant << ": " << score.error().message;
   return score.ok() ? *score : TextScore{};

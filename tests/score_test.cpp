@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "glassbox/glassbox.hpp"
+#include "stories_model.hpp"
 #include "test_json.hpp"
 #include "test_support.hpp"
 
@@ -18,31 +19,7 @@ namespace {
 constexpr double kLogprobTolerance = 1e-4;
 constexpr double kLossTolerance = 1e-5;
 
-struct Stories {
-  std::shared_ptr<const Model> model;
-  std::shared_ptr<const Tokenizer> tokenizer;
-};
-
-Stories load_stories() {
-  Stories s;
-  auto model = load_model(test::model_path("stories260K.bin"));
-  EXPECT_TRUE(model.ok()) << model.error().message;
-  auto tokenizer = load_tokenizer(test::model_path("tok512.bin"));
-  EXPECT_TRUE(tokenizer.ok()) << tokenizer.error().message;
-  if (!model.ok() || !tokenizer.ok()) return s;
-  s.model = std::make_shared<const Model>(std::move(*model));
-  s.tokenizer = std::make_shared<const Tokenizer>(std::move(*tokenizer));
-  return s;
-}
-
-constexpr const char* kText =
-    "Once upon a time, there was a little girl named Lily. She loved to play outside.";
-
-#define REQUIRE_STORIES()                                     \
-  GLASSBOX_REQUIRE_FILE(test::model_path("stories260K.bin")); \
-  GLASSBOX_REQUIRE_FILE(test::model_path("tok512.bin"));      \
-  const Stories stories = load_stories();                     \
-  ASSERT_TRUE(stories.model&& stories.tokenizer)
+constexpr const char* kText = test::kStoriesText;
 
 TEST(Score, EachLogprobIsTheNextTokensUnderTheLogitsOfSteppingTokenByToken) {
   REQUIRE_STORIES();

@@ -98,6 +98,16 @@ void scale_head_output(const ModelConfig& c, const RunState& s, int layer, std::
       out[i] *= scale;
 }
 
+// The scores of head h's query t (row[j] = q·k_j over the keys it sees) become its probabilities: scaled,
+// with ALiBi's bias where the model has it, a global-window variant's gap hidden, softmax. Returns the keys.
+KeyRange row_probabilities(const ModelConfig& c, const VisibleKeys& visible, std::size_t h, std::size_t t,
+                           float* row) {
+  const KeyRange keys = visible.of(t);
+  probabilities_from_scores(row, keys.begin, keys.end, static_cast<std::size_t>(c.head_dim),
+                            score_bias(c, h, visible.query_row(t)), visible.hidden(t));
+  return keys;
+}
+
 // Multi-head self-attention of the chunk's n queries. For head h and the chunk's query t, over the keys j it
 // sees (visible.of(t): a decoder's keys up to its position, an encoder's whole text, narrowed by a window
 // variant; the chunk's own keys are in the cache already):
@@ -114,11 +124,7 @@ void attend_softmax(const ModelConfig& c, RunState& s, const VisibleKeys& visibl
   const float* values = s.values(layer, 0, kv_dim);
 
   score_queries(c, s, visible, pool, [&](std::size_t h, std::size_t t, float* row) {
-    const auto [first_key, n_keys] = visible.of(t);
-    // The row's scores become probabilities (with ALiBi's bias, where the model has it; a global-window
-    // variant's gap hidden).
-    probabilities_from_scores(row, first_key, n_keys, head_dim, score_bias(c, h, visible.query_row(t)),
-                              visible.hidden(t));
+    const auto [first_key, n_keys] = row_probabilities(c, visible, h, t, row);
     // Recorded at the chunk's cache row (a decoder's position; a batch's row, text by text), over the keys
     // from its text's first token on: each text of a batch reads as if it ran alone.
     if (trace)
@@ -199,9 +205,7 @@ void attend_low_rank(const ModelConfig& c, RunState& s, const VisibleKeys& visib
   const auto heads_per_kv = static_cast<std::size_t>(c.n_heads / c.n_kv_heads);
   const float* values = s.values(layer, 0, kv_dim);
   score_queries(c, s, visible, pool, [&](std::size_t h, std::size_t t, float* row) {
-    const auto [first_key, n_keys] = visible.of(t);
-    probabilities_from_scores(row, first_key, n_keys, head_dim, score_bias(c, h, visible.query_row(t)),
-                              visible.hidden(t));
+    const std::size_t n_keys = row_probabilities(c, visible, h, t, row).end;
     float* matrix_row = s.head_matrices.data() + (h * n + t) * n;
     std::copy(row, row + n_keys, matrix_row);
     std::fill(matrix_row + n_keys, matrix_row + n, 0.0f);
