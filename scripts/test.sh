@@ -7,7 +7,7 @@
 #                            the cross-checks against llama.cpp, and the page in Chromium, Firefox and WebKit
 #   scripts/test.sh --deep   all of that, and the multi-threaded tests under ThreadSanitizer, the whole suite
 #                            under AddressSanitizer + UndefinedBehaviorSanitizer, and every parser fuzzed for
-#                            30 s (one clang build serves both: scripts/build-sanitized.sh), and the page's
+#                            20 s (one clang build serves both: scripts/build-sanitized.sh), and the page's
 #                            longest test (the trace budget over a whole context). .ci/run runs this.
 # Each step prints its time, and a table of them ends the run. Any failure stops the script with a non-zero
 # status. Tests that need a model file skip when it is absent, unless GLASSBOX_REQUIRE_MODELS=1 (as in CI).
@@ -111,10 +111,17 @@ if [ "$deep" = 1 ]; then
   scripts/build-sanitized.sh tsan
   scripts/build-sanitized.sh asan
 
-  step "ThreadSanitizer: sessions, encoders, forward pass, generator, thread pool, ablation and inspection"
-  # Any report fails the run (exit code 66).
-  TSAN_OPTIONS="halt_on_error=1 exitcode=66" build-tsan/tests/glassbox_thread_tests --gtest_brief=1 \
-    --gtest_filter='Session*:Forward*:Generator*:ThreadPool*:KernelsBitExact*:QuantizedIntDot*:HeadAblation*:*AttentionDetail*:MeasureHeads*:HeadMeasurement*:Inspection*:*Encoder*'
+  # Any report fails the run (exit code 66). The suite runs as two shards side by side (GoogleTest's sharding:
+  # each test in exactly one), one per core: most of these tests keep about one core busy under TSan.
+  tsan_shard() {
+    TSAN_OPTIONS="halt_on_error=1 exitcode=66" GTEST_TOTAL_SHARDS=2 GTEST_SHARD_INDEX="$1" \
+      build-tsan/tests/glassbox_thread_tests --gtest_brief=1 \
+      --gtest_filter='Session*:Forward*:Generator*:ThreadPool*:KernelsBitExact*:QuantizedIntDot*:HeadAblation*:*AttentionDetail*:MeasureHeads*:HeadMeasurement*:Inspection*:*Encoder*'
+  }
+  tsan_shard_0() { tsan_shard 0; }
+  tsan_shard_1() { tsan_shard 1; }
+  together "ThreadSanitizer: sessions, encoders, forward pass, generator, thread pool, ablation and inspection" \
+    tsan_shard_0 tsan_shard_1
 
   step "AddressSanitizer and UndefinedBehaviorSanitizer: the whole native suite"
   # CTest runs every test as in build/ (the CLI tests run the sanitized CLI; the NumPy fixtures are the ones
@@ -126,7 +133,7 @@ if [ "$deep" = 1 ]; then
   step "browser: the trace's memory budget over a whole context (0.5B-shaped model, 2,048 tokens)"
   node --test tests/browser/trace-budget.test.mjs
 
-  step "fuzzing every parser (libFuzzer with ASan and UBSan, 30 s per harness)"
-  scripts/fuzz.sh 30
+  step "fuzzing every parser (libFuzzer with ASan and UBSan, 20 s per harness)"
+  scripts/fuzz.sh 20
 fi
 end_step
