@@ -128,8 +128,8 @@ INSTANTIATE_TEST_SUITE_P(
                       "llama-like.q8_0", "llama-like.q4_0", "llama-tiny", "llama-tiny.q8_0",
                       "llama-tiny.q4_0", "llama-kquants", "llama-q4_1-q5_0-q5_1", "llama-q2_k-q3_k-q5_k",
                       "llama-iq4_nl-iq4_xs", "qwen2-tiny", "phi3-tiny", "phi3-split-qkv", "gpt2-tiny",
-                      "llama3-rope-tiny", "qwen3-tiny", "gemma3-tiny", "llama-yarn-tiny",
-                      "alibi-rmsnorm-gqa", "bloom-tiny", "mpt-tiny"),
+                      "llama3-rope-tiny", "qwen3-tiny", "gemma3-tiny", "llama-yarn-tiny", "alibi-rmsnorm-gqa",
+                      "bloom-tiny", "mpt-tiny"),
     [](const auto& info) {
       std::string name = info.param;
       for (char& c : name)
