@@ -4,6 +4,7 @@
 #include "glassbox/ablation.hpp"
 #include "glassbox/anatomy.hpp"
 #include "glassbox/attention_detail.hpp"
+#include "glassbox/attention_lab.hpp"
 #include "glassbox/attention_variant.hpp"
 #include "glassbox/attention_window.hpp"
 #include "glassbox/build.hpp"

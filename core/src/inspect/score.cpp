@@ -7,6 +7,7 @@
 #include "glassbox/error.hpp"
 #include "glassbox/json_writer.hpp"
 #include "glassbox/session.hpp"
+#include "whole_text.hpp"
 
 namespace glassbox {
 
@@ -22,25 +23,23 @@ double log_probability(std::span<const float> logits, int id) {
 
 namespace {
 
-// The whole text in one forward pass (prefill_batch = n), the residual stream kept: the same bits as any
-// other chunking for every attention that can run token by token, and the only way low-rank attention can
-// see its matrix.
-Result<Session> run_text(const std::shared_ptr<const Model>& model, std::span<const int> ids, int threads,
-                         const AttentionVariant& attention) {
-  const int n = static_cast<int>(ids.size());
-  SessionOptions options{
-      .threads = threads, .context_length = n, .trace_residuals = true, .prefill_batch = n};
-  options.attention = attention;
-  GLASSBOX_ASSIGN(Session session, Session::create(model, options));
-  GLASSBOX_TRY(session.prefill(ids));
-  return session;
-}
-
 int top_token(std::span<const float> logits) {
   return static_cast<int>(std::max_element(logits.begin(), logits.end()) - logits.begin());
 }
 
 }  // namespace
+
+Result<Session> read_whole_text(const std::shared_ptr<const Model>& model, std::span<const int> ids,
+                                int threads, const AttentionVariant& attention, int extra_positions) {
+  const int n = static_cast<int>(ids.size());
+  const int context = std::min(model->config.max_seq_len, n + std::max(0, extra_positions));
+  SessionOptions options{
+      .threads = threads, .context_length = context, .trace_residuals = true, .prefill_batch = n};
+  options.attention = attention;
+  GLASSBOX_ASSIGN(Session session, Session::create(model, options));
+  GLASSBOX_TRY(session.prefill(ids));
+  return session;
+}
 
 double kl_divergence(std::span<const float> p_logits, std::span<const float> q_logits) {
   // log p_i = l_i - log sum_j e^(l_j), each normalizer computed once.
@@ -71,10 +70,10 @@ Result<TextScore> score_tokens(std::shared_ptr<const Model> model, std::span<con
   if (n > c.max_seq_len)
     return error(ErrorCode::PromptTooLong, "score: the text gives ", n,
                  " tokens, more than the model's context of ", c.max_seq_len);
-  GLASSBOX_ASSIGN(Session session, run_text(model, ids, options.threads, options.attention));
+  GLASSBOX_ASSIGN(Session session, read_whole_text(model, ids, options.threads, options.attention));
   std::optional<Session> exact;
   if (options.compare_to_exact && !options.attention.is_exact()) {
-    GLASSBOX_ASSIGN(exact, run_text(model, ids, options.threads, AttentionVariant{}));
+    GLASSBOX_ASSIGN(exact, read_whole_text(model, ids, options.threads, AttentionVariant{}));
   }
 
   TextScore score;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "glassbox/attention_lab.hpp"
 #include "glassbox/effective_rank.hpp"
 #include "glassbox/error.hpp"
 #include "glassbox/score.hpp"
@@ -57,67 +58,89 @@ void feature_row(const AttentionVariant& v, const AttentionDetail& d, const std:
     row[static_cast<std::size_t>(j)] /= total;
 }
 
-}  // namespace
-
-Result<std::vector<AttentionRowError>> attention_row_errors(const Session& exact,
-                                                            const AttentionVariant& variant) {
-  if (!exact.attention().is_exact())
-    return error(ErrorCode::BadArgument,
-                 "attention row errors are measured against a session running exact attention");
-  GLASSBOX_TRY(check_attention_variant(variant));
+// One head's exact matrix and the variant's over the positions `exact` has run (projection: Performer's).
+Result<HeadAttentionPair> head_pair(const Session& exact, const AttentionVariant& variant, int layer,
+                                    int head, const std::vector<float>& projection) {
   const ModelConfig& c = exact.model().config;
   const int n = exact.position();
   const auto size = static_cast<std::size_t>(n);
-  std::vector<float> projection;
-  if (variant.kind == AttentionKind::Performer)
-    projection = performer_projection(variant.features, c.head_dim, variant.seed);
+  VisibleKeys visible{c, layer, 0, size};
+  visible.restrict_to(variant);
+  HeadAttentionPair pair{n, std::vector<float>(size * size, 0.0f), std::vector<double>(size * size, 0.0), -1};
+  std::vector<float> scores(size);
+  std::vector<double> variant_row(size);
+  for (int p = 0; p < n; ++p) {
+    GLASSBOX_ASSIGN(const AttentionDetail d, exact.attention_detail(layer, head, p));
+    const auto row = static_cast<std::size_t>(p) * size;
+    std::copy(d.probabilities.begin(), d.probabilities.end(),
+              pair.exact.begin() + static_cast<std::ptrdiff_t>(row));
+    std::fill(variant_row.begin(), variant_row.end(), 0.0);
+    if (variant.uses_features()) {
+      feature_row(variant, d, projection, variant_row);
+    } else if (variant.kind != AttentionKind::LowRank) {  // exact and the masks: the forward pass's softmax
+      const KeyRange range = visible.of(static_cast<std::size_t>(p));
+      std::copy(d.dots.begin(), d.dots.end(), scores.begin());
+      probabilities_from_scores(scores.data(), range.begin, range.end, static_cast<std::size_t>(c.head_dim),
+                                score_bias(c, static_cast<std::size_t>(head), static_cast<std::size_t>(p)),
+                                visible.hidden(static_cast<std::size_t>(p)));
+      for (std::size_t j = 0; j < range.end; ++j)
+        variant_row[j] = scores[j];
+    }
+    std::copy(variant_row.begin(), variant_row.end(),
+              pair.variant.begin() + static_cast<std::ptrdiff_t>(row));
+  }
+  if (variant.kind == AttentionKind::LowRank) {
+    const LowRankApproximation a = best_rank_approximation(pair.exact, n, n, variant.rank);
+    pair.energy_kept = a.energy_kept;
+    for (std::size_t i = 0; i < size; ++i) {
+      const KeyRange range = visible.of(i);
+      for (std::size_t j = range.begin; j < range.end; ++j)
+        pair.variant[i * size + j] = a.matrix[i * size + j];
+    }
+  }
+  return pair;
+}
+
+Result<void> check_pair_request(const Session& exact, const AttentionVariant& variant) {
+  if (!exact.attention().is_exact())
+    return error(ErrorCode::BadArgument,
+                 "attention row errors are measured against a session running exact attention");
+  return check_attention_variant(variant);
+}
+
+std::vector<float> projection_of(const Session& exact, const AttentionVariant& variant) {
+  if (variant.kind != AttentionKind::Performer) return {};
+  return performer_projection(variant.features, exact.model().config.head_dim, variant.seed);
+}
+
+}  // namespace
+
+Result<HeadAttentionPair> head_attention_pair(const Session& exact, const AttentionVariant& variant,
+                                              int layer, int head) {
+  GLASSBOX_TRY(check_pair_request(exact, variant));
+  const ModelConfig& c = exact.model().config;
+  if (layer < 0 || layer >= c.n_layers || head < 0 || head >= c.n_heads)
+    return error(ErrorCode::BadArgument, "layer ", layer, " head ", head, " is outside the model's ",
+                 c.n_layers, " layers of ", c.n_heads, " heads");
+  return head_pair(exact, variant, layer, head, projection_of(exact, variant));
+}
+
+Result<std::vector<AttentionRowError>> attention_row_errors(const Session& exact,
+                                                            const AttentionVariant& variant) {
+  GLASSBOX_TRY(check_pair_request(exact, variant));
+  const ModelConfig& c = exact.model().config;
+  const std::vector<float> projection = projection_of(exact, variant);
   std::vector<AttentionRowError> errors;
-  std::vector<float> exact_matrix(size * size), scores(size);
-  std::vector<double> variant_matrix(size * size);
   for (int layer = 0; layer < c.n_layers; ++layer) {
-    VisibleKeys visible{c, layer, 0, size};
-    visible.restrict_to(variant);
     for (int head = 0; head < c.n_heads; ++head) {
-      std::fill(exact_matrix.begin(), exact_matrix.end(), 0.0f);
-      std::fill(variant_matrix.begin(), variant_matrix.end(), 0.0);
-      for (int p = 0; p < n; ++p) {
-        GLASSBOX_ASSIGN(const AttentionDetail d, exact.attention_detail(layer, head, p));
-        const auto row = static_cast<std::size_t>(p) * size;
-        std::copy(d.probabilities.begin(), d.probabilities.end(),
-                  exact_matrix.begin() + static_cast<std::ptrdiff_t>(row));
-        std::vector<double> variant_row(size, 0.0);
-        if (variant.uses_features()) {
-          feature_row(variant, d, projection, variant_row);
-        } else if (variant.kind !=
-                   AttentionKind::LowRank) {  // exact and the masks: the forward pass's softmax
-          const KeyRange range = visible.of(static_cast<std::size_t>(p));
-          std::copy(d.dots.begin(), d.dots.end(), scores.begin());
-          probabilities_from_scores(
-              scores.data(), range.begin, range.end, static_cast<std::size_t>(c.head_dim),
-              score_bias(c, static_cast<std::size_t>(head), static_cast<std::size_t>(p)),
-              visible.hidden(static_cast<std::size_t>(p)));
-          for (std::size_t j = 0; j < range.end; ++j)
-            variant_row[j] = scores[j];
-        }
-        std::copy(variant_row.begin(), variant_row.end(),
-                  variant_matrix.begin() + static_cast<std::ptrdiff_t>(row));
-      }
-      double energy_kept = -1;
-      if (variant.kind == AttentionKind::LowRank) {
-        const LowRankApproximation a = best_rank_approximation(exact_matrix, n, n, variant.rank);
-        energy_kept = a.energy_kept;
-        for (std::size_t i = 0; i < size; ++i) {
-          const KeyRange range = visible.of(i);
-          for (std::size_t j = range.begin; j < range.end; ++j)
-            variant_matrix[i * size + j] = a.matrix[i * size + j];
-        }
-      }
-      AttentionRowError e{layer, head, 0, 0, energy_kept};
+      GLASSBOX_ASSIGN(const HeadAttentionPair pair, head_pair(exact, variant, layer, head, projection));
+      const auto size = static_cast<std::size_t>(pair.n);
+      AttentionRowError e{layer, head, 0, 0, pair.energy_kept};
       std::size_t count = 0;
       for (std::size_t i = 0; i < size; ++i)
         for (std::size_t j = 0; j <= i; ++j) {
           const double diff =
-              std::abs(static_cast<double>(exact_matrix[i * size + j]) - variant_matrix[i * size + j]);
+              std::abs(static_cast<double>(pair.exact[i * size + j]) - pair.variant[i * size + j]);
           e.max_abs = std::max(e.max_abs, diff);
           e.mean_abs += diff;
           ++count;
