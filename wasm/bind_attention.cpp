@@ -54,15 +54,7 @@ val Engine::trace_info() const {
 val Engine::top_tokens(int k) const {
   if (auto not_yet = no_logits_yet()) return *not_yet;
   if (k < 0) return failure(ErrorCode::BadArgument, "k must be >= 0, found ", k);
-  val result = val::array();
-  for (const TokenProbability& t : glassbox::top_tokens(session_->logits(), k)) {
-    val entry = val::object();
-    entry.set("id", t.id);
-    entry.set("logit", t.logit);
-    entry.set("probability", t.probability);
-    result.call<void>("push", entry);
-  }
-  return result;
+  return token_probabilities_to_js(glassbox::top_tokens(session_->logits(), k));
 }
 
 // The sampler's pipeline over the logits the newest token was drawn from (glassbox/sampling_pipeline.hpp),

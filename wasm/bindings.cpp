@@ -55,6 +55,8 @@ EMSCRIPTEN_BINDINGS(glassbox_engine) {
       .function("ropeAngles", &Engine::rope_angles)
       .function("ropeDots", &Engine::rope_dots)
       .function("headQuery", &Engine::head_query)
+      // the attention lab (bind_attention_lab.cpp)
+      .function("attentionLab", &Engine::attention_lab)
       // the whole model (bind_inspect.cpp)
       .function("anatomy", &Engine::anatomy)
       .function("flops", &Engine::flops)

@@ -406,6 +406,14 @@ export class GlassboxEngine {
   /** FLOPs of one token at position sequenceLength - 1, by part. */
   flopsPerToken(sequenceLength: number): TokenFlops;
   /**
+   * The attention lab (glassbox/attention_lab.hpp): `ids` (the tokens up to and including the step looked at)
+   * read with exact attention and with `variant` (its spelling: exact, window:W, global-window:G,W, linear,
+   * performer:M[:SEED], low-rank:R), in sessions of their own. Errors: `invalid-state` (no model),
+   * `bad-argument` (a variant's spelling or range, a layer or head outside the model, an id outside the
+   * vocabulary, a variant the model cannot take, an encoder), `prompt-too-long`.
+   */
+  attentionLab(ids: ArrayLike<number>, variant: string, options?: AttentionLabOptions): AttentionLab;
+  /**
    * The sampler's pipeline over the distribution the newest token was drawn from, with the generation's own
    * settings: the `topN` (default 10) highest logits. Errors: `invalid-state` (nothing computed yet).
    */
@@ -502,6 +510,44 @@ export interface ModelAnatomy {
   parameters: number;
   bytes: number;
   bytesReadPerToken: number;
+}
+
+/** What the attention lab compares (defaults: layer 0, head 0, topK 8, continueTokens 0, comparedPositions 0 = all). */
+export interface AttentionLabOptions {
+  layer?: number;
+  head?: number;
+  topK?: number;
+  /** Greedy tokens each attention writes after the text. */
+  continueTokens?: number;
+  /** How many of the newest positions get their next-token distributions compared (0: all). */
+  comparedPositions?: number;
+}
+
+/** Exact attention against a variant on one text; the last position is the step looked at. */
+export interface AttentionLab {
+  n: number;
+  /** The head's exact attention, n × n row-major (row i: query i over keys 0..i, zeros after). */
+  exact: Float32Array;
+  /** The variant's rows on the same q and k (linear, performer: the weights they imply). */
+  variant: Float32Array;
+  /** low-rank: the share of the exact matrix's energy its rank-R truncation keeps; -1 otherwise. */
+  energyKept: number;
+  exactTop: TopToken[];
+  variantTop: TopToken[];
+  /** KL(exact ‖ variant) of the step's next-token distributions, nats. */
+  kl: number;
+  topAgrees: boolean;
+  /** The first position compared: klByPosition[i] is position comparedFrom + i. */
+  comparedFrom: number;
+  klByPosition: Float64Array;
+  topAgreesByPosition: boolean[];
+  /** Mean −log p of the text's tokens the compared positions predict, under each attention. */
+  exactLoss: number;
+  variantLoss: number;
+  exactContinuation: Int32Array;
+  variantContinuation: Int32Array;
+  /** Why the variant writes nothing (low-rank needs the whole matrix at once); empty otherwise. */
+  variantCannotContinue: string;
 }
 
 export interface TokenFlops {

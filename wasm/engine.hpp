@@ -78,6 +78,9 @@ class Engine {
   val rope_dots(const val& q_list, const val& k_list, int positions, int layer) const;
   val head_query(int layer, int head, int position) const;
 
+  // The attention lab: exact attention against an approximation on the same text (bind_attention_lab.cpp).
+  val attention_lab(const val& ids, const std::string& variant, const val& options) const;
+
   // The model's anatomy and cost, and the CLI's inspection document (bind_inspect.cpp).
   val anatomy() const;
   val flops(int sequence_length) const;

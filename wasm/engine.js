@@ -288,6 +288,12 @@ export class GlassboxEngine {
     return unwrap(this.engine.flops(sequenceLength));
   }
 
+  // --- the attention lab ------------------------------------------------------------------------------------
+
+  attentionLab(ids, variant, options = {}) {
+    return unwrap(this.engine.attentionLab(Array.from(ids), variant, options));
+  }
+
   // --- see inside, part 1: the sampling pipeline, attention step by step, the logit lens, export ----------
 
   samplingPipeline(topN = 10) {

@@ -79,6 +79,19 @@ inline bool whole_number(double value, double limit) {
   return std::isfinite(value) && value >= 0 && value <= limit && std::floor(value) == value;
 }
 
+// [{id, logit, probability}], most likely first (glassbox/top_tokens.hpp).
+inline val token_probabilities_to_js(const std::vector<TokenProbability>& tokens) {
+  val result = val::array();
+  for (const TokenProbability& t : tokens) {
+    val entry = val::object();
+    entry.set("id", t.id);
+    entry.set("logit", t.logit);
+    entry.set("probability", t.probability);
+    result.call<void>("push", entry);
+  }
+  return result;
+}
+
 inline val sampler_settings_to_js(const SamplerSettings& s) {
   val result = val::object();
   result.set("temperature", float_to_js(s.temperature));
