@@ -16,6 +16,7 @@ import { OutputView } from './views/output';
 import { StatusPill } from './views/status';
 import { TokensView } from './views/tokens';
 import { mountEncoderPage } from './encoder-page';
+import { mountAttentionLab } from './attention-lab';
 import { mountModelInspector } from './model-inspector';
 import { mountStepInspector } from './step-inspector';
 import { readHash, writeHash } from './ui/hash-state';
@@ -343,6 +344,9 @@ attention.onView = (layer, head) => {
 // main.ts only tells it when a model loads and when a generation starts and ends.
 const modelInspector = mountModelInspector(client, attention, store, prompt);
 
+// --- the attention lab: exact attention against an approximation at the current step (attention-lab.ts) ------
+const lab = mountAttentionLab(client, store, stepInspector.current);
+
 // --- an encoder (BERT): fill-mask and sentence similarity in place of generation (encoder-page.ts) ----------
 const encoderPage = mountEncoderPage(client, store);
 
@@ -355,6 +359,8 @@ installTestHook(store, {
   seeInsideIdle: () => stepInspector.whenIdle(),
   rope: () => modelInspector.ropePicture(),
   encoderIdle: () => encoderPage.whenIdle(),
+  labIdle: () => lab.whenIdle(),
+  labChoose: (kind, knobs) => lab.picker.set(kind, knobs ?? {}),
 });
 
 // --- start: the engine, then the catalog's default model -----------------------------------------------

@@ -1,6 +1,6 @@
 // The messages of the step inspector's views (the sampling pipeline, attention step by step, the logit
 // lens, the inspection document) between the page and the worker. protocol.ts adds them to its unions.
-import type { AttentionDetail, PipelineToken, SamplerSettings, SamplingPipeline } from '@glassbox/engine';
+import type { AttentionDetail, AttentionLab, PipelineToken, SamplerSettings, SamplingPipeline } from '@glassbox/engine';
 
 export type { AttentionDetail, PipelineToken, SamplingPipeline };
 
@@ -28,18 +28,41 @@ export interface LensWindow {
   inputPieces: Uint8Array[];
 }
 
+/** What the attention lab asks: `ids` up to and including the step, read with exact attention and `variant`. */
+export interface LabQuery {
+  ids: number[];
+  variant: string; // the core's spelling: window:8, global-window:1,8, linear, performer:64, low-rank:4
+  layer: number;
+  head: number;
+  continueTokens: number;
+  comparedPositions: number;
+}
+
+/** The attention lab's answer (the engine's AttentionLab) with the pieces of every token it names. */
+export interface LabResult extends AttentionLab {
+  query: LabQuery;
+  pieces: Uint8Array[]; // of query.ids
+  exactTopPieces: Uint8Array[];
+  variantTopPieces: Uint8Array[];
+  exactContinuationPieces: Uint8Array[];
+  variantContinuationPieces: Uint8Array[];
+  ms: number; // what the worker took
+}
+
 export type StepInspectorRequest =
   | { type: 'attention-detail'; req: number; layer: number; head: number; query: number }
   | { type: 'logit-lens'; req: number; window: number; end: number }
-  | { type: 'inspect-json'; req: number; prompt: string; sampler: SamplerSettings; steps: number };
+  | { type: 'inspect-json'; req: number; prompt: string; sampler: SamplerSettings; steps: number }
+  | ({ type: 'attention-lab'; req: number } & LabQuery);
 
 /** Each request's reply: the one place a request is paired with what answers it (protocol.ts joins them). */
 export interface StepInspectorReplies {
   'attention-detail': StepByStep;
   'logit-lens': LensWindow;
   'inspect-json': string; // the engine's inspection document
+  'attention-lab': LabResult;
 }
 
 /** The request types above, as a value (the worker dispatches on it); naming each once keeps the list whole. */
-const stepInspectorKinds: Record<keyof StepInspectorReplies, true> = { 'attention-detail': true, 'logit-lens': true, 'inspect-json': true };
+const stepInspectorKinds: Record<keyof StepInspectorReplies, true> = { 'attention-detail': true, 'logit-lens': true, 'inspect-json': true, 'attention-lab': true };
 export const isStepInspectorRequest = (type: string): type is keyof StepInspectorReplies => Object.hasOwn(stepInspectorKinds, type);

@@ -4,7 +4,7 @@
 import type { AttentionTrace, MemoryReport, ModelInfo, SamplerSettings } from './protocol';
 import type { AblationResult, AttentionBatch, FlopsResult, ModelInspectorInfo, MeasureResult, RopePicture } from './protocol-model-inspector';
 import type { FillMaskResult, SimilarityResult } from './protocol-encoder';
-import type { LensWindow, StepByStep, StepPipeline } from './protocol-step-inspector';
+import type { LabResult, LensWindow, StepByStep, StepPipeline } from './protocol-step-inspector';
 import { positionOf } from './ui/current-step';
 import type { GenerationRecord, PageState, PageStore } from './state/page-state';
 
@@ -34,6 +34,14 @@ export interface SeeInsideHook {
   whenIdle(): Promise<void>;
 }
 
+/** What the tests read of the attention lab (window.__glassbox.lab): its newest comparison, as drawn. */
+export interface LabHook {
+  readonly result: LabResult | null;
+  /** The controls, set as a person would (the sliders' values in the core's units). */
+  choose(kind: 'window' | 'global-window' | 'linear' | 'performer' | 'low-rank', knobs?: { window?: number; global?: number; features?: number; rank?: number }): void;
+  whenIdle(): Promise<void>; // the lab's requests answered and drawn
+}
+
 /** What the tests read of an encoder's tasks (window.__glassbox.encoder): what the page shows now. */
 export interface EncoderHook {
   readonly fillMask: FillMaskResult | null;
@@ -57,6 +65,7 @@ export interface TestHook {
   readonly inside: InsideHook;
   readonly seeInside: SeeInsideHook;
   readonly encoder: EncoderHook;
+  readonly lab: LabHook;
   whenLoaded(count?: number): Promise<ModelInfo>;
   whenIdle(): Promise<GenerationRecord | null>;
   whenAttentionDrawn(): Promise<void>;
@@ -73,6 +82,8 @@ export interface HookSources {
   seeInsideIdle(): Promise<void>; // the step inspector's requests answered
   rope(): RopePicture | null; // the positional-encoding view's picture
   encoderIdle(): Promise<void>; // the encoder's tasks answered and drawn
+  labIdle(): Promise<void>;
+  labChoose: LabHook['choose'];
 }
 
 type Waiter = { test: (state: Readonly<PageState>) => boolean; resolve: () => void };
@@ -142,6 +153,12 @@ export function installTestHook(store: PageStore, sources: HookSources): TestHoo
     whenIdle: () => sources.encoderIdle(),
   };
 
+  const lab: LabHook = {
+    get result() { return state().lab; },
+    choose: (kind, knobs = {}) => sources.labChoose(kind, knobs),
+    whenIdle: () => sources.labIdle(),
+  };
+
   const hook: TestHook = {
     get formats() { return state().engine?.formats ?? []; },
     get samplerDefaults() { return state().engine?.samplerDefaults ?? null; },
@@ -156,6 +173,7 @@ export function installTestHook(store: PageStore, sources: HookSources): TestHoo
     inside,
     seeInside,
     encoder,
+    lab,
     whenLoaded(count = 1) {
       return until((s) => s.loads >= count).then(() => state().model!.info);
     },

@@ -3,7 +3,7 @@
 // page's modules set it and subscribe to it; the test hook (test-hook.ts) only reads it.
 import type { EncoderAttentionResult, FillMaskResult, SimilarityResult } from '../protocol-encoder';
 import type { AblationResult, AttentionBatch, FlopsResult, ModelInspectorInfo, MeasureResult } from '../protocol-model-inspector';
-import type { LensWindow, StepByStep, StepPipeline } from '../protocol-step-inspector';
+import type { LabResult, LensWindow, StepByStep, StepPipeline } from '../protocol-step-inspector';
 import type { DoneReason, EngineReady, ErrorReport, LoadResult, ModelSource, SamplerSettings } from '../protocol';
 import type { StepDistribution } from '../views/next-token';
 import { Store } from './store';
@@ -62,6 +62,7 @@ export interface PageState {
   flops: FlopsResult | null;
   detail: StepByStep | null; // attention step by step at the selection
   lens: LensWindow | null;
+  lab: LabResult | null; // the attention lab's comparison at the selection
   exported: string | null; // the last inspection document exported
   // An encoder's tasks (encoder-page.ts): what they last showed.
   fillMask: FillMaskResult | null;
@@ -98,6 +99,7 @@ export function createPageStore(): PageStore {
     flops: null,
     detail: null,
     lens: null,
+    lab: null,
     exported: null,
     fillMask: null,
     similarity: null,

@@ -44,7 +44,7 @@ export class NextTokenView {
   }
 }
 
-function formatProbability(p: number): string {
+export function formatProbability(p: number): string {
   if (p >= 0.995) return '100%';
   if (p >= 0.1) return `${(p * 100).toFixed(0)}%`;
   if (p >= 0.001) return `${(p * 100).toFixed(1)}%`;

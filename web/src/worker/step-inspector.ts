@@ -33,6 +33,21 @@ function answer(e: GlassboxEngine, m: StepInspectorRequest): StepInspectorReplie
       // The document samples with the page's settings; a running generation keeps its own sampler.
       e.setSampler(m.sampler);
       return e.inspectJson(m.prompt, { steps: m.steps });
+    case 'attention-lab': {
+      const started = performance.now();
+      const { req: _req, type: _type, ...query } = m;
+      const lab = e.attentionLab(query.ids, query.variant, query);
+      return {
+        ...lab,
+        query,
+        pieces: e.pieces(query.ids),
+        exactTopPieces: e.pieces(lab.exactTop.map((t) => t.id)),
+        variantTopPieces: e.pieces(lab.variantTop.map((t) => t.id)),
+        exactContinuationPieces: e.pieces(Array.from(lab.exactContinuation)),
+        variantContinuationPieces: e.pieces(Array.from(lab.variantContinuation)),
+        ms: performance.now() - started,
+      };
+    }
   }
 }
 
