@@ -67,7 +67,9 @@ TEST(AttentionLab, AWindowsNumbersAreScoresAndItsRowsSeeOnlyTheWindow) {
     for (std::size_t j = 0; j < n; ++j) {
       exact_sum += lab->head.exact[i * n + j];
       variant_sum += lab->head.variant[i * n + j];
-      if (j > i || j + 4 <= i) EXPECT_EQ(lab->head.variant[i * n + j], 0.0) << i << "," << j;
+      if (j > i || j + 4 <= i) {
+        EXPECT_EQ(lab->head.variant[i * n + j], 0.0) << i << "," << j;
+      }
     }
     EXPECT_NEAR(exact_sum, 1.0, 1e-5) << "row " << i;
     EXPECT_NEAR(variant_sum, 1.0, 1e-5) << "row " << i;
@@ -124,10 +126,10 @@ TEST(AttentionLab, BadRequestsAreRefusedInWords) {
   const auto& tok = *stories.tokenizer;
   test::expect_error(attention_lab(stories.model, tok, std::vector<int>{}, {}), ErrorCode::BadArgument,
                      "no tokens");
-  test::expect_error(attention_lab(stories.model, tok, ids, {.layer = 5}), ErrorCode::BadArgument,
-                     "layer 5 head 0 is outside");
-  test::expect_error(attention_lab(stories.model, tok, ids, {.head = -1}), ErrorCode::BadArgument,
-                     "is outside");
+  test::expect_error(attention_lab(stories.model, tok, ids, {.variant = {}, .layer = 5}),
+                     ErrorCode::BadArgument, "layer 5 head 0 is outside");
+  test::expect_error(attention_lab(stories.model, tok, ids, {.variant = {}, .head = -1}),
+                     ErrorCode::BadArgument, "is outside");
   test::expect_error(attention_lab(stories.model, tok, std::vector<int>{1, 512}, {}), ErrorCode::BadArgument,
                      "token id 512 is outside the vocabulary");
   AttentionVariant zero_window{.kind = AttentionKind::Window, .window = 0};

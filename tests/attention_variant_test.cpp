@@ -40,9 +40,21 @@ TEST(AttentionVariant, ReadsEachSpellingAndWritesItBack) {
   EXPECT_EQ(parse("performer:64:7").seed, 7u);
   EXPECT_EQ(parse("low-rank:4").rank, 4);
   EXPECT_TRUE(parse("low-rank:4").needs_whole_prompt());
-  for (const char* spelling :
-       {"exact", "window:8", "global-window:2,16", "linear", "performer:64:7", "low-rank:4"})
+  for (const char* spelling : {"exact", "window:8", "global-window:2,16", "linear", "performer:64:7",
+                               "low-rank:4", "window:8@2", "linear@1-3", "low-rank:4@2-"})
     EXPECT_EQ(to_string(parse(spelling)), spelling);
+  // Confined to layers: the others keep exact attention.
+  const AttentionVariant some = parse("window:8@1-3");
+  EXPECT_EQ(some.first_layer, 1);
+  EXPECT_EQ(some.last_layer, 3);
+  EXPECT_FALSE(some.applies_to(0));
+  EXPECT_TRUE(some.applies_to(1));
+  EXPECT_TRUE(some.applies_to(3));
+  EXPECT_FALSE(some.applies_to(4));
+  EXPECT_TRUE(parse("linear@2-").applies_to(1000));
+  EXPECT_FALSE(parse("linear@2-").applies_to(1));
+  EXPECT_TRUE(parse("window:8").applies_to(5));
+  EXPECT_FALSE(parse("exact").applies_to(0));
 }
 
 TEST(AttentionVariant, BadArgumentsSayWhatIsWrong) {
@@ -64,6 +76,11 @@ TEST(AttentionVariant, BadArgumentsSayWhatIsWrong) {
   bad("linear:2", "write it as linear");
   bad("softmax", "unknown attention 'softmax': expected exact, window:W");
   bad("", "unknown attention ''");
+  bad("window:8@", "the first layer must be a whole number, found ''");
+  bad("window:8@3-1", "the last layer must be 3 to");
+  bad("window:8@1-2-3", "write its layers as @L, @A-B or @A-");
+  bad("exact@1", "layers go with a variant");
+  bad("window:0@1", "the window W must be 1 to");
   AttentionVariant coded;
   coded.kind = AttentionKind::Window;  // window 0
   test::expect_error(check_attention_variant(coded), ErrorCode::BadArgument, "window W");
@@ -294,6 +311,41 @@ TEST(FeatureAttention, PerformerApproachesSoftmaxAttentionAsFeaturesGrow) {
               errors[1], errors[2], errors[3]);
 }
 
+TEST(AttentionVariants, AVariantConfinedToLayersChangesOnlyThose) {
+  REQUIRE_STORIES();
+  // Over every layer, the spelling with the layers named is the same run to the bit.
+  for (const char* v : {"linear", "window:3", "low-rank:2", "performer:16"}) {
+    const TextScore all = score_with(stories, v);
+    const TextScore named = score_with(stories, (std::string(v) + "@0-4").c_str());
+    EXPECT_EQ(all.logprobs, named.logprobs) << v;
+  }
+  // In layer 3 only: the rows of the other layers are exact attention's, layer 3's are not, and the text's
+  // predictions move less than with the window in every layer.
+  const TextScore exact = score_with(stories, "exact");
+  const TextScore everywhere = score_with(stories, "window:2");
+  auto one = score_text(stories.model, *stories.tokenizer, kText,
+                        {.attention = parse("window:2@3"), .compare_to_exact = true});
+  ASSERT_TRUE(one.ok()) << one.error().message;
+  for (const AttentionRowError& e : one->against_exact->heads) {
+    if (e.layer == 3)
+      EXPECT_GT(e.max_abs, 0.01) << "head " << e.head;
+    else
+      EXPECT_EQ(e.max_abs, 0.0) << "layer " << e.layer << " head " << e.head;
+  }
+  EXPECT_NE(one->loss, exact.loss);
+  EXPECT_LT(std::abs(one->loss - exact.loss), std::abs(everywhere.loss - exact.loss));
+  // Stepping token by token gives the prompt path's bits for a variant in some layers too.
+  auto session = Session::create(stories.model, {.attention = parse("linear@1-2")});
+  ASSERT_TRUE(session.ok());
+  const TextScore linear_some = score_with(stories, "linear@1-2");
+  const std::vector<int>& ids = linear_some.ids;
+  for (std::size_t i = 0; i + 1 < ids.size(); ++i) {
+    auto logits = session->step(ids[i]);
+    ASSERT_TRUE(logits.ok());
+    EXPECT_EQ(log_probability(*logits, ids[i + 1]), linear_some.logprobs[i]) << "position " << i;
+  }
+}
+
 TEST(AttentionVariants, LowRankReadsOnePromptAndRefusesToGoOn) {
   REQUIRE_STORIES();
   const TextScore exact = score_with(stories, "exact");
@@ -331,6 +383,18 @@ TEST(AttentionVariants, AModelThatCannotTakeAVariantSaysWhy) {
   zero_window.kind = AttentionKind::Window;
   test::expect_error(Session::create(stories.model, {.attention = zero_window}), ErrorCode::BadArgument,
                      "window W");
+  test::expect_error(Session::create(stories.model, {.attention = parse("window:4@3-5")}),
+                     ErrorCode::BadArgument, "window:4@3-5", "the model has layers 0 to 4");
+  test::expect_error(Session::create(stories.model, {.attention = parse("linear@5-")}),
+                     ErrorCode::BadArgument, "layers 0 to 4");
+  // Linear attention in the layers that do not slide is fine.
+  Model some_sliding = *load_model(test::model_path("stories260K.bin"));
+  some_sliding.config.sliding_window = 8;
+  some_sliding.config.sliding_layers = {true, true, false, false, false};
+  const auto some_model = std::make_shared<const Model>(std::move(some_sliding));
+  EXPECT_TRUE(Session::create(some_model, {.attention = parse("linear@2-")}).ok());
+  test::expect_error(Session::create(some_model, {.attention = parse("linear@1-")}), ErrorCode::BadArgument,
+                     "sliding-window layers must forget");
   auto linear = Session::create(stories.model, {.trace_residuals = true, .attention = parse("linear")});
   ASSERT_TRUE(linear.ok());
   ASSERT_TRUE(linear->prefill(stories.tokenizer->encode_prompt(kText)).ok());
@@ -526,7 +590,7 @@ TEST(ScoreReference, VariantsMatchTheNumPyReference) {
     EXPECT_NEAR(score->loss, test::number(test::member(entry.value, "loss")), 1e-5) << variant;
     ++checked;
   }
-  EXPECT_GE(checked, 9);  // performer included
+  EXPECT_GE(checked, 12);  // performer and variants confined to layers included
 }
 
 }  // namespace

@@ -13,6 +13,7 @@ Each takes one head's q [T, hd] and k [T, hd] (after RoPE), v [T, hd] and the mo
                       its written rule: performer_projection below): phi(x)_i = exp(w_i.x' - |x'|^2/2) / sqrt(M),
                       x' = x / hd^(1/4); out_t = sum_{s<=t} (phi(q_t).phi(k_s)) v_s / sum_{s<=t} phi(q_t).phi(k_s),
                       in float64 without the engine's stabilizers (they cancel; float64 does not overflow here)
+  ...@L, @A-B, @A-    the variant in those layers only (the others exact): runs_in(spelling, layer)
   low-rank:R          the exact attention matrix truncated to its best rank R (numpy's SVD), its weights on
                       keys the query does not see (the future, into which truncation smears some) set to 0,
                       times v
@@ -23,8 +24,23 @@ import numpy as np
 import ops
 
 
+def runs_in(spelling, layer):
+    """Whether layer `layer` runs the variant: every layer without a suffix, else the layers it names."""
+    kind_part, _, layers = spelling.partition("@")
+    if kind_part == "exact":
+        return False
+    if not layers:
+        return True
+    first, dash, last = layers.partition("-")
+    if not dash:
+        return layer == int(first)
+    return int(first) <= layer and (not last or layer <= int(last))
+
+
 def parse(spelling):
-    """'window:4' -> ('window', {'window': 4}) and so on; 'exact' -> ('exact', {})."""
+    """'window:4' -> ('window', {'window': 4}) and so on; 'exact' -> ('exact', {}). Layers (@...) are
+    runs_in's: the variant itself is the part before them."""
+    spelling = spelling.partition("@")[0]
     kind, _, rest = spelling.partition(":")
     if kind in ("exact", "linear"):
         return kind, {}

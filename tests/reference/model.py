@@ -132,7 +132,7 @@ def attention(cfg, weights, layer, x, trace=None, rounding=None, head_scales=Non
     for h in range(H):
         kv = h // group
         scale = 1.0 if head_scales is None else head_scales[layer][h]
-        if variant is not None and variant != "exact":
+        if variant is not None and attention_variants.runs_in(variant, layer):
             heads.append(scale * attention_variants.head_output(variant, q[:, h, :], k[:, kv, :], v[:, kv, :], mask))
             continue
         scores = q[:, h, :] @ k[:, kv, :].T / np.sqrt(hd) + mask  # [T queries, T keys]

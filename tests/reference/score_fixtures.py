@@ -22,7 +22,7 @@ TEXT = "Once upon a time, there was a little girl named Lily. She loved to play 
 IDS = [1, 403, 407, 261, 378, 432, 383, 286, 261, 376, 298, 315, 421, 395, 317, 426, 338, 401, 396, 267, 337, 410,
        408, 419, 292, 411, 322, 265, 282, 295, 433, 426]  # tok512.bin's encoding of TEXT, BOS first
 VARIANTS = ["exact", "window:4", "window:16", "global-window:1,4", "global-window:2,8", "linear", "low-rank:4",
-            "performer:16", "performer:256:7"]
+            "performer:16", "performer:256:7", "window:2@3", "linear@1-2", "low-rank:2@2-"]
 DEFAULT_MODEL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "models", "stories260K.bin")
 
 

@@ -12,6 +12,8 @@
 //   low-rank:R          each head's causal attention matrix truncated to its best rank R (SVD), the output
 //                       computed from it (Linformer's premise). It needs the whole matrix, so only a prompt
 //                       read in one forward pass takes it (score, inspect), never generation.
+// Any of them may be confined to some layers with a suffix: window:8@2 (layer 2 only), linear@1-3 (layers 1
+// to 3), low-rank:4@2- (layer 2 to the last); the other layers keep exact attention. Without one the variant runs in every layer.
 // Window and global-window are masks: model/visible_keys.hpp states them with the model's own masks.
 #pragma once
 
@@ -32,8 +34,15 @@ struct AttentionVariant {
   int features = 0;     // Performer: random features M
   uint64_t seed = 0;    // Performer: the draw of the features
   int rank = 0;         // LowRank: R
+  int first_layer = 0;  // the layers it runs in: first_layer .. last_layer (-1: to the last one)
+  int last_layer = -1;
 
   bool is_exact() const { return kind == AttentionKind::Exact; }
+  // Whether `layer` runs the variant (the others run exact attention).
+  bool applies_to(int layer) const {
+    return !is_exact() && layer >= first_layer && (last_layer < 0 || layer <= last_layer);
+  }
+  bool every_layer() const { return first_layer == 0 && last_layer < 0; }
   // Linear and Performer: attention through a feature map and running sums instead of a softmax row.
   bool uses_features() const { return kind == AttentionKind::Linear || kind == AttentionKind::Performer; }
   // LowRank needs a head's whole attention matrix, so it reads a prompt in one pass and cannot generate.
@@ -44,11 +53,13 @@ struct AttentionVariant {
 inline constexpr int kMaxAttentionWindow = 1 << 20;
 inline constexpr int kMaxPerformerFeatures = 4096;
 inline constexpr int kMaxLowRank = 4096;
+inline constexpr int kMaxVariantLayer = 1 << 16;
 inline constexpr uint64_t kDefaultPerformerSeed = 1;
 
-// Reads the CLI's spelling: exact, window:W, global-window:G,W, linear, performer:M[:SEED], low-rank:R.
-// BadArgument naming what is wrong: an unknown kind, a missing or non-numeric parameter, a window of 0,
-// M or R out of range.
+// Reads the CLI's spelling: exact, window:W, global-window:G,W, linear, performer:M[:SEED], low-rank:R, each
+// optionally followed by @L, @A-B or @A- (the layers it runs in). BadArgument naming what is wrong: an unknown
+// kind, a missing or non-numeric parameter, a window of 0, M or R out of range, a layer range backwards.
+// Whether the layers exist is the model's to say (Session::create).
 Result<AttentionVariant> parse_attention_variant(std::string_view text);
 
 // Checks a variant built in code the same way the parser checks a spelling.

@@ -75,9 +75,11 @@ Result<HeadAttentionPair> head_pair(const Session& exact, const AttentionVariant
     std::copy(d.probabilities.begin(), d.probabilities.end(),
               pair.exact.begin() + static_cast<std::ptrdiff_t>(row));
     std::fill(variant_row.begin(), variant_row.end(), 0.0);
-    if (variant.uses_features()) {
+    const bool variant_here = variant.applies_to(layer);
+    if (variant_here && variant.uses_features()) {
       feature_row(variant, d, projection, variant_row);
-    } else if (variant.kind != AttentionKind::LowRank) {  // exact and the masks: the forward pass's softmax
+    } else if (!variant_here ||
+               variant.kind != AttentionKind::LowRank) {  // exact and the masks: the forward pass's softmax
       const KeyRange range = visible.of(static_cast<std::size_t>(p));
       std::copy(d.dots.begin(), d.dots.end(), scores.begin());
       probabilities_from_scores(scores.data(), range.begin, range.end, static_cast<std::size_t>(c.head_dim),
@@ -89,7 +91,7 @@ Result<HeadAttentionPair> head_pair(const Session& exact, const AttentionVariant
     std::copy(variant_row.begin(), variant_row.end(),
               pair.variant.begin() + static_cast<std::ptrdiff_t>(row));
   }
-  if (variant.kind == AttentionKind::LowRank) {
+  if (variant.applies_to(layer) && variant.kind == AttentionKind::LowRank) {
     const LowRankApproximation a = best_rank_approximation(pair.exact, n, n, variant.rank);
     pair.energy_kept = a.energy_kept;
     for (std::size_t i = 0; i < size; ++i) {

@@ -45,10 +45,17 @@ Result<void> arguments(std::string_view variant, const std::vector<std::string_v
   return ok();
 }
 
+Result<AttentionVariant> parse_variant_kind(std::string_view text);
+std::string to_string_of_kind(const AttentionVariant& v);
+
 }  // namespace
 
 Result<void> check_attention_variant(const AttentionVariant& v) {
   const std::string spelled = to_string(v);
+  if (v.first_layer < 0 || v.first_layer > kMaxVariantLayer || v.last_layer > kMaxVariantLayer ||
+      (v.last_layer >= 0 && v.last_layer < v.first_layer) || v.last_layer < -1)
+    return error(ErrorCode::BadArgument, "attention '", spelled,
+                 "': the layers must be A-B with 0 <= A <= B, found ", v.first_layer, "-", v.last_layer);
   switch (v.kind) {
     case AttentionKind::Exact:
     case AttentionKind::Linear:
@@ -77,7 +84,38 @@ Result<void> check_attention_variant(const AttentionVariant& v) {
   return error(ErrorCode::BadArgument, "attention: unknown kind");
 }
 
-Result<AttentionVariant> parse_attention_variant(std::string_view text) {
+// "@L" or "@A-B" after a variant: the layers it runs in.
+Result<void> parse_layers(std::string_view layers, std::string_view text, AttentionVariant& v) {
+  const std::vector<std::string_view> ends = split(layers, '-');
+  if (ends.size() > 2)
+    return error(ErrorCode::BadArgument, "attention '", text,
+                 "': write its layers as @L, @A-B or @A- (e.g. window:8@2 or linear@1-3)");
+  GLASSBOX_ASSIGN(v.first_layer, number(ends[0], "first layer", text, 0, kMaxVariantLayer));
+  v.last_layer = v.first_layer;
+  if (ends.size() == 2 && ends[1].empty()) {
+    v.last_layer = -1;  // @A-: from layer A to the last
+  } else if (ends.size() == 2) {
+    GLASSBOX_ASSIGN(v.last_layer, number(ends[1], "last layer", text, v.first_layer, kMaxVariantLayer));
+  }
+  return ok();
+}
+
+Result<AttentionVariant> parse_attention_variant(std::string_view full_text) {
+  const std::size_t at = full_text.find('@');
+  const std::string_view text = full_text.substr(0, at);
+  GLASSBOX_ASSIGN(AttentionVariant v, parse_variant_kind(text));
+  if (at != std::string_view::npos) {
+    if (v.is_exact())
+      return error(ErrorCode::BadArgument, "attention '", full_text,
+                   "': exact attention is every layer's already; layers go with a variant (e.g. window:8@2)");
+    GLASSBOX_TRY(parse_layers(full_text.substr(at + 1), full_text, v));
+  }
+  return v;
+}
+
+namespace {  // the kind and its parameters, without the layers
+
+Result<AttentionVariant> parse_variant_kind(std::string_view text) {
   const std::vector<std::string_view> parts = split(text, ':');
   const std::string_view kind = parts[0];
   AttentionVariant v;
@@ -114,7 +152,20 @@ Result<AttentionVariant> parse_attention_variant(std::string_view text) {
   return v;
 }
 
+}  // namespace
+
 std::string to_string(const AttentionVariant& v) {
+  std::string layers;
+  if (!v.every_layer())
+    layers = v.last_layer == v.first_layer ? cat("@", v.first_layer)
+             : v.last_layer < 0            ? cat("@", v.first_layer, "-")
+                                           : cat("@", v.first_layer, "-", v.last_layer);
+  return to_string_of_kind(v) + layers;
+}
+
+namespace {
+
+std::string to_string_of_kind(const AttentionVariant& v) {
   switch (v.kind) {
     case AttentionKind::Exact:
       return "exact";
@@ -131,5 +182,7 @@ std::string to_string(const AttentionVariant& v) {
   }
   return "unknown";
 }
+
+}  // namespace
 
 }  // namespace glassbox

@@ -235,9 +235,10 @@ void attend_low_rank(const ModelConfig& c, RunState& s, const VisibleKeys& visib
 // The run's attention (glassbox/attention_variant.hpp), computed from the q, k, v the layer just placed.
 void attend(const ModelConfig& c, RunState& s, const VisibleKeys& visible, AttentionTrace* trace,
             ThreadPool& pool) {
-  if (s.attention.uses_features()) {
+  const bool variant_here = s.attention.applies_to(visible.layer);  // else exact attention in this layer
+  if (variant_here && s.attention.uses_features()) {
     attend_by_features(c, s, visible.layer, visible.first_position, visible.n, pool);
-  } else if (s.attention.kind == AttentionKind::LowRank) {
+  } else if (variant_here && s.attention.kind == AttentionKind::LowRank) {
     attend_low_rank(c, s, visible, pool);
   } else {
     attend_softmax(c, s, visible, trace, pool);  // exact, and the masks of window and global-window

@@ -34,7 +34,14 @@ Result<Session> Session::create(std::shared_ptr<const Model> model, SessionOptio
     return error(ErrorCode::BadArgument, "session: prefill batch must be >= 0 (0: the default), found ",
                  options.prefill_batch);
   GLASSBOX_TRY(check_attention_variant(options.attention));
-  if (options.attention.uses_features() && any_sliding_layer(c))
+  const AttentionVariant& variant = options.attention;
+  if (variant.last_layer >= c.n_layers || (!variant.every_layer() && variant.first_layer >= c.n_layers))
+    return error(ErrorCode::BadArgument, "attention '", to_string(variant), "': the model has layers 0 to ",
+                 c.n_layers - 1);
+  bool slides_where_it_runs = false;
+  for (int layer = 0; layer < c.n_layers; ++layer)
+    slides_where_it_runs |= variant.applies_to(layer) && c.slides(layer);
+  if (options.attention.uses_features() && slides_where_it_runs)
     return error(ErrorCode::BadArgument, "attention '", to_string(options.attention),
                  "' cannot run this model: its sliding-window layers must forget the keys older than their "
                  "window, and the running sums of linear and performer attention keep every key (use exact, "

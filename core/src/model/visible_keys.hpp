@@ -46,9 +46,10 @@ struct VisibleKeys {
   int window = 0;
   int global_keys = 0;
 
-  // Takes the variant's mask, where it is one (window, global-window); the other variants see every key the
-  // model's mask shows.
+  // Takes the variant's mask, where it is one (window, global-window) and runs in this layer; the other
+  // variants see every key the model's mask shows.
   VisibleKeys& restrict_to(const AttentionVariant& variant) {
+    if (!variant.applies_to(layer)) return *this;  // a layer the variant leaves exact
     if (variant.kind == AttentionKind::Window || variant.kind == AttentionKind::GlobalWindow) {
       window = variant.window;
       global_keys = variant.kind == AttentionKind::GlobalWindow ? variant.global_keys : 0;
