@@ -20,8 +20,10 @@ const labResult = (page) =>
     return r && { query: r.query, n: r.n, kl: r.kl, klByPosition: Array.from(r.klByPosition), exact: Array.from(r.exact), variant: Array.from(r.variant), exactContinuation: Array.from(r.exactContinuation), variantContinuation: Array.from(r.variantContinuation), variantCannotContinue: r.variantCannotContinue, comparedFrom: r.comparedFrom };
   });
 
+/** Scrolls the lab into sight (it reads only there) and waits for its first comparison. */
 async function openLab(page) {
   await page.locator('#attention-lab-card').scrollIntoViewIfNeeded();
+  await page.waitForFunction(() => window.__glassbox.lab.result !== null);
   await labIdle(page);
 }
 
@@ -66,6 +68,15 @@ test('l1. the lab reads the text up to the current step with both attentions, as
     assert.equal(r.query.variant, 'window:2');
     assert.equal(await page.textContent('output[for="lab-window"]'), '2');
     for (let q = 0; q < r.n; q++) for (let k = 0; k < q - 1; k++) assert.equal(r.variant[q * r.n + k], 0, `row ${q} sees only its 2 newest keys`);
+
+    // Confined to the layer drawn: the spelling names it, and the other layers stay exact.
+    await page.selectOption('#lab-layer', '3');
+    await page.check('#lab-one-layer');
+    await labIdle(page);
+    r = await labResult(page);
+    assert.equal(r.query.variant, 'window:2@3');
+    assert.equal(r.query.layer, 3);
+    await page.uncheck('#lab-one-layer');
 
     // Low rank cannot write one token at a time, and says so.
     await page.selectOption('#lab-kind', 'low-rank');

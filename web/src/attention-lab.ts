@@ -28,12 +28,14 @@ export function mountAttentionLab(client: EngineClient, store: PageStore, curren
   let timer = 0;
   let inSight = false;
   let stale = true; // something changed since the last reading
+  let asked = false; // the lab's own controls changed: read even if the card has just scrolled away
 
   view.onSelect = (position) => current.select(position);
   view.empty('Generate some text, then choose an approximation: the lab reads the text up to the current step with both attentions.');
 
-  function schedule() {
+  function schedule(byControls = false) {
     stale = true;
+    asked ||= byControls;
     clearTimeout(timer);
     timer = window.setTimeout(read, SETTLE_MS);
   }
@@ -41,7 +43,8 @@ export function mountAttentionLab(client: EngineClient, store: PageStore, curren
   function read() {
     timer = 0;
     const { model, sequence } = state();
-    if (!model || !inSight) return;
+    if (!model || (!inSight && !asked)) return;
+    asked = false;
     if (isGenerating(state())) return view.working('The lab reads again when the generation ends.');
     const position = current.position;
     if (sequence.length === 0 || position < 0) return view.empty('Generate some text, then choose an approximation: the lab reads the text up to the current step with both attentions.');
@@ -70,8 +73,8 @@ export function mountAttentionLab(client: EngineClient, store: PageStore, curren
     );
   }
 
-  picker.onChange = schedule;
-  current.onChange(schedule);
+  picker.onChange = () => schedule(true);
+  current.onChange(() => schedule());
   store.subscribe((s) => {
     const info = s.model?.info;
     if (info) picker.setModel(info.layers, info.heads, picker.selectedLayer, picker.selectedHead);

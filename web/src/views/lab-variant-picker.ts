@@ -55,6 +55,7 @@ export class LabVariantPicker {
   private readonly head = el('select');
   private readonly sliders: Record<Knob, Slider>;
   private readonly explanation = el('p', 'lab-explain');
+  private readonly oneLayer = el('input');
   /** Any control changed (sliders as they move). */
   onChange: () => void = () => {};
 
@@ -69,9 +70,13 @@ export class LabVariantPicker {
       features: this.slider('features', 'Features M', 1, 12, 6),
       rank: this.slider('rank', 'Rank R', 1, 64, 4),
     };
-    for (const select of [this.kind, this.layer, this.head]) select.addEventListener('change', () => this.changed());
+    this.oneLayer.type = 'checkbox';
+    this.oneLayer.id = 'lab-one-layer';
+    for (const control of [this.kind, this.layer, this.head, this.oneLayer]) control.addEventListener('change', () => this.changed());
+    const only = el('label', 'lab-only-layer');
+    only.append(this.oneLayer, ' only in this layer (the others exact)');
     const row = el('div', 'lab-controls');
-    row.append(inlineField('Approximation', this.kind), inlineField('Layer', this.layer), inlineField('Head', this.head));
+    row.append(inlineField('Approximation', this.kind), inlineField('Layer', this.layer), inlineField('Head', this.head), only);
     const knobs = el('div', 'lab-knobs');
     knobs.append(...Object.values(this.sliders).map((s) => s.row));
     root.append(row, knobs, this.explanation);
@@ -139,8 +144,12 @@ export class LabVariantPicker {
     return Number(this.head.value);
   }
 
-  /** The core's spelling of the chosen variant. */
+  /** The core's spelling of the chosen variant, confined to the layer drawn when asked (window:8@2). */
   get variant(): string {
+    return this.oneLayer.checked ? `${this.kindSpelling}@${this.layer.value}` : this.kindSpelling;
+  }
+
+  private get kindSpelling(): string {
     const value = (knob: Knob) => Number(this.sliders[knob].input.value);
     switch (this.kind.value as Kind) {
       case 'window':
@@ -157,6 +166,6 @@ export class LabVariantPicker {
   }
 
   setDisabled(disabled: boolean) {
-    for (const control of [this.kind, this.layer, this.head, ...Object.values(this.sliders).map((s) => s.input)]) control.disabled = disabled;
+    for (const control of [this.kind, this.layer, this.head, this.oneLayer, ...Object.values(this.sliders).map((s) => s.input)]) control.disabled = disabled;
   }
 }
