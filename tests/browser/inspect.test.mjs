@@ -101,13 +101,16 @@ test('2. the pipeline bars show the worker\'s numbers and the chosen token is in
       await page.evaluate((p) => window.__glassbox.seeInside && document.querySelector('#step-slider') && (document.querySelector('#step-slider').value = String(p), document.querySelector('#step-slider').dispatchEvent(new Event('input'))), step.position);
       await settle(page);
       const shown = await page.$$eval('#pipeline tr[data-id]', (rows) =>
-        rows.map((row) => ({ id: Number(row.dataset.id), chosen: row.classList.contains('chosen'), values: Object.fromEntries([...row.querySelectorAll('td[data-column]')].map((c) => [c.dataset.column, Number(c.dataset.value)])) })),
+        rows.map((row) => ({ id: Number(row.dataset.id), chosen: row.classList.contains('chosen'), values: Object.fromEntries([...row.querySelectorAll('[data-column]')].map((c) => [c.dataset.column, Number(c.dataset.value)])) })),
       );
       assert.equal(shown.length, step.pipeline.tokens.length);
       shown.forEach((row, i) => {
         const sent = step.pipeline.tokens[i];
         assert.equal(row.id, sent.id);
         for (const key of ['pTemperature1', 'pTemperature', 'pTopK', 'pTopP']) assert.equal(row.values[key], sent[key], `${key} of ${sent.id}`);
+        // Raw logits, then divided by T: the softmax of the second column is the "at T" one.
+        assert.equal(row.values.logit, sent.logit);
+        assert.equal(row.values.logitOverT, sent.logit / SAMPLER.temperature);
       });
       const chosen = step.pipeline.tokens.find((x) => x.id === step.chosen);
       assert.ok(chosen, `step at ${step.position}: the chosen token is among the top shown`);
@@ -135,9 +138,21 @@ test('3. attention step by step equals the heatmap\'s row for the same query and
       const row = trace.matrix.slice((query - trace.begin) * trace.size, (query - trace.begin + 1) * trace.size);
       for (let j = 0; j <= query; ++j) assert.equal(detail.probabilities[j], row[j - trace.begin], `key ${j}`);
       const shown = await page.$$eval('#attention-steps tr[data-key]', (rows) => rows.map((r) => [Number(r.dataset.key), Number(r.dataset.probability)]));
-      assert.ok(shown.length === Math.min(8, query + 1));
+      assert.equal(shown.length, query + 1, 'every key is listed');
       for (const [key, p] of shown) assert.equal(p, row[key - trace.begin]);
+      for (let i = 1; i < shown.length; i++) assert.ok(shown[i - 1][1] >= shown[i][1], 'heaviest first');
+      // The heaviest key taken apart: q∘k's cells, one per dimension, multiply to the dot product shown.
+      const neuron = await page.$eval('.neuron-view', (v) => ({ key: Number(v.dataset.key), cells: v.querySelectorAll('.neuron-cell').length, text: v.textContent }));
+      assert.equal(neuron.key, shown[0][0]);
+      assert.equal(neuron.cells, 3 * detail.headDim, 'q, k and q∘k: a cell per dimension each');
+      const sum = detail.q.reduce((a, x, i) => a + x * detail.keyRows[neuron.key * detail.headDim + i], 0);
+      assert.match(neuron.text, new RegExp(`Σ = ${sum.toFixed(4).replace('-', '\\-').replace('.', '\\.')} = q · k`));
     }
+    // ↓ in the key list takes the next key apart, and the list keeps the focus.
+    await page.focus('.steps-keys');
+    await page.keyboard.press('ArrowDown');
+    assert.equal(await page.$eval('.neuron-view', (v) => Number(v.dataset.key)), await page.$$eval('#attention-steps tr[data-key]', (rows) => Number(rows[1].dataset.key)));
+    assert.equal(await page.evaluate(() => document.activeElement.className), 'steps-keys');
     await page.$eval('.steps-card', (el) => el.scrollIntoView());
     await (await page.$('.steps-card')).screenshot({ path: path.join(repo, 'test-output', 'inspect-03-attention-steps.png') });
   });

@@ -1,13 +1,14 @@
-// The sampling pipeline at one step: for the most likely tokens, the probability at temperature 1, after
-// the temperature, after top-k and after top-p (each cut renormalized over what it kept), where top-k and
-// top-p cut, and the token that was drawn. Every number is the worker's (the core's sampling_pipeline).
+// The sampling pipeline at one step: for the most likely tokens, the raw logit, the logit divided by the
+// temperature, the probability at temperature 1, after the temperature, after top-k and after top-p (each cut
+// renormalized over what it kept), where top-k and top-p cut, and the token that was drawn. Every
+// probability is the worker's (the core's sampling_pipeline); logit ÷ T is that division, shown.
 import type { SamplerSettings } from '../protocol';
 import type { StepPipeline } from '../protocol-step-inspector';
 import { el, tokenLabel } from '../ui/text';
 
 const COLUMNS: { key: 'pTemperature1' | 'pTemperature' | 'pTopK' | 'pTopP'; title: string }[] = [
-  { key: 'pTemperature1', title: 'temperature 1' },
-  { key: 'pTemperature', title: 'after temperature' },
+  { key: 'pTemperature1', title: 'at T = 1' },
+  { key: 'pTemperature', title: 'at T' },
   { key: 'pTopK', title: 'after top-k' },
   { key: 'pTopP', title: 'after top-p' },
 ];
@@ -47,6 +48,20 @@ export class PipelineView {
       const label = el('td', 'pipeline-token');
       label.append(el('code', '', tokenLabel(t.piece)));
       label.title = `id ${t.id} · logit ${t.logit.toFixed(4)}`;
+      const temperature = sampler?.temperature ?? 1;
+      // The raw logit and the logit divided by T, under the token (the card is narrow): the softmax of the
+      // second is the "after temperature" column.
+      const logits = el('span', 'pipeline-logit');
+      logits.title = 'the logit, and the logit divided by the temperature T';
+      const raw = el('span', '', t.logit.toFixed(2));
+      raw.dataset.column = 'logit';
+      raw.dataset.value = String(t.logit);
+      const tempered = el('span', '', temperature > 0 ? (t.logit / temperature).toFixed(2) : '—');
+      tempered.dataset.column = 'logitOverT';
+      tempered.dataset.value = String(temperature > 0 ? t.logit / temperature : NaN);
+      if (temperature === 0) tempered.title = 'T = 0 is greedy: the largest logit is drawn';
+      logits.append(raw, el('span', 'pipeline-arrow', ' → '), tempered);
+      label.append(logits);
       tr.append(label);
       for (const c of COLUMNS) {
         const p = t[c.key];
@@ -68,7 +83,7 @@ export class PipelineView {
       if (next && t.keptByTopK && !next.keptByTopK) tr.classList.add('top-k-cut');
       if (next && t.keptByTopP && !next.keptByTopP) tr.classList.add('top-p-cut');
     });
-    const legend = el('p', 'note', 'Each column renormalizes over what the previous cut kept. A dashed line marks where top-p cuts, a solid one where top-k cuts; the sampler draws from the last column.');
+    const legend = el('p', 'note', 'Under each token: its logit (the model\'s raw score) → the logit ÷ T. Dividing by T sharpens (T < 1) or flattens (T > 1) the softmax that turns them into probabilities. Each probability column renormalizes over what the previous cut kept. A dashed line marks where top-p cuts, a solid one where top-k cuts; the sampler draws from the last column.');
     this.root.replaceChildren(head, cuts, table, legend);
   }
 }
