@@ -138,4 +138,13 @@ std::optional<val> Engine::no_logits_yet() const {
   return std::nullopt;
 }
 
+// The residual stream's length entering each layer and leaving the last at positions [begin, end) (the
+// core's residual_norms): a Float32Array [(n_layers + 1)][end - begin].
+val Engine::residual_norms(int begin, int end) const {
+  if (!session_) return no_session();
+  auto norms = glassbox::residual_norms(*session_, begin, end);
+  if (!norms) return failure(norms.error());
+  return array_to_js(*norms, "Float32Array");
+}
+
 }  // namespace glassbox::wasm

@@ -122,6 +122,8 @@ val Engine::info() const {
   result.set("gatedFfn", c.gated_ffn);
   result.set("tiedEmbeddings", c.tied_embeddings);
   result.set("normPlacement", std::string(to_string(c.norm_placement)));
+  result.set("finalNorm", model_->weights.final_norm.present());
+  result.set("qkNorm", c.qk_norm);
   result.set("slidingWindow", c.sliding_window);
   val sliding = val::array();
   for (int l = 0; l < c.n_layers; ++l)

@@ -43,6 +43,7 @@ EMSCRIPTEN_BINDINGS(glassbox_engine) {
       .function("samplingPipeline", &Engine::sampling_pipeline_at_last)
       .function("attentionDetail", &Engine::attention_step_by_step)
       .function("logitLens", &Engine::logit_lens)
+      .function("residualNorms", &Engine::residual_norms)
       // heads: measurement and ablation (bind_heads.cpp)
       .function("measureHeads", &Engine::measure_heads_all)
       .function("measureBegin", &Engine::measure_begin)

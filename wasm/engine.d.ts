@@ -71,6 +71,8 @@ export interface ModelInfo {
   gatedFfn: boolean;
   tiedEmbeddings: boolean;
   normPlacement: string; // "pre", "post" or "sandwich"
+  finalNorm: boolean; // a norm on the stream leaving the last layer (Post-LN models often have none)
+  qkNorm: boolean; // q and k normalized per head before RoPE
   slidingWindow: number; // keys a sliding-window layer sees (0: none)
   slidingLayers: boolean[]; // per layer: does it attend through the sliding window?
   parameters: number;
@@ -425,6 +427,12 @@ export class GlassboxEngine {
   attentionDetail(layer: number, head: number, query: number): AttentionDetail;
   /** The logit lens over positions [begin, end): each layer's `k` (default 1) most likely next tokens. */
   logitLens(begin: number, end: number, k?: number): LogitLens;
+  /**
+   * The residual stream's length |x| entering each layer and leaving the last, at positions [begin, end):
+   * [(layers + 1)][end - begin]. Errors: `invalid-state`, `bad-argument` (a range outside what was read),
+   * `not-recorded` (a position the trace dropped).
+   */
+  residualNorms(begin: number, end: number): Float32Array;
   /**
    * The inspection document of `glassbox inspect --json` for `prompt` and `steps` sampled tokens, with the
    * settings of setSampler() and the session's ablation, computed in a session of its own. Errors: those

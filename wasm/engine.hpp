@@ -63,6 +63,7 @@ class Engine {
   val sampling_pipeline_at_last(int top_n) const;
   val attention_step_by_step(int layer, int head, int query) const;
   val logit_lens(int begin, int end, int k) const;
+  val residual_norms(int begin, int end) const;
 
   // Heads: their statistics and roles, and ablation (bind_heads.cpp).
   val measure_heads_all(const val& ids) const;

@@ -308,6 +308,10 @@ export class GlassboxEngine {
     return unwrap(this.engine.logitLens(begin, end, k));
   }
 
+  residualNorms(begin, end) {
+    return unwrap(this.engine.residualNorms(begin, end));
+  }
+
   inspectJson(prompt, { steps = 8, candidates = 10 } = {}) {
     return unwrap(this.engine.inspectJson(prompt, steps, candidates));
   }

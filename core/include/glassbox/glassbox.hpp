@@ -24,6 +24,7 @@
 #include "glassbox/measure_heads.hpp"
 #include "glassbox/model.hpp"
 #include "glassbox/positions.hpp"
+#include "glassbox/residual_norms.hpp"
 #include "glassbox/residual_trace.hpp"
 #include "glassbox/result.hpp"
 #include "glassbox/sampler.hpp"
