@@ -17,6 +17,7 @@ import { StatusPill } from './views/status';
 import { TokensView } from './views/tokens';
 import { mountEncoderPage } from './encoder-page';
 import { mountAttentionLab } from './attention-lab';
+import { mountModelFlow } from './model-flow';
 import { mountModelInspector } from './model-inspector';
 import { mountStepInspector } from './step-inspector';
 import { readHash, writeHash } from './ui/hash-state';
@@ -344,6 +345,9 @@ attention.onView = (layer, head) => {
 // main.ts only tells it when a model loads and when a generation starts and ends.
 const modelInspector = mountModelInspector(client, attention, store, prompt);
 
+// --- the whole model in one picture, along the current step (model-flow.ts) ----------------------------------
+const flow = mountModelFlow(client, store, stepInspector.current);
+
 // --- the attention lab: exact attention against an approximation at the current step (attention-lab.ts) ------
 const lab = mountAttentionLab(client, store, stepInspector.current);
 
@@ -360,6 +364,7 @@ installTestHook(store, {
   rope: () => modelInspector.ropePicture(),
   encoderIdle: () => encoderPage.whenIdle(),
   labIdle: () => lab.whenIdle(),
+  flowIdle: () => flow.whenIdle(),
   labChoose: (kind, knobs) => lab.picker.set(kind, knobs ?? {}),
 });
 

@@ -28,6 +28,15 @@ export interface LensWindow {
   inputPieces: Uint8Array[];
 }
 
+/** The residual stream's length entering each layer (and leaving the last) over a window of positions. */
+export interface ResidualNorms {
+  layers: number; // n_layers + 1 rows: the last is the stream leaving the last layer
+  begin: number;
+  size: number;
+  norms: Float32Array; // [row][position - begin]
+  pieces: Uint8Array[]; // of the window's tokens
+}
+
 /** What the attention lab asks: `ids` up to and including the step, read with exact attention and `variant`. */
 export interface LabQuery {
   ids: number[];
@@ -53,7 +62,8 @@ export type StepInspectorRequest =
   | { type: 'attention-detail'; req: number; layer: number; head: number; query: number }
   | { type: 'logit-lens'; req: number; window: number; end: number }
   | { type: 'inspect-json'; req: number; prompt: string; sampler: SamplerSettings; steps: number }
-  | ({ type: 'attention-lab'; req: number } & LabQuery);
+  | ({ type: 'attention-lab'; req: number } & LabQuery)
+  | { type: 'residual-norms'; req: number; window: number; end: number };
 
 /** Each request's reply: the one place a request is paired with what answers it (protocol.ts joins them). */
 export interface StepInspectorReplies {
@@ -61,8 +71,9 @@ export interface StepInspectorReplies {
   'logit-lens': LensWindow;
   'inspect-json': string; // the engine's inspection document
   'attention-lab': LabResult;
+  'residual-norms': ResidualNorms;
 }
 
 /** The request types above, as a value (the worker dispatches on it); naming each once keeps the list whole. */
-const stepInspectorKinds: Record<keyof StepInspectorReplies, true> = { 'attention-detail': true, 'logit-lens': true, 'inspect-json': true, 'attention-lab': true };
+const stepInspectorKinds: Record<keyof StepInspectorReplies, true> = { 'attention-detail': true, 'logit-lens': true, 'inspect-json': true, 'attention-lab': true, 'residual-norms': true };
 export const isStepInspectorRequest = (type: string): type is keyof StepInspectorReplies => Object.hasOwn(stepInspectorKinds, type);

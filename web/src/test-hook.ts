@@ -4,7 +4,7 @@
 import type { AttentionTrace, MemoryReport, ModelInfo, SamplerSettings } from './protocol';
 import type { AblationResult, AttentionBatch, FlopsResult, ModelInspectorInfo, MeasureResult, RopePicture } from './protocol-model-inspector';
 import type { FillMaskResult, SimilarityResult } from './protocol-encoder';
-import type { LabResult, LensWindow, StepByStep, StepPipeline } from './protocol-step-inspector';
+import type { LabResult, LensWindow, ResidualNorms, StepByStep, StepPipeline } from './protocol-step-inspector';
 import { positionOf } from './ui/current-step';
 import type { GenerationRecord, PageState, PageStore } from './state/page-state';
 
@@ -66,6 +66,7 @@ export interface TestHook {
   readonly seeInside: SeeInsideHook;
   readonly encoder: EncoderHook;
   readonly lab: LabHook;
+  readonly flow: { readonly residualNorms: ResidualNorms | null; whenIdle(): Promise<void> };
   whenLoaded(count?: number): Promise<ModelInfo>;
   whenIdle(): Promise<GenerationRecord | null>;
   whenAttentionDrawn(): Promise<void>;
@@ -83,6 +84,7 @@ export interface HookSources {
   rope(): RopePicture | null; // the positional-encoding view's picture
   encoderIdle(): Promise<void>; // the encoder's tasks answered and drawn
   labIdle(): Promise<void>;
+  flowIdle(): Promise<void>;
   labChoose: LabHook['choose'];
 }
 
@@ -174,6 +176,10 @@ export function installTestHook(store: PageStore, sources: HookSources): TestHoo
     seeInside,
     encoder,
     lab,
+    flow: {
+      get residualNorms() { return state().residualNorms; },
+      whenIdle: () => sources.flowIdle(),
+    },
     whenLoaded(count = 1) {
       return until((s) => s.loads >= count).then(() => state().model!.info);
     },

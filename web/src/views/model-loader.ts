@@ -4,6 +4,7 @@
 // tokenizer in its field was chosen with the model or before it; the worker decides whether it goes with the
 // model (worker/pairing.ts), and the panel says what was done once the model has loaded, with a way out.
 import type { ErrorReport, LoadResult, ModelInfo, ModelSource } from '../protocol';
+import { ffnName, niceName, placementName } from '../ui/model-names';
 import { byId, describeBytes, describeCount, el } from '../ui/text';
 import { describeDrop, sortDropped } from './dropped-files';
 
@@ -258,18 +259,6 @@ export class ModelLoader {
     this.info.dataset.parameters = String(info.parameters);
   }
 }
-
-const NICE: Record<string, string> = { rmsnorm: 'RMSNorm', layernorm: 'LayerNorm', rope: 'RoPE', learned: 'learned positions', silu: 'SiLU', gelu: 'GELU', relu: 'ReLU' };
-const niceName = (name: string) => NICE[name.toLowerCase()] ?? name;
-/** Where the norms sit, named as the literature does: Pre-LN (before each sub-block, on its input), Post-LN
- * (after each residual add, as the original Transformer and BERT), sandwich (both, on each sub-block). */
-function placementName(placement: string, norm: string): string {
-  if (placement === 'post') return `Post-LN (${norm} after each residual add)`;
-  if (placement === 'sandwich') return `sandwich (${norm} before and after each sub-block)`;
-  return `Pre-LN (${norm} before each sub-block)`;
-}
-const GATED: Record<string, string> = { silu: 'SwiGLU', gelu: 'GeGLU', relu: 'ReGLU' };
-const ffnName = (activation: string, gated: boolean) => (gated ? (GATED[activation.toLowerCase()] ?? `gated ${niceName(activation)}`) : niceName(activation));
 
 function fileList(file: File): FileList {
   const transfer = new DataTransfer();

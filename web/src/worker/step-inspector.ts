@@ -33,6 +33,14 @@ function answer(e: GlassboxEngine, m: StepInspectorRequest): StepInspectorReplie
       // The document samples with the page's settings; a running generation keeps its own sampler.
       e.setSampler(m.sampler);
       return e.inspectJson(m.prompt, { steps: m.steps });
+    case 'residual-norms': {
+      // The `window` positions ending before `end`, within what the trace keeps.
+      const trace = e.traceInfo();
+      const last = Math.min(m.end, trace.positions);
+      const begin = Math.max(trace.firstKept, last - m.window, 0);
+      const ids = Array.from(e.sequence()).slice(begin, last);
+      return { layers: e.info().layers + 1, begin, size: last - begin, norms: e.residualNorms(begin, last), pieces: e.pieces(ids) };
+    }
     case 'attention-lab': {
       const started = performance.now();
       const { req: _req, type: _type, ...query } = m;
