@@ -2,6 +2,7 @@
 // The core's patch_activations does the work (the page can call the same function); this file reads the
 // prompts and the target, and prints.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <memory>

@@ -1,13 +1,15 @@
 // Activation patching (glassbox/activation_patching.hpp). The clean prompt runs once with its residual trace
 // and every head's output recorded (model/activation_patch.hpp); the corrupt prompt runs once the same way.
 // Each patched run is then the corrupt prompt through the one forward pass with the patch set in its run
-// state. Three savings, none of which changes a bit of any metric:
+// state. Four savings, none of which changes a bit of any metric:
 // - A patch at position p changes nothing before p (attention is causal), so a residual patch at p reads only
 //   positions p.. again, over the corrupt prompt's keys and values of 0..p-1 already in the cache. The
 //   positions go from the last to the first, so those rows always hold the corrupt run's.
 // - Where the clean run's activation equals the corrupt run's bit for bit (the positions before the prompts'
 //   first difference), putting it in would change nothing: the metric is the corrupt one, without a run.
 // - The stream leaving the last layer reaches the classifier only at the last position.
+// - A patch at layer l changes nothing before layer l, so each patched run resumes at layer l from the corrupt
+//   run's recorded stream; the layers it skips read only their own keys and values, which it does not need.
 #include "glassbox/activation_patching.hpp"
 
 #include <algorithm>
@@ -177,6 +179,8 @@ Result<PatchingResult> patch_activations(std::shared_ptr<const Model> model, std
         patch.stream_begin = p;
         patch.stream_end = p + 1;
         patch.stream_source = &clean_record.stream;
+        patch.resume_layer = l;
+        patch.resume_source = &corrupt_record.stream;
         r.residual_metric[static_cast<std::size_t>(l * n + p)] = patcher.run(patch, p, r.target);
       }
       GLASSBOX_TRY(report());
@@ -190,6 +194,8 @@ Result<PatchingResult> patch_activations(std::shared_ptr<const Model> model, std
         patch.head_layer = l;
         patch.head = h;
         patch.head_source = clean_record.heads.data();
+        patch.resume_layer = l;
+        patch.resume_source = &corrupt_record.stream;
         r.head_metric[static_cast<std::size_t>(l * c.n_heads + h)] = patcher.run(patch, 0, r.target);
       }
       GLASSBOX_TRY(report());

@@ -1,6 +1,7 @@
 // Activation patching's hook in the forward pass (core/src/inspect/activation_patching.cpp): values another
-// run recorded put in place of this run's, at two places, and every head's output recorded for such a use.
-// Off (the default) it costs the forward pass two comparisons per layer and changes no bit.
+// run recorded put in place of this run's, at two places, every head's output recorded for such a use, and a
+// run resumed at a later layer from a record. Off (the default) it costs the forward pass a comparison before
+// the layers and two per layer, and changes no bit.
 #pragma once
 
 #include <algorithm>
@@ -23,6 +24,12 @@ struct ActivationPatch {
   // `record_heads` writes it. -1: none.
   int head_layer = -1, head = -1;
   const float* head_source = nullptr;
+  // Resume the run at layer `resume_layer`, the stream entering it at the chunk's positions taken from
+  // `resume_source` (a record of an unpatched run of the same tokens), instead of computing the layers before
+  // it again: they would give the same bits, as a patch reaches no layer before its own. Those layers' keys
+  // and values are not written; the layers run read only their own. 0: from the embedding, as always.
+  int resume_layer = 0;
+  const ResidualTrace* resume_source = nullptr;
   // Where to record every head's output: [n_layers][record_positions][q_dim]; null: no record.
   float* record_heads = nullptr;
   int record_positions = 0;  // positions per layer of record_heads, and of head_source
@@ -40,6 +47,19 @@ inline void patch_stream(const ModelConfig& c, const ActivationPatch& patch, int
     const auto row = patch.stream_source->row(layer, position);
     std::copy(row.begin(), row.end(), x + t * dim);
   }
+}
+
+// The layer the forward pass starts at: 0, or the patch's resume_layer with x (the chunk's n rows) taken from
+// its record.
+inline int resume_stream(const ModelConfig& c, const ActivationPatch& patch, int first_position, float* x,
+                         std::size_t n) {
+  if (patch.resume_layer == 0) return 0;
+  const auto dim = static_cast<std::size_t>(c.dim);
+  for (std::size_t t = 0; t < n; ++t) {
+    const auto row = patch.resume_source->row(patch.resume_layer, first_position + static_cast<int>(t));
+    std::copy(row.begin(), row.end(), x + t * dim);
+  }
+  return patch.resume_layer;
 }
 
 // The chunk's head outputs of `layer` ([n][q_dim]): recorded, and one head's replaced, where the patch asks.

@@ -276,7 +276,7 @@ void forward(const Model& model, RunState& s, std::span<const int> tokens, int f
   if (c.embedding_norm) normalize_rows(c, x, x, n, w.embedding_norm, w.embedding_norm_bias, pool);
 
   const Tensor none;
-  for (int l = 0; l < c.n_layers; ++l) {
+  for (int l = resume_stream(c, s.patch, first_position, x, n); l < c.n_layers; ++l) {
     const LayerWeights& layer = w.layers[static_cast<std::size_t>(l)];
     patch_stream(c, s.patch, l, first_position, x, n);
     record_residuals(residuals, first_position, l, x, n, dim);
