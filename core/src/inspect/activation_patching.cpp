@@ -4,7 +4,9 @@
 // state. Four savings, none of which changes a bit of any metric:
 // - A patch at position p changes nothing before p (attention is causal), so a residual patch at p reads only
 //   positions p.. again, over the corrupt prompt's keys and values of 0..p-1 already in the cache. The
-//   positions go from the last to the first, so those rows always hold the corrupt run's.
+//   positions go from the last to the first, so those rows always hold the corrupt run's. A head's patch
+//   changes nothing before the prompts' first differing token either (its clean and corrupt outputs are the
+//   same there), so head runs start at that token.
 // - Where the clean run's activation equals the corrupt run's bit for bit (the positions before the prompts'
 //   first difference), putting it in would change nothing: the metric is the corrupt one, without a run.
 // - The stream leaving the last layer reaches the classifier only at the last position.
@@ -186,6 +188,10 @@ Result<PatchingResult> patch_activations(std::shared_ptr<const Model> model, std
       GLASSBOX_TRY(report());
     }
   }
+  // A head's output before the prompts' first difference is the same in both runs, and so is every cached key
+  // and value there (no run above started before it): each head run starts at that position.
+  const auto first_difference =
+      static_cast<int>(std::mismatch(clean.begin(), clean.end(), corrupt.begin()).first - clean.begin());
   r.head_metric.assign(static_cast<std::size_t>(layers * c.n_heads), r.metric_corrupt);
   for (int l = 0; l < layers; ++l) {
     for (int h = 0; h < c.n_heads; ++h) {
@@ -196,7 +202,8 @@ Result<PatchingResult> patch_activations(std::shared_ptr<const Model> model, std
         patch.head_source = clean_record.heads.data();
         patch.resume_layer = l;
         patch.resume_source = &corrupt_record.stream;
-        r.head_metric[static_cast<std::size_t>(l * c.n_heads + h)] = patcher.run(patch, 0, r.target);
+        r.head_metric[static_cast<std::size_t>(l * c.n_heads + h)] =
+            patcher.run(patch, first_difference, r.target);
       }
       GLASSBOX_TRY(report());
     }
