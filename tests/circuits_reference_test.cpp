@@ -144,5 +144,31 @@ INSTANTIATE_TEST_SUITE_P(Models, CircuitsReference,
                            return name;
                          });
 
+// Weights whose products round their inputs to 8 bits (the integer kernels): the heads' parts are taken over
+// W_o's input rounded the same way, so the parts still add up to the logit (before the classifier's own
+// rounding) as closely as in float32 models.
+TEST(CircuitsQuantized, PartsAddUpWhereTheProductsRoundTheirInputs) {
+  for (const char* stem : {"llama-like.q8_0", "llama-like.q4_0", "llama-kquants", "llama-q4_1-q5_0-q5_1"}) {
+    const std::string path = test::fixture_path(std::string(stem) + ".gguf");
+    GLASSBOX_REQUIRE_FILE(path);
+    auto model = load_model(path);
+    ASSERT_TRUE(model.ok()) << model.error().message;
+    auto session =
+        Session::create(std::make_shared<const Model>(std::move(*model)), {.trace_residuals = true});
+    ASSERT_TRUE(session.ok());
+    const int vocab = session->model().config.vocab_size;
+    std::vector<int> tokens;
+    for (int i = 0; i < 6; ++i)
+      tokens.push_back((i * 7 + 3) % vocab);
+    ASSERT_TRUE(session->prefill(tokens).ok());
+    for (int token : {0, 5, vocab - 1}) {
+      auto a = session->logit_attribution(5, token);
+      ASSERT_TRUE(a.ok()) << a.error().message;
+      EXPECT_NEAR(a->sum_of_parts(), a->logit, 1e-5 * std::max(1.0, std::fabs(a->logit)))
+          << stem << " " << token;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace glassbox

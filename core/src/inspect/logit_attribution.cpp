@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "glassbox/error.hpp"
+#include "kernels/quantized_activations.hpp"
 #include "model/layer_steps.hpp"
 #include "model/linear.hpp"
 
@@ -101,9 +102,26 @@ Vector bias_or_zero(const Tensor& bias, std::size_t n) {
   return as_doubles(std::span<const float>(bias.f32(), n));
 }
 
+// o as the product with W_o reads it: where W_o's type takes the integer kernels, each block of 32 values
+// rounded to 8 bits as the forward pass rounds it (kernels/quantized_activations.hpp), so that the heads'
+// parts add up to the product the model computed; else o itself.
+std::vector<float> product_input(const Tensor& wo, const std::vector<float>& o) {
+  if (!uses_int_dot(wo)) return o;
+  const std::size_t n = o.size();
+  std::vector<int8_t> q(n);
+  std::vector<float> d(n / kernels::kActivationBlock), rounded(n);
+  std::vector<int32_t> sums16(n / 16), sums32(n / kernels::kActivationBlock);
+  kernels::quantize_activations(o.data(), n, q.data(), d.data(), sums16.data(), sums32.data());
+  for (std::size_t j = 0; j < n; ++j)
+    rounded[j] = static_cast<float>(q[j]) * d[j / kernels::kActivationBlock];
+  return rounded;
+}
+
 // Each head's slice of o through its columns of W_o: [n_heads][dim], in double from W_o's decoded rows.
-std::vector<Vector> head_parts(const ModelConfig& c, const Tensor& wo, const std::vector<float>& o) {
+std::vector<Vector> head_parts(const ModelConfig& c, const Tensor& wo,
+                               const std::vector<float>& head_outputs) {
   const auto dim = static_cast<std::size_t>(c.dim), head_dim = static_cast<std::size_t>(c.head_dim);
+  const std::vector<float> o = product_input(wo, head_outputs);
   std::vector<Vector> parts(static_cast<std::size_t>(c.n_heads), Vector(dim, 0.0));
   std::vector<float> row(static_cast<std::size_t>(c.q_dim()));
   for (std::size_t i = 0; i < dim; ++i) {
