@@ -15,7 +15,8 @@
 // A run may swap the attention for one of the seeds' approximations (glassbox/attention_variant.hpp, attend()
 // below), computed from the same q, k and v; the default, exact, is the model's own.
 // Activation patching (model/activation_patch.hpp) may put another run's values in place of the stream entering
-// a layer and of one head's output; off, as everywhere but in inspect/activation_patching.cpp, it changes nothing.
+// a layer and of one head's output, or resume a run at a later layer from a record; off, as everywhere but in
+// inspect/activation_patching.cpp, it changes nothing.
 // An encoder (BERT) differs only in knobs: token-type embeddings and a LayerNorm of the embeddings, Post-LN,
 // attention over the whole text instead of the tokens so far (model/visible_keys.hpp, which also holds the
 // padding mask of a batch of texts), and no classifier: its output is x, a state per token. nomic-bert is
