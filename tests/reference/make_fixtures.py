@@ -18,12 +18,14 @@ import time
 
 import numpy as np
 
+import circuit_fixtures
 import configs
 import encoder_fixtures
 import ggml_quants
 import gguf
 import gguf_export
 import hf_export
+import llama2c
 import model
 import score_fixtures
 import tiny_vocab
@@ -160,6 +162,10 @@ class Fixtures:
                             {"sliding_window": 0, "final_logit_softcap": 0, "scaled_embeddings": False,
                              "rope_theta_sliding": None})
             self.note([stem + ".gguf", stem + ".json"], covers)
+            circuit_fixtures.write(self.path(stem + ".circuits.json"), cfg, stored, sample_tokens(cfg, seed), seed)
+            self.note([stem + ".circuits.json"],
+                      f"{stem}: activation patching and direct logit attribution (circuit_fixtures.py)",
+                      model=stem + ".gguf")
             if stem in ABLATIONS:
                 self.ablation(stem, cfg, stored, sample_tokens(cfg, seed), ABLATIONS[stem])
 
@@ -509,6 +515,11 @@ class Fixtures:
             print(f"SKIPPED: {STORIES_MODEL} not found (scripts/fetch-models.sh; set GLASSBOX_MODELS_DIR)")
             return
         score_fixtures.write(self.path("stories260K-score.json"), STORIES_MODEL)
+        cfg, weights = llama2c.read(STORIES_MODEL)
+        circuit_fixtures.write(self.path("stories260K.circuits.json"), cfg, weights, score_fixtures.IDS[:12], 260,
+                               low=259)
+        self.note(["stories260K.circuits.json"], "stories260K (models/): activation patching and direct logit "
+                  "attribution of the first 12 tokens of score_fixtures.TEXT (circuit_fixtures.py)")
         self.note(["stories260K-score.json"], "stories260K (models/) scoring a text: per-token log-probabilities "
                   "and loss, exact and under " + ", ".join(score_fixtures.VARIANTS[1:]) + " (score_fixtures.py)")
 

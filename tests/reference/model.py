@@ -95,7 +95,7 @@ def _norm(cfg, weights, name, x):
     raise ValueError(f"unknown norm {cfg['norm']!r}")
 
 
-def attention(cfg, weights, layer, x, trace=None, rounding=None, head_scales=None, variant=None):
+def attention(cfg, weights, layer, x, trace=None, rounding=None, head_scales=None, variant=None, patch=None):
     """Causal multi-head self-attention over a whole sequence x [T, dim].
 
     Query head h reads key/value head h // (n_heads / n_kv_heads): with as many
@@ -104,6 +104,8 @@ def attention(cfg, weights, layer, x, trace=None, rounding=None, head_scales=Non
     the output projection (head ablation: 0 switches a head off).
     variant: None (exact softmax) or an --attention spelling (attention_variants.py) computed from the same
     q, k, v instead.
+    patch: activation patching (circuits.py): {"head": (layer, head, outputs [T, hd])} puts `outputs` in
+    place of that head's output (after its scale) at every position.
     """
     T = x.shape[0]
     hd, H, KV = head_dim(cfg), cfg["n_heads"], cfg["n_kv_heads"]
@@ -141,7 +143,12 @@ def attention(cfg, weights, layer, x, trace=None, rounding=None, head_scales=Non
         probs = ops.softmax(scores)
         if trace is not None:
             trace.setdefault("attention", []).append(probs)
-        heads.append(scale * (probs @ v[:, kv, :]))
+        out = scale * (probs @ v[:, kv, :])
+        if patch is not None and patch.get("head") is not None and patch["head"][:2] == (layer, h):
+            out = patch["head"][2]
+        if trace is not None:
+            trace.setdefault("head_outputs", []).append(out)
+        heads.append(out)
     return _linear(np.concatenate(heads, axis=1), weights, p + "attn_output", cfg["out_bias"], rounding)
 
 
@@ -172,31 +179,50 @@ def embed(cfg, weights, tokens):
     return x
 
 
-def hidden_states(cfg, weights, tokens, trace=None, rounding=None, head_scales=None, variant=None):
-    """The final hidden state of every position, [T, dim] (before the classifier)."""
+def _patch_stream(patch, layer, x):
+    """x entering `layer` with activation patching's {"stream": (layer, position, row)} put in."""
+    if patch is None or patch.get("stream") is None or patch["stream"][0] != layer:
+        return x
+    x = x.copy()
+    x[patch["stream"][1]] = patch["stream"][2]
+    return x
+
+
+def hidden_states(cfg, weights, tokens, trace=None, rounding=None, head_scales=None, variant=None, patch=None):
+    """The final hidden state of every position, [T, dim] (before the classifier).
+
+    trace (a dict) collects "layer_inputs" (x entering each layer, then leaving the last), "layer_outputs",
+    "attention" and "head_outputs"; patch: activation patching (circuits.py), the stream entering a layer
+    (n_layers: leaving the last) at one position replaced, or one head's output (attention())."""
     x = embed(cfg, weights, tokens)
     if cfg.get("embedding_norm"):
         x = _norm(cfg, weights, "token_embd_norm", x)
     for layer in range(cfg["n_layers"]):
         p = f"blk.{layer}."
+        x = _patch_stream(patch, layer, x)
+        if trace is not None:
+            trace.setdefault("layer_inputs", []).append(x)
         if cfg["norm_placement"] == "pre":
             x = x + attention(cfg, weights, layer, _norm(cfg, weights, p + "attn_norm", x), trace, rounding,
-                              head_scales, variant)
+                              head_scales, variant, patch)
             x = x + feed_forward(cfg, weights, layer, _norm(cfg, weights, p + "ffn_norm", x), rounding)
         elif cfg["norm_placement"] == "sandwich":
             attended = attention(cfg, weights, layer, _norm(cfg, weights, p + "attn_norm", x), trace, rounding,
-                                 head_scales, variant)
+                                 head_scales, variant, patch)
             x = x + _norm(cfg, weights, p + "post_attention_norm", attended)
             fed = feed_forward(cfg, weights, layer, _norm(cfg, weights, p + "ffn_norm", x), rounding)
             x = x + _norm(cfg, weights, p + "post_ffw_norm", fed)
         elif cfg["norm_placement"] == "post":
             x = _norm(cfg, weights, p + "attn_norm", x + attention(cfg, weights, layer, x, trace, rounding,
-                                                                  head_scales, variant))
+                                                                  head_scales, variant, patch))
             x = _norm(cfg, weights, p + "ffn_norm", x + feed_forward(cfg, weights, layer, x, rounding))
         else:
             raise ValueError(f"unknown norm placement {cfg['norm_placement']!r}")
         if trace is not None:
             trace.setdefault("layer_outputs", []).append(x)
+    x = _patch_stream(patch, cfg["n_layers"], x)
+    if trace is not None:
+        trace.setdefault("layer_inputs", []).append(x)
     if cfg["norm_placement"] in ("pre", "sandwich"):
         x = _norm(cfg, weights, "output_norm", x)
     return x
@@ -216,13 +242,13 @@ def _classifier_name(cfg):
     return "token_embd.weight" if cfg["tied_embeddings"] else "output.weight"
 
 
-def forward(cfg, weights, tokens, trace=None, rounding=None, head_scales=None, variant=None):
+def forward(cfg, weights, tokens, trace=None, rounding=None, head_scales=None, variant=None, patch=None):
     """Logits [T, vocab] for every position of the token sequence (causal).
 
     rounding: optional {weight name: function of a row}, applied to the input of each product with that
     matrix, to reproduce an engine that rounds those inputs (the fixtures' logits never use it).
     head_scales: head ablation, and variant: the attention computed, as in attention()."""
-    h = hidden_states(cfg, weights, tokens, trace, rounding, head_scales, variant)
+    h = hidden_states(cfg, weights, tokens, trace, rounding, head_scales, variant, patch)
     return softcap(cfg, _product(h, classifier(cfg, weights), rounding, _classifier_name(cfg)))
 
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "glassbox/ablation.hpp"
+#include "glassbox/activation_patching.hpp"
 #include "glassbox/anatomy.hpp"
 #include "glassbox/attention_detail.hpp"
 #include "glassbox/attention_lab.hpp"
@@ -20,6 +21,7 @@
 #include "glassbox/induction.hpp"
 #include "glassbox/inspection.hpp"
 #include "glassbox/json_writer.hpp"
+#include "glassbox/logit_attribution.hpp"
 #include "glassbox/logit_lens.hpp"
 #include "glassbox/measure_heads.hpp"
 #include "glassbox/model.hpp"

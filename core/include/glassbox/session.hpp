@@ -9,6 +9,7 @@
 
 #include "glassbox/attention_detail.hpp"
 #include "glassbox/attention_variant.hpp"
+#include "glassbox/logit_attribution.hpp"
 #include "glassbox/model.hpp"
 #include "glassbox/residual_trace.hpp"
 #include "glassbox/result.hpp"
@@ -85,6 +86,10 @@ class Session {
   // The logit lens: what the residual entering `layer` at `position` predicts for position + 1 (final norm
   // and unembedding applied to it); layer n_layers gives the model's own logits for that position.
   Result<void> layer_logits(int layer, int position, std::span<float> logits) const;
+  // Direct logit attribution (glassbox/logit_attribution.hpp): the logit of `token` at `position` split into
+  // the embedding, every head, every feed-forward and the biases, recomputed from the residual trace.
+  // BadArgument for a Post-LN model or a position not computed yet; NotRecorded when it was not kept.
+  Result<LogitAttribution> logit_attribution(int position, int token) const;
 
   // Head ablation (glassbox/ablation.hpp): scales[layer * n_heads + head] multiplies that head's output
   // before the output projection; 0 switches it off. Empty, or all 1: every head as trained, at no cost.

@@ -161,7 +161,25 @@ void write_settings(JsonWriter& json, const InspectOptions& o) {
 
 // Each step's sampling pipeline: the distribution at temperature 1, after the temperature, after top-k and
 // after top-p, for the most likely candidates, and the chosen token's final probability.
-void write_steps(JsonWriter& json, const Run& run, const InspectOptions& o) {
+// The chosen token's logit split into its parts (glassbox/logit_attribution.hpp): heads [layer][head].
+void write_attribution(JsonWriter& json, const LogitAttribution& a) {
+  json.key("attribution").begin_object().key("token").integer(a.token).key("logit").number(a.logit);
+  json.key("embedding").number(a.embedding).key("heads").begin_array();
+  for (int layer = 0; layer < a.n_layers; ++layer) {
+    json.begin_array();
+    for (int head = 0; head < a.n_heads; ++head)
+      json.number(a.head(layer, head));
+    json.end_array();
+  }
+  json.end_array().key("mlp").begin_array();
+  for (double m : a.mlp)
+    json.number(m);
+  json.end_array().key("bias").number(a.bias).end_object();
+}
+
+Result<void> write_steps(JsonWriter& json, const Session& session, const Run& run, const InspectOptions& o) {
+  // A Post-LN model's logits are no sum of parts: its steps carry no attribution.
+  const bool attributable = session.model().config.norm_placement != NormPlacement::PostNorm;
   json.key("steps").begin_array();
   for (const Run::Step& step : run.steps) {
     // The whole vocabulary, so that the chosen token's entry is there even when it ranks below the list.
@@ -179,9 +197,16 @@ void write_steps(JsonWriter& json, const Run& run, const InspectOptions& o) {
       json.key("p_t1").number(t.p_temperature_1).key("p_temperature").number(t.p_temperature);
       json.key("p_top_k").number(t.p_top_k).key("p_top_p").number(t.p_top_p).end_object();
     }
-    json.end_array().end_object();
+    json.end_array();
+    if (attributable) {
+      GLASSBOX_ASSIGN(const LogitAttribution attribution,
+                      session.logit_attribution(step.position, step.chosen));
+      write_attribution(json, attribution);
+    }
+    json.end_object();
   }
   json.end_array();
+  return {};
 }
 
 // Every head's statistics over the tokens read, its induction score on the probe, and its role; then the
@@ -373,7 +398,7 @@ Result<std::string> inspect_json(std::shared_ptr<const Model> model, const Token
   write_tokens(json, tokenizer, run);
   json.key("prompt_length").integer(run.prompt_length);
   json.key("stop_reason").string(run.stop_reason);
-  write_steps(json, run, options);
+  GLASSBOX_TRY(write_steps(json, session, run, options));
   GLASSBOX_TRY(write_attention(json, session));
   GLASSBOX_TRY(write_logit_lens(json, session));
   std::vector<int> read;  // the tokens the session read: all of them, or all but the last

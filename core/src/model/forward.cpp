@@ -14,6 +14,9 @@
 // A sliding-window layer's queries see only the last sliding_window keys (ModelConfig::first_visible_key).
 // A run may swap the attention for one of the seeds' approximations (glassbox/attention_variant.hpp, attend()
 // below), computed from the same q, k and v; the default, exact, is the model's own.
+// Activation patching (model/activation_patch.hpp) may put another run's values in place of the stream entering
+// a layer and of one head's output, or resume a run at a later layer from a record; off, as everywhere but in
+// inspect/activation_patching.cpp, it changes nothing.
 // An encoder (BERT) differs only in knobs: token-type embeddings and a LayerNorm of the embeddings, Post-LN,
 // attention over the whole text instead of the tokens so far (model/visible_keys.hpp, which also holds the
 // padding mask of a batch of texts), and no classifier: its output is x, a state per token. nomic-bert is
@@ -60,23 +63,6 @@ void normalize_rows(const ModelConfig& c, float* out, const float* x, std::size_
                     const Tensor& bias, ThreadPool& pool) {
   const auto dim = static_cast<std::size_t>(c.dim);
   each_token(n, pool, [&](std::size_t t) { normalize(c, out + t * dim, x + t * dim, weight, bias); });
-}
-
-void activate(Activation activation, float* x, std::size_t n) {
-  switch (activation) {
-    case Activation::SiLU:
-      kernels::silu(x, n);
-      break;
-    case Activation::GELU:
-      kernels::gelu_tanh(x, n);
-      break;
-    case Activation::GELUExact:
-      kernels::gelu_erf(x, n);
-      break;
-    case Activation::ReLU:
-      kernels::relu(x, n);
-      break;
-  }
 }
 
 // The residual trace's copy of the chunk's n rows of x, as they enter layer `layer` (n_layers: as they leave
@@ -292,8 +278,9 @@ void forward(const Model& model, RunState& s, std::span<const int> tokens, int f
   if (c.embedding_norm) normalize_rows(c, x, x, n, w.embedding_norm, w.embedding_norm_bias, pool);
 
   const Tensor none;
-  for (int l = 0; l < c.n_layers; ++l) {
+  for (int l = resume_stream(c, s.patch, first_position, x, n); l < c.n_layers; ++l) {
     const LayerWeights& layer = w.layers[static_cast<std::size_t>(l)];
+    patch_stream(c, s.patch, l, first_position, x, n);
     record_residuals(residuals, first_position, l, x, n, dim);
 
     // --- attention sub-block ---
@@ -315,6 +302,7 @@ void forward(const Model& model, RunState& s, std::span<const int> tokens, int f
       place_heads(c, s, k + t * kv_dim, c.n_kv_heads, layer.k_norm, l, position);
     });
     attend(c, s, visible_keys(l), trace, pool);
+    patch_head_outputs(c, s.patch, l, first_position, s.head_outputs.data(), n);
     // Output projection mixes the heads, and the residual connection adds the result to x.
     linear_batch(block_out, layer.wo, layer.bo, s.head_outputs.data(), n, pool, s.decode);
     if (sandwich) normalize_rows(c, block_out, block_out, n, layer.attn_post_norm, none, pool);
@@ -331,27 +319,18 @@ void forward(const Model& model, RunState& s, std::span<const int> tokens, int f
       const Projection gate_up[] = {{hidden, layer.ffn_gate, layer.ffn_gate_bias},
                                     {up, layer.ffn_up, layer.ffn_up_bias}};
       linear_batch(gate_up, ffn_in, n, pool, s.decode);
-      each_token(n, pool, [&](std::size_t t) {
-        float *gate_row = hidden + t * hidden_dim, *up_row = up + t * hidden_dim;
-        if (c.activation == Activation::SiLU) {
-          kernels::swiglu(gate_row, up_row, hidden_dim);  // silu(gate) * up, fused
-        } else {
-          activate(c.activation, gate_row, hidden_dim);
-          for (std::size_t i = 0; i < hidden_dim; ++i)
-            gate_row[i] *= up_row[i];
-        }
-      });
     } else {  // hidden = act(up(x))
       linear_batch(hidden, layer.ffn_up, layer.ffn_up_bias, ffn_in, n, pool, s.decode);
-      each_token(n, pool,
-                 [&](std::size_t t) { activate(c.activation, hidden + t * hidden_dim, hidden_dim); });
     }
+    each_token(n, pool,
+               [&](std::size_t t) { feed_forward_hidden(c, hidden + t * hidden_dim, up + t * hidden_dim); });
     linear_batch(block_out, layer.ffn_down, layer.ffn_down_bias, hidden, n, pool, s.decode);
     if (sandwich) normalize_rows(c, block_out, block_out, n, layer.ffn_post_norm, none, pool);
     kernels::add_in_place(x, block_out, n * dim);
     if (post_norm) normalize_rows(c, x, x, n, layer.ffn_norm, layer.ffn_norm_bias, pool);
   }
 
+  patch_stream(c, s.patch, c.n_layers, first_position, x, n);
   record_residuals(residuals, first_position, c.n_layers, x, n, dim);
 
   // --- output ---

@@ -117,6 +117,40 @@ inline void attention_output(float* out, const float* probabilities, const float
                             n_keys - first_key, head_dim);
 }
 
+// act(x) in place, for n values, with the model's activation.
+inline void activate(Activation activation, float* x, std::size_t n) {
+  switch (activation) {
+    case Activation::SiLU:
+      kernels::silu(x, n);
+      break;
+    case Activation::GELU:
+      kernels::gelu_tanh(x, n);
+      break;
+    case Activation::GELUExact:
+      kernels::gelu_erf(x, n);
+      break;
+    case Activation::ReLU:
+      kernels::relu(x, n);
+      break;
+  }
+}
+
+// One token's feed-forward hidden layer, what the down projection reads, in place in `hidden` (hidden_dim
+// values): a gated feed-forward's act(gate) * up, where `hidden` holds the gate projection and `up` the up
+// projection (SwiGLU fused); a plain one's act(up), where `hidden` holds the up projection (`up` unused).
+inline void feed_forward_hidden(const ModelConfig& c, float* hidden, const float* up) {
+  const auto hidden_dim = static_cast<std::size_t>(c.hidden_dim);
+  if (!c.gated_ffn) {
+    activate(c.activation, hidden, hidden_dim);
+  } else if (c.activation == Activation::SiLU) {
+    kernels::swiglu(hidden, up, hidden_dim);  // silu(gate) * up, fused
+  } else {
+    activate(c.activation, hidden, hidden_dim);
+    for (std::size_t i = 0; i < hidden_dim; ++i)
+      hidden[i] *= up[i];
+  }
+}
+
 // Gemma 2's soft-capping of the logits: cap * tanh(logit / cap), where the model has a cap.
 inline void softcap_logits(const ModelConfig& c, float* logits, std::size_t n) {
   if (c.final_logit_softcap <= 0.0f) return;

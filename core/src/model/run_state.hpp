@@ -8,6 +8,7 @@
 
 #include "glassbox/attention_variant.hpp"
 #include "glassbox/model.hpp"
+#include "model/activation_patch.hpp"
 #include "model/linear.hpp"
 
 namespace glassbox {
@@ -49,6 +50,8 @@ struct RunState {
   // Head ablation: [n_layers][n_heads] factors on each head's output before the output projection; empty
   // when every head runs as trained (Session::set_head_scales).
   std::vector<float> head_scales;
+  // Activation patching (model/activation_patch.hpp): off unless an analysis sets it for its own runs.
+  ActivationPatch patch;
 
   // The attention this run computes (glassbox/attention_variant.hpp; exact unless use_attention chose
   // another) and what the variants need beyond the KV cache:

@@ -5,6 +5,7 @@
 #include "glassbox/ablation.hpp"
 #include "glassbox/error.hpp"
 #include "glassbox/token_ids.hpp"
+#include "inspect/logit_attribution.hpp"
 #include "model/forward.hpp"
 #include "model/linear.hpp"
 #include "model/run_state.hpp"
@@ -172,6 +173,13 @@ Result<void> Session::layer_logits(int layer, int position, std::span<float> log
     return error(ErrorCode::BadArgument, "position ", position, " has not been computed (0..", position_ - 1,
                  ")");
   return recompute_layer_logits(*model_, residuals_, *pool_, layer, position, logits);
+}
+
+Result<LogitAttribution> Session::logit_attribution(int position, int token) const {
+  if (position < 0 || position >= position_)
+    return error(ErrorCode::BadArgument, "position ", position, " has not been computed (0..", position_ - 1,
+                 ")");
+  return attribute_logit(*model_, *state_, residuals_, *pool_, position, token);
 }
 
 }  // namespace glassbox
