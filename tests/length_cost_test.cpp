@@ -96,6 +96,14 @@ TEST(LengthCost, FormulasFollowTheSeedsAndMarkTheCrossover) {
             cost_formula(c, variant("linear"), 400).attention_token);
 }
 
+TEST(LengthCost, QuickLengthsStayWithinTheBudgetAndTheContext) {
+  REQUIRE_STORIES();
+  const ModelConfig& c = stories.model->config;  // a 512-token context; a 512-token prompt is ~0.46 GFLOP
+  EXPECT_EQ(quick_cost_lengths(c, 600'000'000), (std::vector<int>{16, 32, 64, 128, 256, 512}));
+  EXPECT_EQ(quick_cost_lengths(c, 100'000'000), (std::vector<int>{16, 32, 64, 128}));
+  EXPECT_EQ(quick_cost_lengths(c, 1), (std::vector<int>{16}));
+}
+
 TEST(LengthCost, BadInputIsRefusedInWords) {
   REQUIRE_STORIES();
   auto zero = parse_cost_lengths("64,0");

@@ -35,6 +35,11 @@ namespace glassbox {
 // The lengths `glassbox bench --lengths` measures when none are named: 64, 128, ..., 2048.
 std::vector<int> default_cost_lengths();
 
+// Lengths measured in seconds (the page's plot): powers of two from 16 up to the context, while one prompt's
+// formula FLOPs with exact attention (attention, projections and feed-forward) stay within `flop_budget`;
+// at least the shortest.
+std::vector<int> quick_cost_lengths(const ModelConfig& config, int64_t flop_budget);
+
 // The variants measured when none are named: exact, window:W (W a quarter of the context, at most 256, at
 // least 1) and linear.
 std::vector<AttentionVariant> default_cost_variants(const ModelConfig& config);

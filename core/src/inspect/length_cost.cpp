@@ -79,6 +79,18 @@ std::vector<int> default_cost_lengths() {
   return {64, 128, 256, 512, 1024, 2048};
 }
 
+std::vector<int> quick_cost_lengths(const ModelConfig& c, int64_t flop_budget) {
+  std::vector<int> lengths;
+  for (int n = 16; n <= c.max_seq_len; n *= 2) {
+    const CostFormula f = cost_formula(c, AttentionVariant{}, n);
+    if (!lengths.empty() && f.attention_prompt + f.projections_prompt + f.feed_forward_prompt > flop_budget)
+      break;
+    lengths.push_back(n);
+  }
+  if (lengths.empty()) lengths.push_back(c.max_seq_len);  // a context shorter than 16
+  return lengths;
+}
+
 std::vector<AttentionVariant> default_cost_variants(const ModelConfig& c) {
   AttentionVariant window{.kind = AttentionKind::Window};
   window.window = std::max(1, std::min(kDefaultWindow, c.max_seq_len / 4));
