@@ -162,9 +162,14 @@ export class LengthCostView {
     const last = plan.lengths[plan.lengths.length - 1];
     this.note.textContent =
       (crossover > 0
-        ? `n* = ${crossover}: from this length a token spends more FLOPs on exact attention (4·n·d per layer) than on the feed-forward (${'2·3·h·d'} per layer)${crossover > last ? `, past the lengths measured here` : ''}. `
+        ? `n* = ${crossover}: from this length a token spends more FLOPs on exact attention (4·n·q per layer, q = heads × head size) than on the feed-forward (${megaflops(this.feedForwardFlops())} MFLOP per token, all layers)${crossover > last ? `, past the lengths measured here` : ''}. `
         : 'Exact attention never passes the feed-forward here. ') +
       'A window caps the keys at W, so its cost stops growing; linear attention never crosses. The time formulas are FLOPs times one seconds-per-FLOP fitted to the measured points. Memory: solid is what this engine allocates (the KV cache of every position, whatever the variant, so the three coincide, plus a row of scores per head and linear’s running sums); dashed is what each variant needs by the formula (exact: the KV cache and an n×n score matrix per head; a window: W keys and n×W scores; linear: d×d sums per head, the same at every n).';
+  }
+
+  /** A token's feed-forward FLOPs, all layers (the same at every length and for every variant). */
+  private feedForwardFlops(): number {
+    return Object.values(this.points).flat()[0]?.formula.feedForwardToken ?? 0;
   }
 
   private panel(panel: Panel, variants: string[], color: (v: string) => string, crossover: number): HTMLElement {
@@ -211,6 +216,8 @@ function ticks(y0: number, y1: number, bytes: boolean): number[] {
   const marks = inside(decades);
   return marks.length >= 3 ? marks : inside(decades.flatMap((v) => [v, 2 * v, 5 * v]));
 }
+
+const megaflops = (flops: number) => (flops / 1e6).toFixed(2);
 
 function svg(tag: string, attributes: Record<string, string | number>): SVGElement {
   const node = document.createElementNS(SVG_NS, tag);
