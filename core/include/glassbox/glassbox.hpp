@@ -19,6 +19,7 @@
 #include "glassbox/induction.hpp"
 #include "glassbox/inspection.hpp"
 #include "glassbox/json_writer.hpp"
+#include "glassbox/length_cost.hpp"
 #include "glassbox/logit_lens.hpp"
 #include "glassbox/measure_heads.hpp"
 #include "glassbox/model.hpp"
