@@ -61,7 +61,10 @@ EMSCRIPTEN_BINDINGS(glassbox_engine) {
       // the whole model (bind_inspect.cpp)
       .function("anatomy", &Engine::anatomy)
       .function("flops", &Engine::flops)
-      .function("inspectJson", &Engine::inspect_document);
+      .function("inspectJson", &Engine::inspect_document)
+      // cost against length (bind_length_cost.cpp)
+      .function("lengthCostPlan", &Engine::length_cost_plan)
+      .function("lengthCost", &Engine::length_cost);
 }
 
 }  // namespace glassbox::wasm

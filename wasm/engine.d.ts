@@ -407,6 +407,14 @@ export class GlassboxEngine {
   anatomy(): ModelAnatomy;
   /** FLOPs of one token at position sequenceLength - 1, by part. */
   flopsPerToken(sequenceLength: number): TokenFlops;
+  /** Cost against length: the variants measured by default (exact, window:W, linear), their crossover n*, the context. */
+  lengthCostPlan(): LengthCostPlan;
+  /**
+   * Measures `attention` (exact, window:W, linear, ...) at `length` tokens in a session of its own, on one
+   * thread: prefill and per-token times (median of `repeat`, default 3), the session's memory, the formulas.
+   * Errors: `invalid-state` (no model), `bad-argument` (a variant the model cannot take, a length past the context).
+   */
+  lengthCost(attention: string, length: number, repeat?: number): LengthCostPoint;
   /**
    * The attention lab (glassbox/attention_lab.hpp): `ids` (the tokens up to and including the step looked at)
    * read with exact attention and with `variant` (its spelling: exact, window:W, global-window:G,W, linear,
@@ -556,6 +564,38 @@ export interface AttentionLab {
   variantContinuation: Int32Array;
   /** Why the variant writes nothing (low-rank needs the whole matrix at once); empty otherwise. */
   variantCannotContinue: string;
+}
+
+/** glassbox/length_cost.hpp. */
+export interface LengthCostPlan {
+  variants: { attention: string; crossoverLength: number; refused: string }[]; // crossoverLength 0: never; refused: why the model cannot take it ('' when it can)
+  context: number;
+  lengths: number[]; // powers of two from 16 while a prompt stays small enough to measure in seconds
+}
+
+export interface TimeSpread {
+  median: number; // seconds
+  min: number;
+  max: number;
+}
+
+export interface LengthCostPoint {
+  attention: string;
+  length: number;
+  prefillSeconds: TimeSpread; // one forward pass over `length` tokens
+  tokenSeconds: TimeSpread; // the token at position length - 1 (it attends to `length` keys)
+  memory: { kvCacheBytes: number; scoresBytes: number; attentionStateBytes: number }; // what the session allocates
+  formula: {
+    attentionToken: number; // FLOPs of that token, all layers
+    projectionsToken: number;
+    feedForwardToken: number;
+    attentionPrompt: number; // FLOPs of the prompt of `length` tokens
+    projectionsPrompt: number;
+    feedForwardPrompt: number;
+    scoresBytes: number; // one layer's scores held whole (n x keys seen per head)
+    kvCacheBytes: number; // the keys and values the variant needs
+    stateBytes: number; // linear and performer's running sums
+  };
 }
 
 export interface TokenFlops {

@@ -87,6 +87,10 @@ class Engine {
   val flops(int sequence_length) const;
   val inspect_document(const std::string& prompt, int steps, int candidates) const;
 
+  // Cost against length: the variants measured, one measured point (bind_length_cost.cpp).
+  val length_cost_plan() const;
+  val length_cost(const std::string& attention, int length, int repeat) const;
+
  private:
   // A malloc'ed buffer the page is filling; handed to the core as Bytes when loading.
   struct Upload {

@@ -294,6 +294,14 @@ export class GlassboxEngine {
     return unwrap(this.engine.attentionLab(Array.from(ids), variant, options));
   }
 
+  lengthCostPlan() {
+    return unwrap(this.engine.lengthCostPlan());
+  }
+
+  lengthCost(attention, length, repeat = 3) {
+    return unwrap(this.engine.lengthCost(attention, length, repeat));
+  }
+
   // --- see inside, part 1: the sampling pipeline, attention step by step, the logit lens, export ----------
 
   samplingPipeline(topN = 10) {

@@ -18,6 +18,7 @@
 #include <sys/resource.h>
 #endif
 
+#include "bench_lengths.hpp"
 #include "commands.hpp"
 #include "glassbox/build.hpp"
 #include "glassbox/encoder.hpp"
@@ -46,6 +47,8 @@ struct Options {
   std::string trace = "off";
   bool json = false;
   bool no_warmup = false;
+  std::string lengths;    // set: cost against length (bench_lengths.hpp) instead of throughput
+  std::string attention;  // with --lengths: the variants
 };
 
 using Clock = std::chrono::steady_clock;
@@ -271,7 +274,31 @@ Command add_bench_command(CLI::App& parent) {
   app->add_flag("--json", options->json, "print one JSON object instead of text");
   app->add_flag("--no-warmup", options->no_warmup,
                 "time the first pass too (by default an untimed pass first reads the weights in)");
-  return {app, [options] { return bench(*options); }};
+  app->add_option(
+         "--lengths", options->lengths,
+         "cost against length instead: prefill time, per-token time and memory for prompts of these "
+         "lengths (e.g. 64,128,256,512,1024,2048; those past the model's context are skipped), beside "
+         "the formulas")
+      ->type_name("N,N,...");
+  app->add_option(
+         "--attention", options->attention,
+         "with --lengths: the attention variants to measure (default: exact, window:W with W a quarter "
+         "of the context up to 256, linear)")
+      ->type_name("VARIANT,...");
+  return {app, [options, app] {
+            if (options->lengths.empty()) {
+              if (!options->attention.empty())
+                return Result<void>(error(ErrorCode::BadArgument,
+                                          "bench: --attention goes with --lengths (cost against length)"));
+              return bench(*options);
+            }
+            return bench_lengths({.model = options->model,
+                                  .lengths = options->lengths,
+                                  .attention = options->attention,
+                                  .threads = options->threads,
+                                  .repeat = app->count("--repeat") > 0 ? options->repeat : 3,
+                                  .json = options->json});
+          }};
 }
 
 }  // namespace glassbox::cli

@@ -16,6 +16,7 @@ import { HeadSelection } from './views/head-selection';
 import { HeadTable } from './views/head-table';
 import { HeadView } from './views/head-view';
 import { HeadsOverview } from './views/heads-overview';
+import { LengthCostView } from './views/length-cost';
 import { PositionsView } from './views/positions';
 
 /** The window of newest positions the model view's thumbnails and the head view show. */
@@ -33,6 +34,11 @@ export function mountModelInspector(client: EngineClient, attention: AttentionVi
     (n, anglePosition, source) => client.request('rope', { positions: n, anglePosition, source }),
   );
   const anatomy = new AnatomyView(byId('anatomy'));
+  // Cost against length, under the anatomy (views/length-cost.ts): measured on a button press.
+  const lengthCost = new LengthCostView(byId('anatomy'), {
+    plan: () => client.request('length-cost-plan'),
+    measure: (attention, length, repeat) => client.request('length-cost', { attention, length, repeat }),
+  });
 
   // The model, the generation, the trace's extent and what the worker answered are the store's.
   const state = () => store.state;
@@ -221,6 +227,7 @@ export function mountModelInspector(client: EngineClient, attention: AttentionVi
       headView.clear('Generate some text to see where each head of a layer looks, token by token.');
       headTable.clear();
       ablation.setModel(loaded.layers);
+      lengthCost.modelLoaded();
       store.set({ heads: null, measurement: null, ablation: null, ablationActive: false });
       positions.setTraced(0);
       updateControls();

@@ -6,6 +6,7 @@
 import type { ErrorCode, ModelInfo, SamplerSettings, StopReason, TokenSpan, TopToken as EngineTopToken } from '@glassbox/engine';
 import type { ChatRequest, ChatStarted, ChatSupport } from './protocol-chat';
 import type { EncoderReplies, EncoderRequest } from './protocol-encoder';
+import type { LengthCostReplies, LengthCostRequest } from './protocol-length-cost';
 import type { ModelInspectorEvent, ModelInspectorReplies, ModelInspectorRequest } from './protocol-model-inspector';
 import type { StepInspectorReplies, StepInspectorRequest, StepPipeline } from './protocol-step-inspector';
 
@@ -99,6 +100,7 @@ export type ToWorker =
   | EncoderRequest // an encoder's tasks: fill-mask, sentence similarity (protocol-encoder.ts)
   | ModelInspectorRequest // the model inspector's requests (protocol-model-inspector.ts)
   | StepInspectorRequest // the step inspector's requests (protocol-step-inspector.ts)
+  | LengthCostRequest // the anatomy's cost against length (protocol-length-cost.ts)
   | { type: 'load'; req: number; source: ModelSource }
   | { type: 'cancel-load' } // ends the load under way, if any: it answers with a 'cancelled' error
   | { type: 'tokenize'; req: number; text: string }
@@ -134,7 +136,7 @@ export type FromWorker =
   | { type: 'done'; gen: number; reason: DoneReason; count: number; elapsedMs: number; error?: ErrorReport };
 
 /** Each request's reply: the one place a request is paired with what answers it. */
-export interface Replies extends EncoderReplies, ModelInspectorReplies, StepInspectorReplies {
+export interface Replies extends EncoderReplies, ModelInspectorReplies, StepInspectorReplies, LengthCostReplies {
   load: LoadResult; // load progress arrives meanwhile as 'progress'
   tokenize: TokenSpan[];
   attention: AttentionTrace;

@@ -9,6 +9,7 @@ import { replyTo, type AttentionTrace, type DoneReason, type FromWorker, type Mo
 import type { ChatRequest, ChatStarted } from './protocol-chat';
 import { chatSupport, startChat } from './worker/chat';
 import { handleEncoder } from './worker/encoder';
+import { handleLengthCost } from './worker/length-cost';
 import { chooseBuild, startEngine } from './worker/engine-build';
 import { explain, PageError, PlainError } from './worker/explain';
 import { cachedStates, deleteCached } from './worker/hub-cache';
@@ -254,6 +255,8 @@ scope.onmessage = (event) => {
       if (handleEncoder(engine, post, message)) break;
       // The step inspector (worker/step-inspector.ts): attention step by step, the logit lens, the document.
       if (handleStepInspector(engine, post, message)) break;
+      // The anatomy's cost against length (worker/length-cost.ts).
+      if (handleLengthCost(engine, post, message)) break;
       // The model inspector (worker/model-inspector.ts): heads, ablation, positions, anatomy.
       handleModelInspector({ engine, post, generating: () => generation !== null }, message);
       break;

@@ -21,6 +21,7 @@
 #include "glassbox/induction.hpp"
 #include "glassbox/inspection.hpp"
 #include "glassbox/json_writer.hpp"
+#include "glassbox/length_cost.hpp"
 #include "glassbox/logit_attribution.hpp"
 #include "glassbox/logit_lens.hpp"
 #include "glassbox/measure_heads.hpp"

@@ -3,6 +3,7 @@
 // same for many tokens at once (a prompt), faster.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <span>
 #include <vector>
@@ -39,6 +40,14 @@ struct SessionOptions {
   // position 0 with at most prefill_batch tokens) and cannot generate; linear and performer cannot replace a
   // sliding-window layer's attention (their sums keep every key).
   AttentionVariant attention = {};
+};
+
+// The bytes a session's buffers hold, read from their sizes (glassbox/length_cost.hpp reports them):
+struct SessionMemory {
+  int64_t kv_cache = 0;         // keys and values of every position the context holds, every layer
+  int64_t scores = 0;           // attention scores: a row per head, and a prompt's tiles of rows per thread
+                                // (never a whole n x n matrix, except low-rank's per head)
+  int64_t attention_state = 0;  // linear and performer: the running sums and performer's random features
 };
 
 class Session {
@@ -99,6 +108,7 @@ class Session {
   std::span<const float> head_scales() const;  // empty when none is set
 
   const AttentionVariant& attention() const;
+  SessionMemory memory() const;
 
   const Model& model() const { return *model_; }
   std::span<const float> logits() const;

@@ -121,6 +121,17 @@ const AttentionVariant& Session::attention() const {
   return state_->attention;
 }
 
+SessionMemory Session::memory() const {
+  const RunState& s = *state_;
+  const auto bytes = [](std::size_t floats) { return static_cast<int64_t>(floats * sizeof(float)); };
+  SessionMemory m;
+  m.kv_cache = bytes(s.key_cache.size() + s.value_cache.size());
+  m.scores = bytes(s.scores.size() + s.query_tile_scores.size() + s.head_matrices.size());
+  m.attention_state = bytes(s.feature_kv_sums.size() + s.feature_key_sums.size() +
+                            s.feature_log_scales.size() + s.feature_projection.size());
+  return m;
+}
+
 namespace {
 // The recomputations of attention rows go through the exact softmax only.
 Result<void> exact_attention_only(const AttentionVariant& attention) {
