@@ -358,6 +358,7 @@ installTestHook(store, {
   insideIdle: () => modelInspector.whenIdle(),
   seeInsideIdle: () => stepInspector.whenIdle(),
   rope: () => modelInspector.ropePicture(),
+  headViewQuery: () => modelInspector.headViewQuery(),
   encoderIdle: () => encoderPage.whenIdle(),
   labIdle: () => lab.whenIdle(),
   labChoose: (kind, knobs) => lab.picker.set(kind, knobs ?? {}),
