@@ -178,11 +178,10 @@ test('u1. the main flow with the keyboard alone: prompt, generate, stop, step th
     await page.keyboard.press('Enter');
     await settle(page);
     assert.match(await page.textContent('.heatmap-caption'), /^Layer 2 · head 3/);
-    assert.equal((await focused(page)).id, 'attention-head', 'opening a head puts the focus on the attention view\'s head picker');
     assert.equal(await page.inputValue('#attention-layer'), '2');
 
-    // Back to the model view: Tab returns to the head opened. X toggles its ablation mark, twice; Apply, then Reset.
-    await tabTo(page, '.model-tile', 40);
+    // The keyboard stays on the head opened (issue 27: focus once jumped to the attention card's head picker,
+    // and X then marked nothing). X toggles its ablation mark, twice; Apply, then Reset.
     assert.deepEqual(await page.evaluate(() => [document.activeElement.dataset.layer, document.activeElement.dataset.head]), ['2', '3']);
     const marked = () => page.$$eval('.model-tile[aria-pressed="true"]', (tiles) => tiles.map((x) => `${x.dataset.layer}.${x.dataset.head}`));
     await page.keyboard.press('x');
