@@ -74,6 +74,7 @@ function showGenerateError(report: ErrorReport | null) {
 
 async function load(source: ModelSource) {
   const attempt = ++loadAttempt;
+  let regenerate = false;
   generation?.stop();
   store.set({ loading: true }); // Generate waits: text from the old model would be wiped when the new one arrives
   status.set('loading', `Loading ${source.label}…`);
@@ -108,6 +109,9 @@ async function load(source: ModelSource) {
     status.set('ready', `${result.label} · ready`);
     store.set({ loads: store.state.loads + 1 });
     if (!result.info.encoder) retokenize();
+    // A shared link that names a position: its text is generated again once loaded (the same prompt, sampler
+    // and seed give the same tokens), and the position is selected when it ends (restoreHashPosition).
+    regenerate = firstLoad && !result.info.encoder && hashPositionPending !== undefined;
   } catch (error) {
     if (attempt !== loadAttempt) return;
     store.set({ failedLoads: store.state.failedLoads + 1 });
@@ -119,6 +123,7 @@ async function load(source: ModelSource) {
     if (attempt === loadAttempt) {
       panel.hideProgress();
       store.set({ loading: false });
+      if (regenerate) generate();
     }
   }
 }
