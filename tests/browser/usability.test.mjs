@@ -95,7 +95,7 @@ async function assertSelectionShown(page, position) {
   const s = await shownSelection(page);
   assert.equal(s.position, position, 'the current step');
   assert.equal(s.slider, position, 'the slider sits on it');
-  assert.match(s.stepLabel, new RegExp(`^position ${position} of `));
+  assert.match(s.stepLabel, new RegExp(`^position ${position} · token ${position + 1} of `), 'the label counts tokens from 1 and names the position');
   assert.match(s.focusTitle, new RegExp(`\\(token ${position}\\) looks`), 'the attention strip says whose attention it shows');
   assert.equal(s.detailQuery, position, 'attention step by step works through its query');
   const trace = await page.evaluate(() => window.__glassbox.attention(0, 0));

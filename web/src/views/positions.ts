@@ -311,8 +311,13 @@ export class PositionsView {
     ctx.fillStyle = '#4a5263';
     ctx.font = '11px system-ui, sans-serif';
     ctx.textAlign = 'right';
-    ctx.fillText(top.toPrecision(4), left - 4, plotTop + 8);
-    ctx.fillText(bottom.toPrecision(4), left - 4, plotBottom);
+    // The axis names the values' own extremes, rounded as the caption rounds them (toFixed(3)): the padding
+    // below a range of one sign is not a value, so it gets no label.
+    const [high, low] = lo < 0 && hi > 0 ? [top, bottom] : [hi, lo];
+    canvas.dataset.axisHigh = high.toFixed(3);
+    canvas.dataset.axisLow = low.toFixed(3);
+    ctx.fillText(high.toFixed(3), left - 4, Math.max(plotTop + 8, y(high) + 4));
+    ctx.fillText(low.toFixed(3), left - 4, Math.min(plotBottom, y(low) + 4));
     ctx.textAlign = 'left';
     ctx.fillText('offset m − n: 0', left, height - 4);
     ctx.textAlign = 'right';
