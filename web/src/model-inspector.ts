@@ -104,6 +104,9 @@ export function mountModelInspector(client: EngineClient, attention: AttentionVi
     if (stepFrame) return;
     stepFrame = requestAnimationFrame(() => {
       stepFrame = 0;
+      // Following a running generation, the step moves every token: the live refresh redraws the head view,
+      // and the worker's time goes to tokens (the RoPE query is read again when it ends).
+      if (isGenerating(state()) && !current.pinned) return;
       const batch = state().heads;
       if (!batch || batch.size === 0) return;
       const query = stepQuery(batch.total);
