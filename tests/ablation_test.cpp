@@ -245,6 +245,38 @@ TEST(HeadAblation, InASessionComparesWithTheModelAsTrainedAndKeepsTheAblatedRun)
   expect_same_change(*again, *expected);
 }
 
+// The page's current step: the ablation measured at an earlier position compares the distributions after
+// that token, as a run of only the tokens up to it would (the trace's logits agree with that run's).
+TEST(HeadAblation, InASessionMeasuresAtTheNamedPosition) {
+  test::RandomModel random(test::base_config(), {}, 11);
+  const auto model = std::make_shared<const Model>(random.model());
+  const std::vector<int> tokens = {4, 1, 7, 7, 2, 10};
+  std::vector<float> table(8, 1.0f);
+  table[0] = 0.0f;
+  table[6] = 0.25f;
+  const std::span<const int> prefix(tokens.data(), 3);  // position 2 is the last of these
+  auto expected = compare_distributions(logits_of(*model, prefix, {}), logits_of(*model, prefix, table));
+  ASSERT_TRUE(expected.ok());
+  auto at_last = compare_distributions(logits_of(*model, tokens, {}), logits_of(*model, tokens, table));
+  ASSERT_TRUE(at_last.ok());
+  ASSERT_GT(std::abs(expected->kl_bits - at_last->kl_bits), 1e-6);  // the positions are told apart
+
+  auto session = Session::create(model, {.trace_residuals = true});  // as the page's session
+  ASSERT_TRUE(session->prefill(tokens).ok());
+  auto change = ablate_session(*session, tokens, table, 2);
+  ASSERT_TRUE(change.ok()) << change.error().message;
+  EXPECT_NEAR(change->kl_bits, expected->kl_bits, 1e-5);
+  EXPECT_EQ(change->top_before, expected->top_before);
+  EXPECT_EQ(change->top_after, expected->top_after);
+  EXPECT_NEAR(change->p_top_before, expected->p_top_before, 1e-5);
+  EXPECT_NEAR(change->q_top_after, expected->q_top_after, 1e-5);
+  EXPECT_EQ(session->position(), 6);  // the whole text, read with the ablation
+  // The last position named explicitly is the default, bit for bit.
+  auto named_last = ablate_session(*session, tokens, table, 5);
+  ASSERT_TRUE(named_last.ok());
+  expect_same_change(*named_last, *at_last);
+}
+
 TEST(HeadAblation, InASessionRefusesAWrongTableOrPositionAndChangesNothing) {
   test::RandomModel random(test::base_config(), {}, 11);
   auto session = Session::create(std::make_shared<const Model>(random.model()));
@@ -263,6 +295,8 @@ TEST(HeadAblation, InASessionRefusesAWrongTableOrPositionAndChangesNothing) {
   const std::vector<int> other_length = {4, 1};
   EXPECT_EQ(ablate_session(*session, other_length, table).error().code, ErrorCode::InvalidState);
   EXPECT_EQ(ablate_session(*session, std::vector<int>{}, table).error().code, ErrorCode::InvalidState);
+  EXPECT_EQ(ablate_session(*session, tokens, table, 3).error().code, ErrorCode::BadArgument);
+  EXPECT_EQ(ablate_session(*session, tokens, table, -2).error().code, ErrorCode::BadArgument);
 
   EXPECT_TRUE(session->head_scales().empty());
   EXPECT_EQ(session->position(), 3);

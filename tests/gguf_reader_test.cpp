@@ -44,6 +44,13 @@ TEST(GgufReader, RejectsEveryTruncation) {
   for (std::size_t length = 0; length < full.size(); length += 5)
     EXPECT_FALSE(parse({full.begin(), full.begin() + static_cast<std::ptrdiff_t>(length)}).ok()) << length;
   expect_error(parse({full.begin(), full.begin() + 400}), ErrorCode::Truncated);
+  // Wherever the file ends early, past its magic and version, it is "cut short" (the page's words for
+  // truncated), not "damaged": a count that no longer fits the bytes left included (issue 27).
+  for (std::size_t length = 8; length < full.size(); length += 1) {
+    auto cut = parse({full.begin(), full.begin() + static_cast<std::ptrdiff_t>(length)});
+    ASSERT_FALSE(cut.ok()) << length;
+    EXPECT_EQ(cut.error().code, ErrorCode::Truncated) << length << ": " << cut.error().message;
+  }
 }
 
 TEST(GgufReader, RejectsWrongMagic) {
@@ -81,10 +88,10 @@ TEST(GgufReader, RejectsImpossibleCounts) {
   TinyLlama tiny;
   auto bytes = tiny.bytes();
   poke<uint64_t>(bytes, 8, uint64_t{1} << 40);  // tensor_count
-  expect_error(parse(bytes), ErrorCode::Malformed, "tensor_count 1099511627776 is impossible");
+  expect_error(parse(bytes), ErrorCode::Truncated, "tensor_count 1099511627776 is impossible");
   bytes = tiny.bytes();
   poke<uint64_t>(bytes, 16, uint64_t{1} << 40);  // metadata_kv_count
-  expect_error(parse(bytes), ErrorCode::Malformed, "metadata_kv_count 1099511627776 is impossible");
+  expect_error(parse(bytes), ErrorCode::Truncated, "metadata_kv_count 1099511627776 is impossible");
 }
 
 TEST(GgufReader, RejectsAStringLongerThanTheFile) {
@@ -103,7 +110,7 @@ TEST(GgufReader, RejectsAnArrayLongerThanTheFile) {
   auto bytes = w.to_bytes();
   const std::size_t count_at = find(bytes, "test.numbers") + std::strlen("test.numbers") + 4 + 4;
   poke<uint64_t>(bytes, count_at, uint64_t{1} << 50);
-  expect_error(parse(bytes), ErrorCode::Malformed,
+  expect_error(parse(bytes), ErrorCode::Truncated,
                "metadata test.numbers: array of 1125899906842624 elements cannot fit");
 }
 

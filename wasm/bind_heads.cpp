@@ -92,9 +92,9 @@ val Engine::measure_step() {
 
 // Ablation: `scales` ([layer * heads + head], 0 = off) multiply the heads' outputs in the generation's own
 // session, which reads its tokens again so that the trace (and every view) shows the ablated run, and so does
-// the next generation, until clearAblation(). Returns how the next-token distribution at the last position
-// changed against the run without any ablation (the core's ablate_session).
-val Engine::ablate(const val& scale_list) {
+// the next generation, until clearAblation(). Returns how the next-token distribution at `position` (the
+// page's current step; -1: the last) changed against the run without any ablation (the core's ablate_session).
+val Engine::ablate(const val& scale_list, int position) {
   if (!session_) return no_session();
   const std::vector<float> scales = emscripten::vecFromJSArray<float>(scale_list);
   const std::vector<int> tokens = traced_tokens();
@@ -103,10 +103,10 @@ val Engine::ablate(const val& scale_list) {
   // A table refused leaves the generation going; one taken ends it, since the session reads its tokens again.
   if (auto valid = check_head_scale_table(model_->config, scales); !valid) return failure(valid.error());
   generator_->stop();
-  auto change = ablate_session(*session_, tokens, scales);
+  auto change = ablate_session(*session_, tokens, scales, position);
   if (!change) return failure(change.error());
   val result = val::object();
-  result.set("position", static_cast<int>(tokens.size()) - 1);
+  result.set("position", position < 0 ? static_cast<int>(tokens.size()) - 1 : position);
   result.set("klBits", change->kl_bits);
   result.set("topBefore", change->top_before);
   result.set("pTopBefore", change->p_top_before);

@@ -384,11 +384,11 @@ export class GlassboxEngine {
   /**
    * Scales every head by `scales[layer * heads + head]` (0: off, 1: as trained) in the generation's session
    * and reads the traced tokens again, so attention and every later generation show the ablated model until
-   * clearAblation(). Returns the change of the next-token distribution at the last position against the
-   * model without ablation. Errors: `invalid-state` (nothing computed yet), `bad-argument` (length, a
-   * non-finite scale).
+   * clearAblation(). Returns the change of the next-token distribution at `position` (the logits after that
+   * token; default -1: the last) against the model without ablation. Errors: `invalid-state` (nothing
+   * computed yet), `bad-argument` (length, a non-finite scale, a position outside the tokens read).
    */
-  ablate(scales: ArrayLike<number>): AblationChange;
+  ablate(scales: ArrayLike<number>, position?: number): AblationChange;
   /** Every head as trained again; the traced tokens are read again. Whether an ablation was on. */
   clearAblation(): boolean;
   /** The session's head scales (empty: none). */

@@ -182,7 +182,7 @@ test('4. the logit lens\'s last row is the next-token panel\'s top token at each
   });
 });
 
-test('5. Step adds exactly one token, continuing the text', async (t) => {
+test('5. Step adds exactly one token, continuing the run', async (t) => {
   await withPage(t, async ({ page }) => {
     const first = await generate(page, PROMPT, { ...SAMPLER, maxTokens: 3 });
     const before = await state(page);
@@ -190,16 +190,19 @@ test('5. Step adds exactly one token, continuing the text', async (t) => {
     await page.click('#step');
     await page.waitForFunction((n) => window.__glassbox.generations > n, generations);
     const record = await page.evaluate(() => window.__glassbox.whenIdle());
-    assert.equal(record.ids.length, 1, 'one token');
-    assert.equal(record.prompt, first.text, 'it continued the text shown');
+    // The same run, one token longer (issue 27: Step once moved the whole text into the prompt box).
+    assert.equal(record.ids.length, 4, 'one token more');
+    assert.deepEqual(record.ids.slice(0, 3), first.ids, 'the tokens before stay');
+    assert.deepEqual(record.promptIds, first.promptIds, 'the prompt stays the prompt');
+    assert.equal(record.prompt, PROMPT);
+    assert.ok(record.text.startsWith(first.text), 'it continued the text shown');
     await settle(page);
     const after = await state(page);
-    assert.equal(after.sequence[after.sequence.length - 1], record.ids[0]);
-    assert.deepEqual(after.sequence.slice(0, -1), record.promptIds, 'the new token follows the text read again');
+    assert.deepEqual(after.sequence, [...record.promptIds, ...record.ids]);
     const newest = after.steps[after.steps.length - 1];
-    assert.deepEqual([newest.position, newest.chosen], [after.sequence.length - 2, record.ids[0]]);
-    assert.ok(before.steps.length >= 3 && after.steps.length >= 1);
-    assert.equal(await page.inputValue('#prompt'), first.text);
+    assert.deepEqual([newest.position, newest.chosen], [after.sequence.length - 2, record.ids[3]]);
+    assert.ok(before.steps.length >= 3 && after.steps.length === before.steps.length + 1, 'the earlier steps stay');
+    assert.equal(await page.inputValue('#prompt'), PROMPT, 'the prompt box keeps the prompt');
   });
 });
 

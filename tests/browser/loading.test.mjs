@@ -126,6 +126,9 @@ test('4. a broken file dropped after a model and its tokenizer gets one message,
       // A llama2.c checkpoint has no magic number: cut short, it is no checkpoint the core can recognise.
       ['truncated.bin', fs.readFileSync(model('stories260K.bin')).subarray(0, 400_000), /This file is not a model glassbox can read.*a truncated file/],
       ...(haveAll('stories260K.gguf') ? [['truncated.gguf', fs.readFileSync(model('stories260K.gguf')).subarray(0, 400_000), /This file is cut short/]] : []),
+      // Cut within its metadata (issue 27: this once read "damaged", with a parser detail), or its header.
+      ...(haveAll('stories260K.gguf') ? [['cut-10k.gguf', fs.readFileSync(model('stories260K.gguf')).subarray(0, 10_240), /This file is cut short/]] : []),
+      ...(haveAll('stories260K.gguf') ? [['cut-100.gguf', fs.readFileSync(model('stories260K.gguf')).subarray(0, 100), /This file is cut short/]] : []),
       ['random.bin', crypto.randomBytes(4096), /This file is not a model glassbox can read/],
     ];
     for (const [name, bytes, title] of broken) {

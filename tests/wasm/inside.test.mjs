@@ -118,6 +118,18 @@ test('ablate gives the native inspect document\'s ablation, and clearAblation gi
   assert.equal(engine.clearAblation(), false);
   assert.deepEqual(greedyTo(engine, PROMPT, 30), before, 'after clearAblation, generation gives the same tokens');
   assert.throws(() => engine.ablate([1, 0]), (e) => e.code === 'bad-argument');
+  // Measured at an earlier position of a longer text (the page's current step): the change the prompt alone
+  // gives after its last token.
+  engine.start(PROMPT, { maxTokens: 10 });
+  while (!engine.step().end);
+  const earlier = engine.ablate(table, doc.prompt_length - 1);
+  assert.equal(earlier.position, doc.prompt_length - 1);
+  const near = (found, want, what) => assert.ok(Math.abs(found - want) <= 1e-5 * Math.max(1, Math.abs(want)), `${what}: ${found} vs ${want}`);
+  near(earlier.klBits, expected.kl_bits, 'KL at an earlier position'); // read back from the trace: float rounding apart
+  assert.deepEqual([earlier.topBefore, earlier.topAfter], [expected.top_before, expected.top_after]);
+  near(earlier.qTopAfter, expected.q_top_after, 'q(top after) at an earlier position');
+  engine.clearAblation();
+  assert.throws(() => engine.ablate(table, engine.sequence().length), (e) => e.code === 'bad-argument');
   engine.reset();
   assert.throws(() => engine.ablate(table), (e) => e.code === 'invalid-state');
   engine.dispose();

@@ -2,7 +2,7 @@
 // stream of callbacks. Each generated token is acknowledged as soon as it arrives (before it is drawn), so
 // the worker computes the next token while the page draws this one, and never runs more than one ahead.
 import type { ChatRequest } from './protocol-chat';
-import type { DoneReason, EngineReady, ErrorReport, FromWorker, ReplyTo, RequestFields, RequestType, SamplerSettings, ToWorker } from './protocol';
+import type { DoneReason, EngineReady, ErrorReport, ExtendRun, FromWorker, ReplyTo, RequestFields, RequestType, SamplerSettings, ToWorker } from './protocol';
 
 /** A request the worker answered with an error; `report` is meant for a person. */
 export class EngineError extends Error {
@@ -129,11 +129,12 @@ export class EngineClient {
   }
 
   /** With `chat`, the reply to a conversation (protocol-chat.ts) rather than a continuation of `prompt`. */
-  generate(prompt: string, sampler: SamplerSettings, maxTokens: number, topK: number, handlers: GenerationHandlers, chat?: ChatRequest): GenerationHandle {
+  /** With `extend`, a continuation of the run shown (a Step after a generation: protocol.ts's ExtendRun). */
+  generate(prompt: string, sampler: SamplerSettings, maxTokens: number, topK: number, handlers: GenerationHandlers, chat?: ChatRequest, extend?: ExtendRun): GenerationHandle {
     const gen = this.nextGen++;
     const state = { handlers, stopped: false };
     this.generations.set(gen, state);
-    this.send({ type: 'generate', gen, prompt, sampler, maxTokens, topK, chat });
+    this.send({ type: 'generate', gen, prompt, sampler, maxTokens, topK, chat, extend });
     return {
       gen,
       stop: () => {

@@ -75,6 +75,7 @@ function showGenerateError(report: ErrorReport | null) {
 
 async function load(source: ModelSource) {
   const attempt = ++loadAttempt;
+  let regenerate = false;
   generation?.stop();
   store.set({ loading: true }); // Generate waits: text from the old model would be wiped when the new one arrives
   status.set('loading', `Loading ${source.label}…`);
@@ -109,6 +110,9 @@ async function load(source: ModelSource) {
     status.set('ready', `${result.label} · ready`);
     store.set({ loads: store.state.loads + 1 });
     if (!result.info.encoder) retokenize();
+    // A shared link that names a position: its text is generated again once loaded (the same prompt, sampler
+    // and seed give the same tokens), and the position is selected when it ends (restoreHashPosition).
+    regenerate = firstLoad && !result.info.encoder && hashPositionPending !== undefined;
   } catch (error) {
     if (attempt !== loadAttempt) return;
     store.set({ failedLoads: store.state.failedLoads + 1 });
@@ -120,6 +124,7 @@ async function load(source: ModelSource) {
     if (attempt === loadAttempt) {
       panel.hideProgress();
       store.set({ loading: false });
+      if (regenerate) generate();
     }
   }
 }
@@ -196,19 +201,24 @@ const followNewest = new FrameThrottle(FOLLOW_MS, () => stepInspector.tokenDrawn
 // draws it (about 0.1 s for stories260K's 511 tokens); what that cost is the view's own measure.
 const liveAttention = new LiveRefresh(() => attention.refresh(true), [byId('attention')], () => attention.refreshMs);
 
-function generate(only?: { maxTokens?: number; chat?: ChatMessage[] }) {
+/** `extend`: a Step continuing that generation (the same run, one token longer) rather than a new one. */
+function generate(only?: { maxTokens?: number; chat?: ChatMessage[]; extend?: GenerationRecord }) {
   const { model, loading } = store.state;
   if (!model || isGenerating(store.state) || loading) return;
   const { sampler, maxTokens: chosenMax } = controls.value;
   const maxTokens = only?.maxTokens ?? chosenMax;
-  const text = only?.chat ? only.chat[only.chat.length - 1].content : prompt.value; // a chat: the new message
+  const extend = only?.extend;
+  const text = only?.chat ? only.chat[only.chat.length - 1].content : extend ? extend.prompt : prompt.value; // a chat: the new message
   showGenerateError(null);
-  output.begin(text);
+  if (extend) output.resume();
+  else output.begin(text);
   nextToken.empty();
   attention.clear('Generating… the attention shows up here every so often while the model writes, in full when it stops.');
   liveAttention.start();
   // The store holds this generation's record from here to its end (one runs at a time); each change replaces it.
-  const record: GenerationRecord = { prompt: text, promptIds: [], ids: [], text, running: true, engineMs: 0, reason: null, error: null, tokensWhenStopClicked: null };
+  const record: GenerationRecord = extend
+    ? { ...extend, running: true, reason: null, error: null, tokensWhenStopClicked: null }
+    : { prompt: text, promptIds: [], ids: [], text, running: true, engineMs: 0, reason: null, error: null, tokensWhenStopClicked: null };
   store.set({ generation: record, generations: store.state.generations + 1 });
   const update = (change: (now: GenerationRecord) => Partial<GenerationRecord>) => {
     const now = store.state.generation ?? record;
@@ -218,9 +228,10 @@ function generate(only?: { maxTokens?: number; chat?: ChatMessage[] }) {
   modelInspector.generationStarted(); // model-inspector.ts
   generation = client.generate(text, sampler, maxTokens, TOP_CANDIDATES, {
     started(event) {
-      update(() => ({ promptIds: event.promptIds }));
-      output.started(event.promptIds.length);
-      stepInspector.generationStarted(event.promptIds, sampler);
+      // A continued run keeps its prompt: the ids the worker took are the prompt and the tokens generated so far.
+      if (!extend) update(() => ({ promptIds: event.promptIds }));
+      if (!extend) output.started(event.promptIds.length);
+      stepInspector.generationStarted(event.promptIds, sampler, extend?.promptIds.length);
       if (only?.chat) chat.started(event);
     },
     token(event) {
@@ -247,7 +258,7 @@ function generate(only?: { maxTokens?: number; chat?: ChatMessage[] }) {
       else attention.clear();
       modelInspector.generationDone(event.count); // model-inspector.ts
     },
-  }, only?.chat ? { messages: only.chat } : undefined);
+  }, only?.chat ? { messages: only.chat } : undefined, extend ? { ids: [...extend.promptIds, ...extend.ids], generated: extend.ids.length } : undefined);
 }
 
 chat.onSend = (messages) => {
@@ -281,20 +292,22 @@ const stepInspector = mountStepInspector(client, attention, store, {
     step: stepOnce,
 });
 tokens.onSelect = (position) => stepInspector.current.select(position);
-output.onSelect = (index) => {
+output.onSelect = (index, reveal) => {
   stepInspector.current.select((store.state.generation?.promptIds.length ?? 0) + index);
-  revealOnNarrow(byId('next-heading').closest('section')!); // on a phone, the distribution it came from
+  if (reveal) revealOnNarrow(byId('next-heading').closest('section')!); // on a phone, the distribution it came from
 };
 
-/** Step: exactly one more token, continuing the text shown (prompt and output) with the same sampler. */
+/**
+ * Step: exactly one more token with the sampler shown. After a generation of the prompt in the box, the same
+ * run goes on (the prompt stays the prompt, the generated tokens stay generated, the engine keeps what it
+ * read); otherwise it starts from the prompt, as Generate does, for one token.
+ */
 function stepOnce() {
-  const { model, loading, generation: last } = store.state;
+  const { model, loading, generation: last, sequence } = store.state;
   if (!model || isGenerating(store.state) || loading) return;
-  if (last && output.generated && last.prompt === prompt.value) {
-    prompt.value = output.text;
-    void retokenize();
-  }
-  generate({ maxTokens: 1 });
+  const continues =
+    last !== null && !last.error && last.ids.length > 0 && last.prompt === prompt.value && sequence.length === last.promptIds.length + last.ids.length;
+  generate({ maxTokens: 1, extend: continues ? last : undefined });
 }
 
 // The URL's hash keeps the prompt, the sampler, the attention's layer and head and the selected position.
@@ -362,6 +375,7 @@ installTestHook(store, {
   insideIdle: () => modelInspector.whenIdle(),
   seeInsideIdle: () => stepInspector.whenIdle(),
   rope: () => modelInspector.ropePicture(),
+  headViewQuery: () => modelInspector.headViewQuery(),
   encoderIdle: () => encoderPage.whenIdle(),
   labIdle: () => lab.whenIdle(),
   flowIdle: () => flow.whenIdle(),

@@ -6,6 +6,7 @@ import type { EngineClient } from './client';
 import type { ModelInfo } from './protocol';
 import type { RopePicture } from './protocol-model-inspector';
 import { isGenerating, type PageStore } from './state/page-state';
+import { CurrentStep } from './ui/current-step';
 import { byId } from './ui/text';
 import { Every, LiveRefresh, LIVE_MS } from './ui/throttle';
 import { nextFrame, WorkInFlight } from './ui/work-in-flight';
@@ -19,7 +20,10 @@ import { HeadsOverview } from './views/heads-overview';
 import { LengthCostView } from './views/length-cost';
 import { PositionsView } from './views/positions';
 
-/** The window of newest positions the model view's thumbnails and the head view show. */
+/**
+ * The window of positions the model view's thumbnails and the head view show: the newest ones, or, once a
+ * step is picked, a window holding it (any earlier window is one move of the step away).
+ */
 const BATCH_WINDOW = 64;
 
 export function mountModelInspector(client: EngineClient, attention: AttentionView, store: PageStore, prompt: HTMLTextAreaElement) {
@@ -39,6 +43,7 @@ export function mountModelInspector(client: EngineClient, attention: AttentionVi
     plan: () => client.request('length-cost-plan'),
     measure: (attention, length, repeat) => client.request('length-cost', { attention, length, repeat }),
   });
+  const current = new CurrentStep(store); // the page's one current step (ui/current-step.ts)
 
   // The model, the generation, the trace's extent and what the worker answered are the store's.
   const state = () => store.state;
@@ -61,10 +66,15 @@ export function mountModelInspector(client: EngineClient, attention: AttentionVi
   selection.onChange(updateControls);
 
   // --- the model view and the head view: one batch of every head ------------------------------------------
+  /** The current step as a query the trace holds (the newest token is read only with the next step). */
+  const stepQuery = (traced: number) => Math.max(0, Math.min(current.position, traced - 1));
+  let shownQuery = -1; // the position the head view's picked query shows
   function refreshHeads() {
     const model = currentModel();
+    // A picked step: the window that holds it; following the generation: the newest positions.
+    const around = current.pinned && state().traced > 0 ? stepQuery(state().traced) : undefined;
     return track(
-      client.request('attention-batch', { window: BATCH_WINDOW }).then(
+      client.request('attention-batch', { window: BATCH_WINDOW, around }).then(
         (batch) => {
           if (model !== currentModel()) return;
           store.set({ heads: batch, traced: batch.total });
@@ -75,6 +85,7 @@ export function mountModelInspector(client: EngineClient, attention: AttentionVi
           } else {
             headsOverview.draw(batch);
             headView.show(batch);
+            showStepInHeadView(batch);
           }
           updateControls();
           requestFlops(Math.max(1, batch.total));
@@ -84,15 +95,51 @@ export function mountModelInspector(client: EngineClient, attention: AttentionVi
     );
   }
 
+  /** The head view's query is the current step (within its window). */
+  function showStepInHeadView(batch: NonNullable<ReturnType<typeof state>['heads']>) {
+    const query = stepQuery(batch.total);
+    if (query < batch.begin || query >= batch.begin + batch.size) return;
+    shownQuery = query;
+    headView.select(query - batch.begin);
+  }
+
+  // The current step moved: the head view's query and the RoPE view's real query follow it; a step outside
+  // the head view's window brings the window holding it (not while a generation streams: it follows the newest).
+  let stepFrame = 0;
+  current.onChange(() => {
+    if (stepFrame) return;
+    stepFrame = requestAnimationFrame(() => {
+      stepFrame = 0;
+      // Following a running generation, the step moves every token: the live refresh redraws the head view,
+      // and the worker's time goes to tokens (the RoPE query is read again when it ends).
+      if (isGenerating(state()) && !current.pinned) return;
+      const batch = state().heads;
+      if (!batch || batch.size === 0) return;
+      const query = stepQuery(batch.total);
+      positions.setQuery(query);
+      if (query === shownQuery) return;
+      if (query >= batch.begin && query < batch.begin + batch.size) showStepInHeadView(batch);
+      else if (!isGenerating(state())) void refreshHeads();
+    });
+  });
+  // Picking a query in the head view (a click, or ↑/↓ along the queries) moves the shared step.
+  headView.onPickQuery = (index) => {
+    const batch = state().heads;
+    if (!batch) return;
+    shownQuery = batch.begin + index;
+    current.select(batch.begin + index);
+  };
+
   // While a generation streams, the model view and the head view follow it as the attention view does
   // (ui/throttle.ts), while either is in sight; a refresh costs the worker reading every head's window, then
   // the drawing.
   const liveHeads = new LiveRefresh(refreshHeads, [byId('model-view-card'), byId('head-view-card')]);
 
+  // Opening a head shows it in the attention card; the keyboard stays on the model view's tile, so the next
+  // X still marks a head there (and Tab goes on from where it was).
   headsOverview.onOpen = (layer, head) => {
     void attention.select(layer, head);
     byId('attention-heading').scrollIntoView({ block: 'start', behavior: 'smooth' });
-    byId<HTMLSelectElement>('attention-head').focus({ preventScroll: true });
   };
 
   // --- head statistics --------------------------------------------------------------------------------------
@@ -130,7 +177,7 @@ export function mountModelInspector(client: EngineClient, attention: AttentionVi
     updateControls();
     void track(
       client
-        .request('ablate', { scales: table })
+        .request('ablate', { scales: table, position: state().traced > 0 ? stepQuery(state().traced) : undefined }) // measured at the current step
         .then(
           async (change) => {
             store.set({ ablation: change, ablationActive: true });
@@ -217,6 +264,8 @@ export function mountModelInspector(client: EngineClient, attention: AttentionVi
     whenIdle: () => inFlight.idle(),
     /** The positional-encoding view's picture (for the browser tests). */
     ropePicture: (): RopePicture | null => positions.picture,
+    /** The position the head view's picked query shows (for the browser tests; -1: none drawn). */
+    headViewQuery: () => shownQuery,
     modelLoaded(loaded: ModelInfo) {
       store.set({ traced: 0 });
       const model = currentModel();

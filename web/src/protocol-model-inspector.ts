@@ -5,7 +5,7 @@ import type { AblationChange, HeadMeasurement, HeadRoleThresholds, ModelAnatomy,
 export type { AblationChange, HeadMeasurement, HeadReport, HeadRole, HeadRoleThresholds, ModelAnatomy, PositionInfo, TokenFlops } from '@glassbox/engine';
 
 /**
- * Every head of every layer over one window of the newest positions, in one message: what the model view's
+ * Every head of every layer over one window of positions (the newest, or around a chosen one), in one message: what the model view's
  * thumbnails and the head view draw. Indices into `matrix`, `ids` and `pieces` are relative to `begin`.
  */
 export interface AttentionBatch {
@@ -42,9 +42,9 @@ export interface ModelInspectorInfo {
 }
 
 export type ModelInspectorRequest =
-  | { type: 'attention-batch'; req: number; window: number }
+  | { type: 'attention-batch'; req: number; window: number; around?: number } // around: a position the window holds (default: the newest)
   | { type: 'measure-heads'; req: number; prompt: string }
-  | { type: 'ablate'; req: number; scales: number[] }
+  | { type: 'ablate'; req: number; scales: number[]; position?: number } // position: where it is measured (default: the last)
   | { type: 'clear-ablation'; req: number }
   | { type: 'inside-info'; req: number }
   | { type: 'flops'; req: number; sequenceLength: number }

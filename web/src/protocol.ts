@@ -108,9 +108,19 @@ export type ToWorker =
   | { type: 'memory'; req: number }
   | { type: 'hub-cached'; req: number; urls: string[] } // what the browser keeps of each: Record<url, CachedState>
   | { type: 'hub-delete'; req: number; url: string }
-  | { type: 'generate'; gen: number; prompt: string; sampler: SamplerSettings; maxTokens: number; topK: number; chat?: ChatRequest }
+  | { type: 'generate'; gen: number; prompt: string; sampler: SamplerSettings; maxTokens: number; topK: number; chat?: ChatRequest; extend?: ExtendRun }
   | { type: 'ack'; gen: number; index: number }
   | { type: 'stop'; gen: number };
+
+/**
+ * A Step after a generation: continue the run whose ids (prompt and generated) are `ids`, of which the last
+ * `generated` were generated, rather than start from the prompt text. The engine keeps the positions it
+ * already read (startTokens); the new tokens are counted on from `generated`.
+ */
+export interface ExtendRun {
+  ids: number[];
+  generated: number;
+}
 
 export type FromWorker =
   | ModelInspectorEvent // measure-heads progress (protocol-model-inspector.ts)

@@ -152,14 +152,18 @@ export function mountStepInspector(client: EngineClient, attention: AttentionVie
       lensView.empty('Generate some text: each layer\'s guess for the next token shows here.');
       setExportable(false);
     },
-    generationStarted(promptIds: number[], settings: SamplerSettings) {
-      // A Step continues the text: the steps before it stay valid when the new prompt is the old sequence.
+    /**
+     * `ids`: what the engine starts from. A new run: the prompt. A Step continuing a run (`promptLength` given):
+     * the prompt and the tokens generated so far, whose steps (drawn then, with the sampler then) stay.
+     */
+    generationStarted(ids: number[], settings: SamplerSettings, promptLength?: number) {
       const { sequence, sampler } = state();
-      const continues = promptIds.length > 0 && sequence.length >= promptIds.length - 1 && promptIds.every((id, i) => i >= sequence.length || sequence[i] === id);
-      const steps = new Map(!continues || JSON.stringify(settings) !== JSON.stringify(sampler) ? [] : state().steps);
-      for (const position of [...steps.keys()]) if (position >= promptIds.length - 1) steps.delete(position);
-      store.set({ sampler: settings, sequence: [...promptIds], steps, traced: 0 });
-      current.setExtent(promptIds.length - 1, promptIds.length - 1, promptIds.length, continues);
+      const extending = promptLength !== undefined;
+      const continues = ids.length > 0 && sequence.length >= ids.length - 1 && ids.every((id, i) => i >= sequence.length || sequence[i] === id);
+      const steps = new Map(!continues || (!extending && JSON.stringify(settings) !== JSON.stringify(sampler)) ? [] : state().steps);
+      for (const position of [...steps.keys()]) if (position >= ids.length - 1) steps.delete(position);
+      store.set({ sampler: settings, sequence: [...ids], steps, traced: extending && continues ? ids.length - 1 : 0 });
+      current.setExtent(ids.length - 1, ids.length - 1, promptLength ?? ids.length, continues);
       setExportable(true);
     },
     token(event: TokenEvent) {

@@ -19,6 +19,7 @@ export interface InsideHook {
   readonly anatomy: ModelInspectorInfo['anatomy'] | null;
   readonly flops: FlopsResult | null;
   rope(): RopePicture | null;
+  readonly headViewQuery: number; // the position the head view looks from (the current step, within its window)
   whenIdle(): Promise<void>;
 }
 
@@ -82,6 +83,7 @@ export interface HookSources {
   insideIdle(): Promise<void>; // the model inspector's requests answered and drawn
   seeInsideIdle(): Promise<void>; // the step inspector's requests answered
   rope(): RopePicture | null; // the positional-encoding view's picture
+  headViewQuery(): number;
   encoderIdle(): Promise<void>; // the encoder's tasks answered and drawn
   labIdle(): Promise<void>;
   flowIdle(): Promise<void>;
@@ -114,6 +116,7 @@ export function installTestHook(store: PageStore, sources: HookSources): TestHoo
     get anatomy() { return state().anatomy; },
     get flops() { return state().flops; },
     rope: () => sources.rope(),
+    get headViewQuery() { return sources.headViewQuery(); },
     whenIdle: () => sources.insideIdle(),
   };
 

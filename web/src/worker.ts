@@ -5,7 +5,7 @@
 // acknowledges it. Between tokens the worker is back in its event loop, so a Stop (or a tokenize request
 // while the user types) is handled before the next forward pass.
 import type { GlassboxEngine } from '@glassbox/engine';
-import { replyTo, type AttentionTrace, type DoneReason, type FromWorker, type ModelSource, type ReplyTo, type RequestType, type SamplerSettings, type ToWorker } from './protocol';
+import { replyTo, type AttentionTrace, type DoneReason, type ExtendRun, type FromWorker, type ModelSource, type ReplyTo, type RequestType, type SamplerSettings, type ToWorker } from './protocol';
 import type { ChatRequest, ChatStarted } from './protocol-chat';
 import { chatSupport, startChat } from './worker/chat';
 import { handleEncoder } from './worker/encoder';
@@ -107,7 +107,7 @@ function stopGeneration(e: GlassboxEngine) {
   if (generation) endGeneration(e.stop() ?? 'stopped');
 }
 
-function generate(e: GlassboxEngine, gen: number, prompt: string, sampler: SamplerSettings, maxTokens: number, topK: number, chatRequest?: ChatRequest) {
+function generate(e: GlassboxEngine, gen: number, prompt: string, sampler: SamplerSettings, maxTokens: number, topK: number, chatRequest?: ChatRequest, extend?: ExtendRun) {
   stopGeneration(e);
   const started = performance.now();
   let ids: number[];
@@ -115,12 +115,13 @@ function generate(e: GlassboxEngine, gen: number, prompt: string, sampler: Sampl
   try {
     e.setSampler(sampler);
     if (chatRequest) ({ ids, started: chat } = startChat(e, chatRequest.messages, maxTokens)); // worker/chat.ts
+    else if (extend) ids = Array.from(e.startTokens(extend.ids, { maxTokens }).ids); // a Step: the run goes on where it was
     else ids = Array.from(e.start(prompt, { maxTokens }));
   } catch (error) {
     post({ type: 'done', gen, reason: 'error', count: 0, elapsedMs: performance.now() - started, error: explain(error, 'Could not start generating') });
     return;
   }
-  generation = { gen, topK, count: 0, started };
+  generation = { gen, topK, count: extend?.generated ?? 0, started };
   post({ type: 'started', gen, promptIds: ids, promptPieces: e.pieces(ids), chat });
   step(e);
 }
@@ -240,7 +241,7 @@ scope.onmessage = (event) => {
       break;
     case 'generate':
       engineReady.then(
-        (e) => generate(e, message.gen, message.prompt, message.sampler, message.maxTokens, message.topK, message.chat),
+        (e) => generate(e, message.gen, message.prompt, message.sampler, message.maxTokens, message.topK, message.chat, message.extend),
         () => post({ type: 'done', gen: message.gen, reason: 'error', count: 0, elapsedMs: 0, error: { title: 'The engine did not start' } }),
       );
       break;

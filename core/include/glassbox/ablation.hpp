@@ -67,11 +67,13 @@ Result<DistributionChange> compare_distributions(std::span<const float> logits_b
 // An ablation's effect in a caller's session (the page's generation): `session` has read `tokens` from
 // position 0 (with or without an ablation in force). It reads them again without any ablation where one was
 // on, for the baseline, then again with `table` (check_head_scale_table), and compares the next-token
-// distributions after the last token. The session is left holding `tokens` read with the ablation, so its
-// trace shows the ablated run and the next generation uses it. Fails with bad-argument on a table that does
-// not fit, invalid-state when the session's position is not tokens.size() (or no tokens), and as prefill
-// does; a table refused changes nothing.
+// distributions at `measured_position` (the logits after that token; -1, the default: the last token, the
+// one a generation continues from; another position is read from the trace, as the logit lens reads it).
+// The session is left holding `tokens` read with the ablation, so its trace shows the ablated run and the
+// next generation uses it. Fails with bad-argument on a table that does not fit or a position outside the
+// tokens, invalid-state when the session's position is not tokens.size() (or no tokens), and as prefill
+// does; a table or position refused changes nothing.
 Result<DistributionChange> ablate_session(Session& session, std::span<const int> tokens,
-                                          std::span<const float> table);
+                                          std::span<const float> table, int measured_position = -1);
 
 }  // namespace glassbox

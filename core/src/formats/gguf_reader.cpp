@@ -84,9 +84,11 @@ class GgufParser {
     // The smallest element: a fixed-size value's size, a string's 8-byte length, an array's type and count.
     const std::size_t fixed = gguf_element_size(*element);
     const uint64_t min_bytes = fixed ? fixed : (*element == GgufType::String ? 8 : 12);
-    // A count beyond the bytes left is corrupt, not big (checked before anything is reserved).
+    // A count beyond the bytes left is checked before anything is reserved. It is what a file cut short
+    // looks like (a corrupt count too, which the bytes cannot tell apart): truncated, as a read past the end
+    // is, so a file cut anywhere gets the same words.
     if (*count > in_.remaining() / min_bytes)
-      return error(ErrorCode::Malformed, source(), ": metadata ", key, ": array of ", *count,
+      return error(ErrorCode::Truncated, source(), ": metadata ", key, ": array of ", *count,
                    " elements cannot fit in the ", in_.remaining(), " bytes left");
     const auto n = static_cast<std::size_t>(*count);
     if (fixed) {
@@ -159,12 +161,13 @@ Result<GgufFile> read_gguf(std::shared_ptr<const Bytes> bytes) {
   if (!tensor_count) return tensor_count.error();
   auto kv_count = in.read<uint64_t>("metadata_kv_count");
   if (!kv_count) return kv_count.error();
-  // The smallest key/value is 13 bytes and the smallest tensor info 24: larger counts cannot be real.
+  // The smallest key/value is 13 bytes and the smallest tensor info 24: larger counts do not fit in what
+  // follows, which is how a file cut short looks (truncated, as for an array above).
   if (*kv_count > in.remaining() / 13)
-    return error(ErrorCode::Malformed, source, ": metadata_kv_count ", *kv_count,
+    return error(ErrorCode::Truncated, source, ": metadata_kv_count ", *kv_count,
                  " is impossible for a file of ", bytes->size(), " bytes");
   if (*tensor_count > in.remaining() / 24)
-    return error(ErrorCode::Malformed, source, ": tensor_count ", *tensor_count,
+    return error(ErrorCode::Truncated, source, ": tensor_count ", *tensor_count,
                  " is impossible for a file of ", bytes->size(), " bytes");
 
   for (uint64_t i = 0; i < *kv_count; ++i) {

@@ -158,25 +158,39 @@ Result<DistributionChange> compare_distributions(std::span<const float> logits_b
 }
 
 Result<DistributionChange> ablate_session(Session& session, std::span<const int> tokens,
-                                          std::span<const float> table) {
+                                          std::span<const float> table, int measured_position) {
   if (tokens.empty() || session.position() != static_cast<int>(tokens.size()))
     return error(ErrorCode::InvalidState, "ablation: the session holds ", session.position(),
                  " positions, not the ", tokens.size(), " tokens given (it must have read them, from 0)");
+  const int last = static_cast<int>(tokens.size()) - 1;
+  if (measured_position < -1 || measured_position > last)
+    return error(ErrorCode::BadArgument, "ablation: position ", measured_position, " is not one of the ",
+                 tokens.size(), " tokens read (0 to ", last, ", or -1 for the last)");
   GLASSBOX_TRY(check_head_scale_table(session.model().config, table));
   const auto read_again = [&]() -> Result<void> {
     session.reset();
     GLASSBOX_TRY(session.prefill(tokens));
     return ok();
   };
+  // The next-token logits at the measured position: the session's own after the last token (as before a
+  // position could be named, bit for bit), else the model's output read back from the trace.
+  const auto measured = [&]() -> Result<std::vector<float>> {
+    if (measured_position == -1 || measured_position == last)
+      return std::vector<float>(session.logits().begin(), session.logits().end());
+    std::vector<float> logits(session.logits().size());
+    GLASSBOX_TRY(session.layer_logits(session.model().config.n_layers, measured_position, logits));
+    return logits;
+  };
   // The baseline is the model as trained: where an ablation is on, the tokens are read again without it.
   if (!session.head_scales().empty()) {
     GLASSBOX_TRY(session.set_head_scales({}));
     GLASSBOX_TRY(read_again());
   }
-  const std::vector<float> before(session.logits().begin(), session.logits().end());
+  GLASSBOX_ASSIGN(const std::vector<float> before, measured());
   GLASSBOX_TRY(session.set_head_scales(table));
   GLASSBOX_TRY(read_again());
-  return compare_distributions(before, session.logits());
+  GLASSBOX_ASSIGN(const std::vector<float> after, measured());
+  return compare_distributions(before, after);
 }
 
 }  // namespace glassbox

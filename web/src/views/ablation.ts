@@ -1,6 +1,6 @@
 // Head ablation, live: the heads marked (in the model view, the head table, or here) are switched off or
 // scaled, the worker reads the current tokens again with them, and the page shows how the next-token
-// distribution at the last position changed (KL divergence in bits, the top token's probability) while every
+// distribution at the current step changed (KL divergence in bits, the top token's probability) while every
 // attention view redraws from the ablated run. A badge says so until Reset.
 import type { AblationResult } from '../protocol-model-inspector';
 import { setDisabled } from '../ui/keep-focus';
@@ -148,7 +148,7 @@ export class AblationPanel {
     }
     list.dataset.kl = String(change.klBits);
     this.result.replaceChildren(
-      el('p', 'muted', `Next-token distribution after token ${change.position}, without the ablation (p) and with it (q):`),
+      el('p', 'muted', `Next-token distribution at the current step, after position ${change.position} (token ${change.position + 1}), without the ablation (p) and with it (q). Move the step and Apply again to measure another:`),
       list,
     );
   }

@@ -30,6 +30,9 @@ const COLUMNS: Column[] = [
   { key: 'rank', label: 'Eff. rank', title: 'effective rank of its attention matrix (0.99 of the singular values)', value: (h) => h.effectiveRank, format: (h) => String(h.effectiveRank) },
 ];
 
+/** Below this many tokens the roles are only rough guesses: the help and the status say so alike. */
+const SHORT_TEXT = 64;
+
 export class HeadTable {
   private result: MeasureResult | null = null;
   private order: SortOrder = { key: 'layer', descending: false };
@@ -68,12 +71,12 @@ export class HeadTable {
       el('p', '', `Entropy: how spread out a head's attention is, −Σ p log₂ p per query row, averaged over the rows (0 bits: all on one token); beside it the entropy uniform attention would have on the same rows.`),
       el('p', '', `Sink, previous and local: the mean weight each row puts on the first token, on the token just before it, and on its last ${t.localWindow} tokens (itself included).`),
       el('p', '', `Induction: the model reads ${t.probeLength} random tokens twice; at each token of the second copy, an induction head attends to the token that followed it in the first copy. The score is the mean weight on that token (1: perfect; about 1/position when spread evenly).`),
-      el('p', '', `Effective rank (seed 002 §3.2): the singular values s₁ ≥ s₂ ≥ … of the attention matrix of the last ${t.rankWindow} tokens; the smallest k with (s₁ + … + s_k) / (s₁ + … + s_r) ≥ ${t.effectiveRankThreshold}. 1: every token reads the same blend; n: each reads its own.`),
+      el('p', '', `Effective rank: how many different blends of earlier tokens a head really makes over the last ${t.rankWindow} tokens. 1: every token reads the same blend; n: each reads its own. (Precisely: of the attention matrix's singular values s₁ ≥ s₂ ≥ …, the fewest k whose sum holds ${pct(t.effectiveRankThreshold)} of the total.)`),
       el(
         'p',
         '',
         `Roles, first match wins: induction if induction ≥ ${pct(t.induction)}; previous-token if previous ≥ ${pct(t.previousToken)}; sink if sink ≥ ${pct(t.sink)}; ` +
-          `local if local ≥ ${pct(t.local)}; broad if the entropy is within ${pct(1 - t.broadFraction)} of uniform; else mixed. They need text much longer than ${t.localWindow} tokens to mean anything.`,
+          `local if local ≥ ${pct(t.local)}; broad if the entropy is within ${pct(1 - t.broadFraction)} of uniform; else mixed. On a text shorter than ${SHORT_TEXT} tokens they are rough guesses (the line above says so when it is).`,
       ),
     );
   }
@@ -101,7 +104,7 @@ export class HeadTable {
   show(result: MeasureResult) {
     this.result = result;
     this.progress.hidden = true;
-    this.status.textContent = `${result.heads.length} heads over ${result.tokens} tokens, in ${(result.ms / 1000).toFixed(1)} s` + (result.tokens < 64 ? ' — a short text: the labels are rough' : '');
+    this.status.textContent = `${result.heads.length} heads over ${result.tokens} tokens, in ${(result.ms / 1000).toFixed(1)} s` + (result.tokens < SHORT_TEXT ? ' — a short text: the labels are rough' : '');
     const chips = ROLES.map((role) => {
       const chip = el('span', 'role-chip');
       chip.dataset.role = role;

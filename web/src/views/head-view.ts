@@ -155,13 +155,20 @@ export class HeadView {
     const picked = this.query < 0 ? tokens - 1 : this.query;
     const byKey = this.side === 'key';
     const labels = Array.from({ length: n }, (_, i) => (i < tokens ? tokenLabel(batch.pieces[i]) : 'padding'));
-    const span = n === batch.total ? `${tokens} tokens` : `the newest ${n} of ${batch.total} tokens`;
+    // A window of a longer text follows the selected step: moving the step (its slider, ↑/↓ here) to an
+    // earlier token brings the window that holds it. Positions count from 0, as every view names them.
+    const span =
+      n === batch.total
+        ? `${tokens} tokens`
+        : `${batch.begin + n === batch.total ? `the newest ${n}` : `positions ${batch.begin}–${batch.begin + n - 1}`} of ${batch.total} tokens`;
+    const windowNote = n < batch.total ? ' The window follows the selected step: move the step to see an earlier one.' : '';
     const padding = tokens < n ? ` The text is padded to ${n} tokens in its batch: the grey rows are padding, which nothing attends to.` : '';
     this.caption.textContent =
       `Layer ${this.layer}, ${span}. Left: the tokens doing the looking; right: the tokens looked at. ` +
       (byKey ? 'Showing who looks at the picked token on the right. ' : 'Showing where the picked token on the left looks. ') +
       `Pick a token on either side (click, or ↑/↓ along a side and ←/→ across). Each colour is one head; the stronger the line, the more weight.` +
       padding +
+      windowNote +
       (batch.scaled ? ' Drawn from the ablated run.' : '');
 
     const height = n * ROW + 8;

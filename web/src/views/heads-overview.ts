@@ -45,7 +45,10 @@ export class HeadsOverview {
     this.batch = batch;
     const { layers, heads, size } = batch;
     if (size === 0) return this.clear('Generate some text to see every head of the model at once.');
-    const span = size === batch.total ? `all ${size} tokens` : `the newest ${size} of ${batch.total} tokens (positions ${batch.begin}–${batch.begin + size - 1})`;
+    const span =
+      size === batch.total
+        ? `all ${size} tokens`
+        : `${batch.begin + size === batch.total ? `the newest ${size}` : `positions ${batch.begin}–${batch.begin + size - 1}`} of ${batch.total} tokens (the window follows the selected step: move it to see an earlier one)`;
     this.caption.textContent =
       `${layers} layers × ${heads} heads over ${span}. Click a head to open it in the attention view above; ` +
       `Shift+click, or press X on it, to mark it for ablation.` +

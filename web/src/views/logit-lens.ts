@@ -3,7 +3,8 @@
 // Row k is the stream entering layer k: row 0 the token embedding alone, row k the stream after layers 0..k-1
 // (labelled "after layer k-1", layers counted from 0 as in every view), the last row, after the last layer,
 // the model's own prediction. Shading: the top token's
-// probability. Clicking a column selects that position everywhere.
+// probability. Clicking a column selects that position everywhere; the columns' buttons are one tab stop
+// (roving tabindex, as every grid of the page): ←/→, Home and End move the selection along them.
 import type { LensWindow } from '../protocol-step-inspector';
 import { cssColor, inkOn } from '../ui/colors';
 import { el, tokenLabel } from '../ui/text';
@@ -34,7 +35,15 @@ export class LogitLensView {
       button.type = 'button';
       button.dataset.position = String(position);
       button.setAttribute('aria-label', `token ${tokenLabel(lens.inputPieces[i])} at position ${position}`);
+      button.tabIndex = -1; // mark() gives the selected column the one tab stop
       button.addEventListener('click', () => this.onSelect(position));
+      button.addEventListener('keydown', (event) => {
+        const last = lens.begin + lens.size - 1;
+        const to = { ArrowLeft: position - 1, ArrowRight: position + 1, Home: lens.begin, End: last }[event.key];
+        if (to === undefined) return;
+        event.preventDefault();
+        this.onSelect(Math.max(lens.begin, Math.min(to, last)));
+      });
       th.append(button);
       head.append(th);
     }
@@ -64,8 +73,10 @@ export class LogitLensView {
     );
     const scroller = el('div', 'lens-scroll');
     scroller.append(table);
+    const hadFocus = this.root.contains(document.activeElement); // a new window read while arrowing: the keyboard stays
     this.root.replaceChildren(scroller, note);
     this.mark(selected);
+    if (hadFocus) this.root.querySelector<HTMLElement>('.lens-pick[tabindex="0"]')?.focus({ preventScroll: true });
   }
 
   /** Outlines the selected position's column. */
@@ -75,7 +86,13 @@ export class LogitLensView {
       cell.classList.toggle('selected', on);
       if (cell instanceof HTMLButtonElement) cell.setAttribute('aria-pressed', String(on));
     });
-    const pick = this.root.querySelector<HTMLElement>(`.lens-pick[data-position="${position}"]`);
+    const picks = [...this.root.querySelectorAll<HTMLButtonElement>('.lens-pick')];
+    const pick = picks.find((b) => Number(b.dataset.position) === position) ?? null;
+    // One tab stop: the selected column's button, else the newest column's.
+    const stop = pick ?? picks[picks.length - 1];
+    const hadFocus = picks.some((b) => b === document.activeElement);
+    for (const b of picks) b.tabIndex = b === stop ? 0 : -1;
+    if (hadFocus && stop) stop.focus({ preventScroll: true });
     const scroller = this.root.querySelector<HTMLElement>('.lens-scroll');
     if (pick && scroller) {
       const left = pick.offsetLeft - scroller.clientWidth / 2;

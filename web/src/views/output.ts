@@ -31,7 +31,8 @@ export class OutputView {
   private lastStats = 0;
   private selected = -1;
   private tabStop = 0; // the one token Tab lands on (roving tabindex): the selected one, else the first
-  onSelect: (index: number) => void = () => {};
+  private resumed = false; // the run was continued by Step (resume()): its speed is the engine's
+  onSelect: (index: number, reveal: boolean) => void = () => {};
 
   constructor(
     private readonly root: HTMLElement,
@@ -61,11 +62,24 @@ export class OutputView {
     this.endedAt = null;
     this.selected = -1;
     this.tabStop = 0;
+    this.resumed = false;
     this.startedAt = performance.now();
     this.root.replaceChildren(el('span', 'prompt-text', prompt), this.caret);
     this.root.classList.add('running');
     this.meta.textContent = 'generating…';
     this.renderStats(true);
+  }
+
+  /**
+   * A Step after a generation: the text shown goes on, the prompt stays the prompt and the generated tokens
+   * stay generated; the new token is timed on its own (the statistics then count every token generated).
+   */
+  resume() {
+    this.resumed = true;
+    this.endedAt = null;
+    this.root.append(this.caret);
+    this.root.classList.add('running');
+    this.meta.textContent = 'stepping…';
   }
 
   /** The prompt's length in tokens, once the worker has tokenized it. */
@@ -76,7 +90,7 @@ export class OutputView {
   token(event: TokenEvent) {
     this.count = event.index + 1;
     if (event.index === 0) this.firstTokenAt = performance.now();
-    else this.engineMs += event.stepMs;
+    else this.engineMs += event.stepMs; // a Step's token too: its step reads one token, as a generation's do
     // An end-of-text token adds no text: it is shown by its piece (</s>), marked as such.
     const endOfText = event.reason === 'end-of-text';
     const text = endOfText ? '' : this.decoder.decode(event.bytes, { stream: true });
@@ -97,6 +111,8 @@ export class OutputView {
       if (move !== undefined) {
         e.preventDefault();
         this.focusToken(move);
+        this.select(Math.max(0, Math.min(move, this.spans.length - 1)), false); // the shared step follows the keyboard
+        return;
       }
       if (e.key !== 'Enter' && e.key !== ' ') return;
       e.preventDefault();
@@ -123,14 +139,16 @@ export class OutputView {
     this.caret.remove();
     this.root.classList.remove('running');
     this.count = done.count;
-    this.meta.textContent = REASONS[done.reason];
+    // A Step ends at its one token ('length'): it says which token it added, not that a limit was reached.
+    this.meta.textContent = this.resumed && done.reason === 'length' ? `stepped: generated token ${done.count}` : REASONS[done.reason];
     this.endedAt = performance.now();
     this.renderStats(true, done.elapsedMs);
   }
 
-  select(index: number) {
+  /** Selects generated token `index`; `reveal`: on a phone, scroll to the distribution it came from (not while arrowing). */
+  select(index: number, reveal = true) {
     this.mark(index);
-    this.onSelect(index);
+    this.onSelect(index, reveal);
   }
 
   /** Shows generated token `index` as the selected one (-1: none), without telling onSelect. */
@@ -180,13 +198,18 @@ export class OutputView {
     // Generation speed: the tokens after the first, over the time since the first arrived.
     const first = this.firstTokenAt;
     const generationSeconds = first === null ? 0 : ((this.endedAt ?? now) - first) / 1000;
-    const generationRate = this.count > 1 && generationSeconds > 0 ? (this.count - 1) / generationSeconds : null;
+    // After a Step the wall clock spans the pause between steps: the engine's own time per token is the speed.
+    const generationRate = this.resumed
+      ? this.count > 1 && this.engineMs > 0 ? (this.count - 1) / (this.engineMs / 1000) : null
+      : this.count > 1 && generationSeconds > 0 ? (this.count - 1) / generationSeconds : null;
     nodes.push(
       stat(
         generationRate === null ? '—' : rate(generationRate),
         'tokens/s',
         'stat-rate',
-        'Generation speed: new tokens per second, counted from the first new token (reading the prompt is timed apart).',
+        this.resumed
+          ? 'Generation speed after Step: tokens per second of the engine\'s own time (the pauses between steps are not counted).'
+          : 'Generation speed: new tokens per second, counted from the first new token (reading the prompt is timed apart).',
       ),
     );
     // A prompt of one token (the empty prompt's BOS) says nothing about prompt speed.

@@ -84,7 +84,11 @@ export class PipelineView {
       if (next && t.keptByTopP && !next.keptByTopP) tr.classList.add('top-p-cut');
     });
     const legend = el('p', 'note', 'Under each token: its logit (the model\'s raw score) → the logit ÷ T. Dividing by T sharpens (T < 1) or flattens (T > 1) the softmax that turns them into probabilities. Each probability column renormalizes over what the previous cut kept. A dashed line marks where top-p cuts, a solid one where top-k cuts; the sampler draws from the last column.');
-    this.root.replaceChildren(head, cuts, table, legend);
+    // On a narrow screen the table scrolls sideways within its own box, its token column staying in place
+    // (styles.css: .pipeline-scroll), so the sampled column is one swipe away and still says which token.
+    const scroller = el('div', 'pipeline-scroll');
+    scroller.append(table);
+    this.root.replaceChildren(head, cuts, scroller, legend);
   }
 }
 

@@ -60,6 +60,8 @@ function slidingLayers(info: PositionInfo): string {
 export class PositionsView {
   private info: PositionInfo | null = null;
   private traced = 0;
+  private ropeTicket = 0; // the newest RoPE request: an older answer is not drawn over it
+  private query = -1; // the real query's position: the page's current step (-1: the newest read)
   private readonly summary = el('p', 'positions-summary');
   private readonly sinusoidal = el('div', 'positions-block');
   private readonly rope = el('div', 'positions-block');
@@ -165,6 +167,13 @@ export class PositionsView {
     if (positions === 0 && this.ropeSource.value === 'query') this.ropeSource.value = 'random';
   }
 
+  /** The page's current step: the real query is read there (a redraw when it shows a real query). */
+  setQuery(position: number) {
+    if (position === this.query) return;
+    this.query = position;
+    if (this.info?.kind === 'rope' && this.ropeSource.value === 'query' && this.traced > 0) void this.drawRope();
+  }
+
   private async drawSinusoidal() {
     if (!this.info) return;
     const positions = Number(this.sinPositions.value);
@@ -195,12 +204,14 @@ export class PositionsView {
     this.ropeSeed.disabled = real;
     this.ropeLayer.disabled = this.ropeHead.disabled = !real;
     const source: RopeSource = real
-      ? { kind: 'query', layer: Number(this.ropeLayer.value), head: Number(this.ropeHead.value), position: this.traced - 1 }
+      ? { kind: 'query', layer: Number(this.ropeLayer.value), head: Number(this.ropeHead.value), position: this.query >= 0 && this.query < this.traced ? this.query : this.traced - 1 }
       : { kind: 'random', seed: Math.max(0, Math.floor(Number(this.ropeSeed.value) || 0)) };
     const anglePosition = Math.max(0, Math.floor(Number(this.anglePosition.value) || 0));
     let picture: RopePicture;
+    const ticket = ++this.ropeTicket;
     try {
       picture = await this.fetchRope(n, anglePosition, source);
+      if (ticket !== this.ropeTicket) return;
     } catch (error) {
       this.ropeSlot.replaceChildren(el('p', 'empty', `RoPE could not be computed: ${error instanceof Error ? error.message : String(error)}`));
       return;
@@ -300,8 +311,13 @@ export class PositionsView {
     ctx.fillStyle = '#4a5263';
     ctx.font = '11px system-ui, sans-serif';
     ctx.textAlign = 'right';
-    ctx.fillText(top.toPrecision(4), left - 4, plotTop + 8);
-    ctx.fillText(bottom.toPrecision(4), left - 4, plotBottom);
+    // The axis names the values' own extremes, rounded as the caption rounds them (toFixed(3)): the padding
+    // below a range of one sign is not a value, so it gets no label.
+    const [high, low] = lo < 0 && hi > 0 ? [top, bottom] : [hi, lo];
+    canvas.dataset.axisHigh = high.toFixed(3);
+    canvas.dataset.axisLow = low.toFixed(3);
+    ctx.fillText(high.toFixed(3), left - 4, Math.max(plotTop + 8, y(high) + 4));
+    ctx.fillText(low.toFixed(3), left - 4, Math.min(plotBottom, y(low) + 4));
     ctx.textAlign = 'left';
     ctx.fillText('offset m − n: 0', left, height - 4);
     ctx.textAlign = 'right';

@@ -36,7 +36,8 @@ export class StepControl {
     this.slider.value = String(Math.max(0, position));
     const step = c.stepIndexAt(position);
     this.label.textContent =
-      c.last < 0 ? 'no tokens yet' : `position ${position} of ${c.last}${step >= 0 ? ` · drew generated token ${step + 1}` : ' · prompt'}`;
+      // Positions count from 0 (as every view names them); "token k of n" counts the tokens themselves.
+      c.last < 0 ? 'no tokens yet' : `position ${position} · token ${position + 1} of ${c.last + 1}${step >= 0 ? ` · step ${step + 1}, drew generated token ${step + 1}` : ' · prompt'}`;
     this.follow.hidden = !c.pinned;
   }
 }

@@ -31,7 +31,7 @@ export function handleModelInspector(context: ModelInspectorContext, message: { 
   try {
     switch (m.type) {
       case 'attention-batch': {
-        const batch = attentionBatch(e, m.window);
+        const batch = attentionBatch(e, m.window, m.around);
         post(replyTo(m.type, m.req, batch), [batch.matrix.buffer]);
         break;
       }
@@ -41,7 +41,7 @@ export function handleModelInspector(context: ModelInspectorContext, message: { 
       case 'ablate':
         if (context.generating()) throw new Error('Stop the generation first: the ablation reads its tokens again.');
         {
-          const change = e.ablate(m.scales);
+          const change = e.ablate(m.scales, m.position ?? -1);
           post(replyTo(m.type, m.req, { ...change, pieceBefore: e.piece(change.topBefore), pieceAfter: e.piece(change.topAfter) }));
         }
         break;
@@ -70,19 +70,24 @@ export function handleModelInspector(context: ModelInspectorContext, message: { 
   return true;
 }
 
-/** Every layer's heads over the newest `window` positions (and their numbers), as one Float32Array. */
-function attentionBatch(e: GlassboxEngine, window: number): AttentionBatch {
+/**
+ * Every layer's heads over `window` positions (and their numbers), as one Float32Array: the newest ones, or,
+ * with `around`, a window holding that position (centred on it where the text allows).
+ */
+function attentionBatch(e: GlassboxEngine, window: number, around?: number): AttentionBatch {
   const info = e.info();
   const trace = e.traceInfo();
   const total = trace.positions;
-  const begin = Math.max(trace.firstKept, total - Math.max(1, window));
-  const size = Math.max(0, total - begin);
+  const span = Math.max(1, window);
+  const end = around === undefined ? total : Math.min(total, Math.max(around + 1 + Math.floor(span / 2), trace.firstKept + span));
+  const begin = Math.max(trace.firstKept, end - span);
+  const size = Math.max(0, end - begin);
   const per = info.heads * size * size;
   const matrix = new Float32Array(info.layers * per);
   const stats = new Float32Array(info.layers * info.heads * 3);
   const firstVisible = new Int32Array(info.layers * size);
   for (let layer = 0; layer < info.layers && size > 0; layer++) {
-    const a = e.attention(layer, -1, begin, total);
+    const a = e.attention(layer, -1, begin, end);
     matrix.set(a.matrix, layer * per);
     stats.set(a.stats, layer * info.heads * 3);
     firstVisible.set(a.firstVisible, layer * size);
