@@ -185,6 +185,34 @@ TEST(Patching, TheThreadCountChangesNoNumber) {
   EXPECT_EQ(one->head_metric, three->head_metric);
 }
 
+// The page's worker steps a job a few cells at a time: any chunking gives patch_activations' numbers.
+TEST(Patching, AJobSteppedInChunksGivesTheSameNumbers) {
+  const test::Case c = test::architecture_cases()[3];
+  auto model = std::make_shared<const Model>(test::RandomModel(c.config, c.biases, 13).model());
+  const std::vector<int> clean = random_tokens(7, c.config.vocab_size, 4);
+  std::vector<int> corrupt = clean;
+  corrupt[2] = (corrupt[2] + 1) % c.config.vocab_size;
+  auto whole = patch_activations(model, clean, corrupt);
+  ASSERT_TRUE(whole.ok()) << whole.error().message;
+  for (int chunk : {1, 5, 1000}) {
+    auto job = PatchingJob::begin(model, clean, corrupt);
+    ASSERT_TRUE(job.ok()) << job.error().message;
+    EXPECT_EQ(job->total(), (c.config.n_layers + 1) * 7 + c.config.n_layers * c.config.n_heads);
+    int steps = 0;
+    while (!job->finished()) {
+      job->step(chunk);
+      ++steps;
+    }
+    EXPECT_EQ(steps, (job->total() + chunk - 1) / chunk);
+    const PatchingResult r = job->result();
+    EXPECT_EQ(r.residual, whole->residual) << "chunks of " << chunk;
+    EXPECT_EQ(r.heads, whole->heads) << "chunks of " << chunk;
+    EXPECT_EQ(r.runs, whole->runs);
+  }
+  test::expect_error(PatchingJob::begin(model, clean, std::vector<int>(3, 1)), ErrorCode::BadArgument,
+                     "the clean one has 7, the corrupt one 3");
+}
+
 TEST(Patching, ErrorsSayWhatIsWrong) {
   const test::Case c = test::architecture_cases().front();
   auto model = std::make_shared<const Model>(test::RandomModel(c.config, c.biases, 11).model());

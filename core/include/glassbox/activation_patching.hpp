@@ -49,6 +49,31 @@ struct PatchingResult {
   }
 };
 
+// The same work a step at a time, so a caller can report progress and stop between steps (the page's worker
+// answers its messages between them). begin() reads both prompts (two forward passes) and checks what
+// patch_activations checks; each step() runs up to `cells` more cells (a patched run each, or none where the
+// activation is the same in both runs); result() is patch_activations' answer once finished() (before, the
+// cells not yet run count as unchanged).
+class PatchingJob {
+ public:
+  static Result<PatchingJob> begin(std::shared_ptr<const Model> model, std::span<const int> clean,
+                                   std::span<const int> corrupt, const PatchingOptions& options = {});
+  PatchingJob(PatchingJob&&) noexcept;
+  PatchingJob& operator=(PatchingJob&&) noexcept;
+  ~PatchingJob();
+
+  int done() const;   // cells run so far
+  int total() const;  // (n_layers + 1) * positions + n_layers * n_heads
+  bool finished() const;
+  void step(int cells = 1);
+  PatchingResult result() const;
+
+ private:
+  struct State;
+  explicit PatchingJob(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
+};
+
 // Patches every (layer, position) of the residual stream and every head. Errors: BadArgument for prompts of
 // different lengths (naming both), an empty prompt, one longer than the model's context, a token outside the
 // vocabulary, a target outside it, or an encoder; InvalidState when `progress` cancelled.

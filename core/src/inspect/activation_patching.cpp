@@ -139,41 +139,31 @@ Result<void> check_inputs(const Model& model, std::span<const int> clean, std::s
 
 }  // namespace
 
-Result<PatchingResult> patch_activations(std::shared_ptr<const Model> model, std::span<const int> clean,
-                                         std::span<const int> corrupt, const PatchingOptions& options) {
-  if (!model) return error(ErrorCode::InvalidState, "activation patching: no model");
-  GLASSBOX_TRY(check_inputs(*model, clean, corrupt, options));
-  const ModelConfig& c = model->config;
-  const int n = static_cast<int>(clean.size()), layers = c.n_layers;
+// The job's state: the patcher and both records, the result filled cell by cell, and where it stands. Cells
+// go in a fixed order (the residual stream from the last position to the first, every layer at each; then the
+// heads, layer by layer), so a job stepped in any chunks computes what one call does.
+struct PatchingJob::State {
+  State(std::shared_ptr<const Model> m, std::span<const int> clean_ids, std::span<const int> corrupt_ids,
+        int threads)
+      : model(std::move(m)),
+        clean(clean_ids.begin(), clean_ids.end()),
+        corrupt(corrupt_ids.begin(), corrupt_ids.end()),
+        patcher(model, corrupt_ids, threads) {}
 
+  std::shared_ptr<const Model> model;
+  std::vector<int> clean, corrupt;
+  Patcher patcher;
+  Record clean_record, corrupt_record;
   PatchingResult r;
-  r.n_layers = layers;
-  r.n_heads = c.n_heads;
-  r.positions = n;
-  Patcher patcher(model, corrupt, options.threads);
-  const Record clean_record = patcher.record(clean);
-  const std::span<const float> clean_logits = patcher.logits();
-  r.target = options.target >= 0
-                 ? options.target
-                 : static_cast<int>(std::max_element(clean_logits.begin(), clean_logits.end()) -
-                                    clean_logits.begin());
-  r.metric_clean = log_probability(clean_logits, r.target);
-  const Record corrupt_record = patcher.record(corrupt);  // and the cache now holds the corrupt run
-  r.metric_corrupt = log_probability(patcher.logits(), r.target);
+  int first_difference = 0;
+  int done = 0, total = 0;
 
-  const int total = (layers + 1) * n + layers * c.n_heads;
-  int done = 0;
-  const auto report = [&]() -> Result<void> {
-    ++done;
-    if (options.progress && !options.progress(done, total))
-      return error(ErrorCode::InvalidState, "activation patching cancelled after ", done, " of ", total,
-                   " runs");
-    return {};
-  };
-
-  r.residual_metric.assign(static_cast<std::size_t>((layers + 1) * n), r.metric_corrupt);
-  for (int p = n - 1; p >= 0; --p) {
-    for (int l = 0; l <= layers; ++l) {
+  // Cell `i`: a residual (layer, position) for i < (layers + 1) * n, then a head.
+  void run_cell(int i) {
+    const ModelConfig& c = model->config;
+    const int n = r.positions, layers = r.n_layers;
+    if (i < (layers + 1) * n) {
+      const int p = n - 1 - i / (layers + 1), l = i % (layers + 1);
       const bool reaches_output = l < layers || p == n - 1;
       if (reaches_output && !same_rows(clean_record.stream.row(l, p), corrupt_record.stream.row(l, p))) {
         ActivationPatch patch;
@@ -185,30 +175,74 @@ Result<PatchingResult> patch_activations(std::shared_ptr<const Model> model, std
         patch.resume_source = &corrupt_record.stream;
         r.residual_metric[static_cast<std::size_t>(l * n + p)] = patcher.run(patch, p, r.target);
       }
-      GLASSBOX_TRY(report());
+      return;
+    }
+    const int cell = i - (layers + 1) * n, l = cell / c.n_heads, h = cell % c.n_heads;
+    if (!same_head(c, clean_record, corrupt_record, l, h, n)) {
+      ActivationPatch patch;
+      patch.head_layer = l;
+      patch.head = h;
+      patch.head_source = clean_record.heads.data();
+      patch.resume_layer = l;
+      patch.resume_source = &corrupt_record.stream;
+      r.head_metric[static_cast<std::size_t>(l * c.n_heads + h)] =
+          patcher.run(patch, first_difference, r.target);
     }
   }
+};
+
+PatchingJob::PatchingJob(std::unique_ptr<State> state) : state_(std::move(state)) {}
+PatchingJob::PatchingJob(PatchingJob&&) noexcept = default;
+PatchingJob& PatchingJob::operator=(PatchingJob&&) noexcept = default;
+PatchingJob::~PatchingJob() = default;
+
+Result<PatchingJob> PatchingJob::begin(std::shared_ptr<const Model> model, std::span<const int> clean,
+                                       std::span<const int> corrupt, const PatchingOptions& options) {
+  if (!model) return error(ErrorCode::InvalidState, "activation patching: no model");
+  GLASSBOX_TRY(check_inputs(*model, clean, corrupt, options));
+  const ModelConfig& c = model->config;
+  const int n = static_cast<int>(clean.size()), layers = c.n_layers;
+  auto s = std::make_unique<State>(model, clean, corrupt, options.threads);
+  PatchingResult& r = s->r;
+  r.n_layers = layers;
+  r.n_heads = c.n_heads;
+  r.positions = n;
+  s->clean_record = s->patcher.record(clean);
+  const std::span<const float> clean_logits = s->patcher.logits();
+  r.target = options.target >= 0
+                 ? options.target
+                 : static_cast<int>(std::max_element(clean_logits.begin(), clean_logits.end()) -
+                                    clean_logits.begin());
+  r.metric_clean = log_probability(clean_logits, r.target);
+  s->corrupt_record = s->patcher.record(corrupt);  // and the cache now holds the corrupt run
+  r.metric_corrupt = log_probability(s->patcher.logits(), r.target);
+  r.residual_metric.assign(static_cast<std::size_t>((layers + 1) * n), r.metric_corrupt);
+  r.head_metric.assign(static_cast<std::size_t>(layers * c.n_heads), r.metric_corrupt);
   // A head's output before the prompts' first difference is the same in both runs, and so is every cached key
   // and value there (no run above started before it): each head run starts at that position.
-  const auto first_difference =
+  s->first_difference =
       static_cast<int>(std::mismatch(clean.begin(), clean.end(), corrupt.begin()).first - clean.begin());
-  r.head_metric.assign(static_cast<std::size_t>(layers * c.n_heads), r.metric_corrupt);
-  for (int l = 0; l < layers; ++l) {
-    for (int h = 0; h < c.n_heads; ++h) {
-      if (!same_head(c, clean_record, corrupt_record, l, h, n)) {
-        ActivationPatch patch;
-        patch.head_layer = l;
-        patch.head = h;
-        patch.head_source = clean_record.heads.data();
-        patch.resume_layer = l;
-        patch.resume_source = &corrupt_record.stream;
-        r.head_metric[static_cast<std::size_t>(l * c.n_heads + h)] =
-            patcher.run(patch, first_difference, r.target);
-      }
-      GLASSBOX_TRY(report());
-    }
-  }
+  s->total = (layers + 1) * n + layers * c.n_heads;
+  return PatchingJob(std::move(s));
+}
 
+int PatchingJob::done() const {
+  return state_->done;
+}
+int PatchingJob::total() const {
+  return state_->total;
+}
+bool PatchingJob::finished() const {
+  return state_->done == state_->total;
+}
+
+void PatchingJob::step(int cells) {
+  for (int i = 0; i < cells && !finished(); ++i)
+    state_->run_cell(state_->done++);
+}
+
+PatchingResult PatchingJob::result() const {
+  PatchingResult r = state_->r;
   const double gap = r.metric_clean - r.metric_corrupt;
   const auto effect = [&](double metric) {
     return std::abs(gap) < kMinMetricGap ? 0.0 : (metric - r.metric_corrupt) / gap;
@@ -217,8 +251,20 @@ Result<PatchingResult> patch_activations(std::shared_ptr<const Model> model, std
     r.residual.push_back(effect(m));
   for (double m : r.head_metric)
     r.heads.push_back(effect(m));
-  r.runs = patcher.runs();
+  r.runs = state_->patcher.runs();
   return r;
+}
+
+Result<PatchingResult> patch_activations(std::shared_ptr<const Model> model, std::span<const int> clean,
+                                         std::span<const int> corrupt, const PatchingOptions& options) {
+  GLASSBOX_ASSIGN(PatchingJob job, PatchingJob::begin(std::move(model), clean, corrupt, options));
+  while (!job.finished()) {
+    job.step(1);
+    if (options.progress && !options.progress(job.done(), job.total()))
+      return error(ErrorCode::InvalidState, "activation patching cancelled after ", job.done(), " of ",
+                   job.total(), " runs");
+  }
+  return job.result();
 }
 
 }  // namespace glassbox
