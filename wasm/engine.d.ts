@@ -416,6 +416,20 @@ export class GlassboxEngine {
    */
   lengthCost(attention: string, length: number, repeat?: number): LengthCostPoint;
   /**
+   * Direct logit attribution (glassbox/logit_attribution.hpp): the logit of `token` at `position` split into
+   * the embedding, each head, each feed-forward and the biases, which add up to it; with `baseline`, the
+   * difference logit(token) − logit(baseline) so split. From the generation's trace. Errors: `invalid-state`,
+   * `bad-argument` (a position not read, a token outside the vocabulary, a Post-LN model), `not-recorded`.
+   */
+  logitAttribution(position: number, token: number, baseline?: number): LogitAttributionResult;
+  /**
+   * Activation patching (glassbox/activation_patching.hpp) between two prompts of the same token length,
+   * a few cells per step() so a worker stays responsive; a new job replaces one under way. Errors as
+   * `glassbox patch`: `bad-argument` (lengths differ, naming both; a target outside the vocabulary; an
+   * encoder), `prompt-empty`, `prompt-too-long`.
+   */
+  beginPatching(clean: ArrayLike<number>, corrupt: ArrayLike<number>, target?: number): PatchingPlan;
+  /**
    * The attention lab (glassbox/attention_lab.hpp): `ids` (the tokens up to and including the step looked at)
    * read with exact attention and with `variant` (its spelling: exact, window:W, global-window:G,W, linear,
    * performer:M[:SEED], low-rank:R), in sessions of their own. Errors: `invalid-state` (no model),
@@ -526,6 +540,47 @@ export interface ModelAnatomy {
   parameters: number;
   bytes: number;
   bytesReadPerToken: number;
+}
+
+/** A logit split into what each part of the model wrote (glassbox/logit_attribution.hpp). */
+export interface LogitAttributionResult {
+  position: number;
+  token: number;
+  baselineToken: number; // -1: one token's logit; else the difference's second token
+  layers: number;
+  heads: number;
+  logit: number;
+  embedding: number;
+  headParts: Float64Array; // [layer][head]
+  mlp: Float64Array; // [layer]
+  bias: number;
+  sumOfParts: number; // equals logit up to float rounding
+}
+
+export interface PatchingPlan {
+  total: number; // cells: (layers + 1) × positions residual cells, then layers × heads
+  positions: number;
+  layers: number;
+  heads: number;
+  target: number;
+  metricClean: number; // log p(target) at the last position, clean prompt
+  metricCorrupt: number;
+  /** Runs up to `cells` more cells. */
+  step(cells?: number): PatchingStep;
+  cancel(): void;
+}
+
+export interface PatchingStep {
+  done: number;
+  total: number;
+  finished: boolean;
+  // With finished: the effects, (patched − corrupt) / (clean − corrupt), 0 where the gap is below 1e-6 nats.
+  residual?: Float64Array; // [(layers + 1)][positions]
+  heads?: Float64Array; // [layers][heads]
+  runs?: number;
+  target?: number;
+  metricClean?: number;
+  metricCorrupt?: number;
 }
 
 /** What the attention lab compares (defaults: layer 0, head 0, topK 8, continueTokens 0, comparedPositions 0 = all). */

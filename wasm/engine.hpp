@@ -82,6 +82,12 @@ class Engine {
   // The attention lab: exact attention against an approximation on the same text (bind_attention_lab.cpp).
   val attention_lab(const val& ids, const std::string& variant, const val& options) const;
 
+  // Circuits (bind_circuits.cpp): direct logit attribution, activation patching a few cells at a time.
+  val logit_attribution(int position, int token, int baseline) const;
+  val patch_begin(const val& clean, const val& corrupt, int target);
+  val patch_step(int cells);
+  void patch_cancel();
+
   // The model's anatomy and cost, and the CLI's inspection document (bind_inspect.cpp).
   val anatomy() const;
   val flops(int sequence_length) const;
@@ -132,6 +138,7 @@ class Engine {
   SamplerSettings settings_;                  // what the next start() samples with
   Sampler sampler_{SamplerSettings{}};        // re-seeded from settings_ by each start()
   std::optional<HeadMeasurement> measuring_;  // a measurement begun by measureBegin()
+  std::optional<PatchingJob> patching_;       // activation patching begun by patchBegin()
   std::vector<float> matrix_;                 // attention()'s window, handed to JS as a view and copied there
   // Over session_, sampler_ and tokenizer_; declared last, so destroyed first.
   std::optional<Generator> generator_;

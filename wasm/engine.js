@@ -288,6 +288,17 @@ export class GlassboxEngine {
     return unwrap(this.engine.flops(sequenceLength));
   }
 
+  // --- circuits: direct logit attribution, activation patching ---------------------------------------------
+
+  logitAttribution(position, token, baseline = -1) {
+    return unwrap(this.engine.logitAttribution(position, token, baseline));
+  }
+
+  beginPatching(clean, corrupt, target = -1) {
+    const plan = unwrap(this.engine.patchBegin(Array.from(clean), Array.from(corrupt), target));
+    return { ...plan, step: (cells = 1) => unwrap(this.engine.patchStep(cells)), cancel: () => this.engine.patchCancel() };
+  }
+
   // --- the attention lab ------------------------------------------------------------------------------------
 
   attentionLab(ids, variant, options = {}) {
