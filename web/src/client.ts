@@ -38,6 +38,7 @@ type MeasureProgress = Extract<FromWorker, { type: 'measure-progress' }>;
 interface ProgressListeners {
   load: (p: LoadProgress) => void;
   'measure-heads': (completed: number, total: number) => void;
+  patch: (completed: number, total: number) => void;
 }
 type ProgressOf<K extends RequestType> = K extends keyof ProgressListeners ? ProgressListeners[K] : never;
 /** A request's fields, left out where it has none. */
@@ -77,7 +78,7 @@ export class EngineClient {
 
   /**
    * Asks the worker; the reply's type is the one protocol.ts pairs with `type` (Replies). `progress` hears
-   * the requests that report it (load, measure-heads).
+   * the requests that report it (load, measure-heads, patch).
    */
   request<K extends RequestType>(type: K, ...[fields, progress]: [...FieldsArgument<K>, ProgressOf<K>?]): Promise<ReplyTo<K>> {
     const req = this.nextReq++;
@@ -124,6 +125,11 @@ export class EngineClient {
   }
 
   /** Cancels the load under way: its promise rejects with a 'cancelled' report, and the model before stays. */
+  /** Stops the activation patching under way (its request then fails with "cancelled"). */
+  cancelPatching() {
+    this.send({ type: 'patch-cancel' });
+  }
+
   cancelLoad() {
     this.send({ type: 'cancel-load' });
   }

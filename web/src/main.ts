@@ -17,6 +17,7 @@ import { StatusPill } from './views/status';
 import { TokensView } from './views/tokens';
 import { mountEncoderPage } from './encoder-page';
 import { mountAttentionLab } from './attention-lab';
+import { mountCircuits } from './circuits-page';
 import { mountModelFlow } from './model-flow';
 import { mountModelInspector } from './model-inspector';
 import { mountStepInspector } from './step-inspector';
@@ -361,6 +362,9 @@ const modelInspector = mountModelInspector(client, attention, store, prompt);
 // --- the whole model in one picture, along the current step (model-flow.ts) ----------------------------------
 const flow = mountModelFlow(client, store, stepInspector.current);
 
+// --- circuits: direct logit attribution and activation patching (circuits-page.ts) ---------------------------
+const circuits = mountCircuits(client, store, stepInspector.current);
+
 // --- the attention lab: exact attention against an approximation at the current step (attention-lab.ts) ------
 const lab = mountAttentionLab(client, store, stepInspector.current);
 
@@ -379,6 +383,7 @@ installTestHook(store, {
   encoderIdle: () => encoderPage.whenIdle(),
   labIdle: () => lab.whenIdle(),
   flowIdle: () => flow.whenIdle(),
+  circuits,
   labChoose: (kind, knobs) => lab.picker.set(kind, knobs ?? {}),
 });
 

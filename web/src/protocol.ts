@@ -5,6 +5,7 @@
 // The engine's own types (wasm/engine.d.ts) are used as they are, not restated.
 import type { ErrorCode, ModelInfo, SamplerSettings, StopReason, TokenSpan, TopToken as EngineTopToken } from '@glassbox/engine';
 import type { ChatRequest, ChatStarted, ChatSupport } from './protocol-chat';
+import type { CircuitsReplies, CircuitsRequest } from './protocol-circuits';
 import type { EncoderReplies, EncoderRequest } from './protocol-encoder';
 import type { LengthCostReplies, LengthCostRequest } from './protocol-length-cost';
 import type { ModelInspectorEvent, ModelInspectorReplies, ModelInspectorRequest } from './protocol-model-inspector';
@@ -100,6 +101,7 @@ export type ToWorker =
   | EncoderRequest // an encoder's tasks: fill-mask, sentence similarity (protocol-encoder.ts)
   | ModelInspectorRequest // the model inspector's requests (protocol-model-inspector.ts)
   | StepInspectorRequest // the step inspector's requests (protocol-step-inspector.ts)
+  | CircuitsRequest // logit attribution and activation patching (protocol-circuits.ts)
   | LengthCostRequest // the anatomy's cost against length (protocol-length-cost.ts)
   | { type: 'load'; req: number; source: ModelSource }
   | { type: 'cancel-load' } // ends the load under way, if any: it answers with a 'cancelled' error
@@ -123,7 +125,7 @@ export interface ExtendRun {
 }
 
 export type FromWorker =
-  | ModelInspectorEvent // measure-heads progress (protocol-model-inspector.ts)
+  | ModelInspectorEvent // measure-heads and patch progress (protocol-model-inspector.ts)
   | ({ type: 'ready' } & EngineReady)
   | { type: 'fatal'; error: ErrorReport }
   | { type: 'progress'; req: number; file: 'model' | 'tokenizer'; name: string; loaded: number; total: number | null }
@@ -146,7 +148,7 @@ export type FromWorker =
   | { type: 'done'; gen: number; reason: DoneReason; count: number; elapsedMs: number; error?: ErrorReport };
 
 /** Each request's reply: the one place a request is paired with what answers it. */
-export interface Replies extends EncoderReplies, ModelInspectorReplies, StepInspectorReplies, LengthCostReplies {
+export interface Replies extends EncoderReplies, ModelInspectorReplies, StepInspectorReplies, LengthCostReplies, CircuitsReplies {
   load: LoadResult; // load progress arrives meanwhile as 'progress'
   tokenize: TokenSpan[];
   attention: AttentionTrace;

@@ -4,6 +4,7 @@
 import type { AttentionTrace, MemoryReport, ModelInfo, SamplerSettings } from './protocol';
 import type { AblationResult, AttentionBatch, FlopsResult, ModelInspectorInfo, MeasureResult, RopePicture } from './protocol-model-inspector';
 import type { FillMaskResult, SimilarityResult } from './protocol-encoder';
+import type { AttributionReply, PatchReply } from './protocol-circuits';
 import type { LabResult, LensWindow, ResidualNorms, StepByStep, StepPipeline } from './protocol-step-inspector';
 import { positionOf } from './ui/current-step';
 import type { GenerationRecord, PageState, PageStore } from './state/page-state';
@@ -43,6 +44,13 @@ export interface LabHook {
   whenIdle(): Promise<void>; // the lab's requests answered and drawn
 }
 
+/** What the tests read of the circuit tools: the attribution and the patching shown last. */
+export interface CircuitsHook {
+  readonly attribution: AttributionReply | null;
+  readonly patch: PatchReply | null;
+  whenIdle(): Promise<void>;
+}
+
 /** What the tests read of an encoder's tasks (window.__glassbox.encoder): what the page shows now. */
 export interface EncoderHook {
   readonly fillMask: FillMaskResult | null;
@@ -68,6 +76,7 @@ export interface TestHook {
   readonly encoder: EncoderHook;
   readonly lab: LabHook;
   readonly flow: { readonly residualNorms: ResidualNorms | null; whenIdle(): Promise<void> };
+  readonly circuits: CircuitsHook;
   whenLoaded(count?: number): Promise<ModelInfo>;
   whenIdle(): Promise<GenerationRecord | null>;
   whenAttentionDrawn(): Promise<void>;
@@ -87,6 +96,7 @@ export interface HookSources {
   encoderIdle(): Promise<void>; // the encoder's tasks answered and drawn
   labIdle(): Promise<void>;
   flowIdle(): Promise<void>;
+  circuits: CircuitsHook;
   labChoose: LabHook['choose'];
 }
 
@@ -183,6 +193,7 @@ export function installTestHook(store: PageStore, sources: HookSources): TestHoo
       get residualNorms() { return state().residualNorms; },
       whenIdle: () => sources.flowIdle(),
     },
+    circuits: sources.circuits,
     whenLoaded(count = 1) {
       return until((s) => s.loads >= count).then(() => state().model!.info);
     },

@@ -13,6 +13,7 @@ import { handleLengthCost } from './worker/length-cost';
 import { chooseBuild, startEngine } from './worker/engine-build';
 import { explain, PageError, PlainError } from './worker/explain';
 import { cachedStates, deleteCached } from './worker/hub-cache';
+import { handleCircuits } from './worker/circuits';
 import { handleModelInspector } from './worker/model-inspector';
 import { handleStepInspector, stepPipeline } from './worker/step-inspector';
 import { type Part, uploadSource } from './worker/upload-source';
@@ -254,6 +255,8 @@ scope.onmessage = (event) => {
     default:
       // An encoder's tasks (worker/encoder.ts): fill-mask and sentence similarity.
       if (handleEncoder(engine, post, message)) break;
+      // The circuit tools (worker/circuits.ts): logit attribution, activation patching.
+      if (handleCircuits(engine, post, message)) break;
       // The step inspector (worker/step-inspector.ts): attention step by step, the logit lens, the document.
       if (handleStepInspector(engine, post, message)) break;
       // The anatomy's cost against length (worker/length-cost.ts).
