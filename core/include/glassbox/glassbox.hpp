@@ -26,6 +26,7 @@
 #include "glassbox/logit_lens.hpp"
 #include "glassbox/measure_heads.hpp"
 #include "glassbox/model.hpp"
+#include "glassbox/neurons.hpp"
 #include "glassbox/positions.hpp"
 #include "glassbox/residual_norms.hpp"
 #include "glassbox/residual_trace.hpp"

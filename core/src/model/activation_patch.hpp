@@ -33,7 +33,24 @@ struct ActivationPatch {
   // Where to record every head's output: [n_layers][record_positions][q_dim]; null: no record.
   float* record_heads = nullptr;
   int record_positions = 0;  // positions per layer of record_heads, and of head_source
+  // The feed-forward of layer `record_ffn_layer` recorded at the chunk's positions, [position][hidden_dim]
+  // each (glassbox/neurons.hpp): what its neurons read before the activation (a gated one's gate projection,
+  // a plain one's up projection), a gated one's up projection, and the hidden layer the down projection
+  // reads. -1: none.
+  int record_ffn_layer = -1;
+  float* record_ffn_pre = nullptr;
+  float* record_ffn_up = nullptr;  // gated feed-forwards only
+  float* record_ffn_hidden = nullptr;
 };
+
+// The chunk's rows of the feed-forward buffers (n rows of hidden_dim, the first at first_position) copied to
+// the patch's record of that layer, where it asks for one.
+inline void record_ffn(const ModelConfig& c, const ActivationPatch& patch, int layer, int first_position,
+                       const float* rows, float* record, std::size_t n) {
+  if (patch.record_ffn_layer != layer || !record) return;
+  const auto hidden_dim = static_cast<std::size_t>(c.hidden_dim);
+  std::copy(rows, rows + n * hidden_dim, record + static_cast<std::size_t>(first_position) * hidden_dim);
+}
 
 // x (the chunk's n rows, dim values each, the first at first_position) as it enters `layer`, with the
 // patch's rows put in where it asks.

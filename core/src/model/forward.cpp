@@ -322,8 +322,11 @@ void forward(const Model& model, RunState& s, std::span<const int> tokens, int f
     } else {  // hidden = act(up(x))
       linear_batch(hidden, layer.ffn_up, layer.ffn_up_bias, ffn_in, n, pool, s.decode);
     }
+    record_ffn(c, s.patch, l, first_position, hidden, s.patch.record_ffn_pre, n);
+    if (c.gated_ffn) record_ffn(c, s.patch, l, first_position, up, s.patch.record_ffn_up, n);
     each_token(n, pool,
                [&](std::size_t t) { feed_forward_hidden(c, hidden + t * hidden_dim, up + t * hidden_dim); });
+    record_ffn(c, s.patch, l, first_position, hidden, s.patch.record_ffn_hidden, n);
     linear_batch(block_out, layer.ffn_down, layer.ffn_down_bias, hidden, n, pool, s.decode);
     if (sandwich) normalize_rows(c, block_out, block_out, n, layer.ffn_post_norm, none, pool);
     kernels::add_in_place(x, block_out, n * dim);
