@@ -58,6 +58,8 @@ EMSCRIPTEN_BINDINGS(glassbox_engine) {
       .function("headQuery", &Engine::head_query)
       // the attention lab (bind_attention_lab.cpp)
       .function("attentionLab", &Engine::attention_lab)
+      // neurons (bind_neurons.cpp)
+      .function("topNeurons", &Engine::top_neurons)
       // circuits (bind_circuits.cpp)
       .function("logitAttribution", &Engine::logit_attribution)
       .function("patchBegin", &Engine::patch_begin)

@@ -416,6 +416,13 @@ export class GlassboxEngine {
    */
   lengthCost(attention: string, length: number, repeat?: number): LengthCostPoint;
   /**
+   * A layer's `k` (default 8) most active feed-forward neurons at `position` of `ids` (largest |activation|
+   * first), and for each the `perNeuron` (default 3) positions of the text where it fires most
+   * (glassbox/neurons.hpp). In a session of its own. Errors: `bad-argument` (a layer, position or id outside,
+   * k < 1, an encoder), `prompt-too-long`.
+   */
+  topNeurons(ids: ArrayLike<number>, layer: number, position: number, k?: number, perNeuron?: number): NeuronReport;
+  /**
    * Direct logit attribution (glassbox/logit_attribution.hpp): the logit of `token` at `position` split into
    * the embedding, each head, each feed-forward and the biases, which add up to it; with `baseline`, the
    * difference logit(token) − logit(baseline) so split. From the generation's trace. Errors: `invalid-state`,
@@ -540,6 +547,15 @@ export interface ModelAnatomy {
   parameters: number;
   bytes: number;
   bytesReadPerToken: number;
+}
+
+/** A layer's most active feed-forward neurons at a position (glassbox/neurons.hpp). */
+export interface NeuronReport {
+  layer: number;
+  position: number;
+  gated: boolean; // act(gate) × up; else act(up)
+  top: { neuron: number; activation: number; pre: number; up: number }[]; // pre: the gate (gated) or up projection before the activation
+  peaks: { position: number; activation: number }[][]; // per top neuron: where in the text it fires most
 }
 
 /** A logit split into what each part of the model wrote (glassbox/logit_attribution.hpp). */

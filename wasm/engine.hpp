@@ -88,6 +88,9 @@ class Engine {
   val patch_step(int cells);
   void patch_cancel();
 
+  // Neurons (bind_neurons.cpp): a layer's most active feed-forward neurons at a position.
+  val top_neurons(const val& ids, int layer, int position, int k, int per_neuron) const;
+
   // The model's anatomy and cost, and the CLI's inspection document (bind_inspect.cpp).
   val anatomy() const;
   val flops(int sequence_length) const;

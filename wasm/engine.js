@@ -288,6 +288,12 @@ export class GlassboxEngine {
     return unwrap(this.engine.flops(sequenceLength));
   }
 
+  // --- neurons ----------------------------------------------------------------------------------------------
+
+  topNeurons(ids, layer, position, k = 8, perNeuron = 3) {
+    return unwrap(this.engine.topNeurons(Array.from(ids), layer, position, k, perNeuron));
+  }
+
   // --- circuits: direct logit attribution, activation patching ---------------------------------------------
 
   logitAttribution(position, token, baseline = -1) {

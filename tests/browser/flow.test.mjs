@@ -42,6 +42,15 @@ test('f1. the diagram draws stories260K as it is built and follows the current s
     bars.forEach((v, l) => assert.equal(v, expected[l], `layer ${l}`));
     assert.match(await page.textContent('#flow [data-part="token"]'), new RegExp(`at position ${position} \\(the current step\\)`));
 
+    // The feed-forward's most active neurons at the step: the engine's, for the same tokens and layer.
+    await page.selectOption('#neuron-layer', '2');
+    await flowIdle(page);
+    const shown = await page.$$eval('.neuron-table tr[data-neuron]', (rows) => rows.map((r) => Number(r.dataset.neuron)));
+    const neurons = engine.topNeurons(sequence.slice(0, position + 1), 2, position, 8);
+    assert.deepEqual(shown, neurons.top.map((t) => t.neuron));
+    const reply = await page.evaluate(() => window.__glassbox.flow.neurons);
+    assert.deepEqual(reply.top.map((t) => t.activation), neurons.top.map((t) => t.activation));
+
     // A click in the residual strip selects that position for every view, the diagram included.
     const box = await page.locator('.residual-canvas').boundingBox();
     const norms = await page.evaluate(() => window.__glassbox.flow.residualNorms);

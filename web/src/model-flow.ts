@@ -8,6 +8,7 @@ import type { CurrentStep } from './ui/current-step';
 import { byId } from './ui/text';
 import { WorkInFlight } from './ui/work-in-flight';
 import { FlowDiagram } from './views/flow-diagram';
+import { NeuronTable } from './views/neuron-table';
 import { ResidualStrip } from './views/residual-strip';
 
 /** Positions the strip shows: the newest ones up to the step, or around it. */
@@ -16,6 +17,7 @@ const STRIP_WINDOW = 128;
 export function mountModelFlow(client: EngineClient, store: PageStore, current: CurrentStep) {
   const diagram = new FlowDiagram(byId('flow'));
   const strip = new ResidualStrip(byId('flow'));
+  const neurons = new NeuronTable(byId('flow'));
   const inFlight = new WorkInFlight();
   const state = () => store.state;
   let request = 0;
@@ -25,6 +27,27 @@ export function mountModelFlow(client: EngineClient, store: PageStore, current: 
     (heading.closest('section') ?? heading).scrollIntoView({ block: 'start', behavior: window.matchMedia('(prefers-reduced-motion: reduce)').matches ? 'auto' : 'smooth' });
   };
   strip.onSelect = (position) => current.select(position);
+  neurons.onLayer = () => readNeurons();
+  neurons.empty('Generate some text: the most active feed-forward neurons at the current step show here.');
+
+  let neuronRequest = 0;
+  function readNeurons() {
+    const { model, traced, sequence } = state();
+    if (!model || model.info.encoder || isGenerating(state())) return;
+    const position = Math.min(current.position, traced - 1);
+    if (traced === 0 || position < 0) return neurons.empty('Generate some text: the most active feed-forward neurons at the current step show here.');
+    const ticket = ++neuronRequest;
+    void inFlight.track(
+      client.request('neurons', { ids: sequence.slice(0, traced), layer: neurons.selectedLayer, position, k: 8 }).then(
+        (r) => {
+          if (ticket !== neuronRequest || model !== state().model) return;
+          store.set({ neurons: r });
+          neurons.show(r);
+        },
+        (error: unknown) => ticket === neuronRequest && neurons.empty(`The neurons could not be read: ${error instanceof Error ? error.message : String(error)}`),
+      ),
+    );
+  }
   strip.empty('Generate some text: the stream\'s length at each position and layer shows here.');
 
   function read() {
@@ -62,13 +85,21 @@ export function mountModelFlow(client: EngineClient, store: PageStore, current: 
   }
 
   store.subscribe((s) => {
-    if (s.model && !s.model.info.encoder) diagram.setModel(s.model.info);
+    if (s.model && !s.model.info.encoder) {
+      diagram.setModel(s.model.info);
+      neurons.setLayers(s.model.info.layers);
+    }
     else diagram.empty('An encoder is loaded: its flow is drawn by the attention card\'s views.');
-    store.set({ residualNorms: null });
+    store.set({ residualNorms: null, neurons: null });
   }, ['model']);
-  current.onChange(() => read());
+  current.onChange(() => {
+    read();
+    readNeurons();
+  });
   store.subscribe((s) => {
-    if (!isGenerating(s)) read();
+    if (isGenerating(s)) return;
+    read();
+    readNeurons();
   }, ['generation']);
 
   return { whenIdle: () => inFlight.idle() };

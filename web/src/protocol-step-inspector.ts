@@ -1,6 +1,6 @@
 // The messages of the step inspector's views (the sampling pipeline, attention step by step, the logit
 // lens, the inspection document) between the page and the worker. protocol.ts adds them to its unions.
-import type { AttentionDetail, AttentionLab, PipelineToken, SamplerSettings, SamplingPipeline } from '@glassbox/engine';
+import type { AttentionDetail, AttentionLab, NeuronReport, PipelineToken, SamplerSettings, SamplingPipeline } from '@glassbox/engine';
 
 export type { AttentionDetail, PipelineToken, SamplingPipeline };
 
@@ -37,6 +37,11 @@ export interface ResidualNorms {
   pieces: Uint8Array[]; // of the window's tokens
 }
 
+/** A layer's most active neurons at the current step, with the pieces of the text they were read in. */
+export interface NeuronsReply extends NeuronReport {
+  pieces: Uint8Array[]; // of the text's tokens
+}
+
 /** What the attention lab asks: `ids` up to and including the step, read with exact attention and `variant`. */
 export interface LabQuery {
   ids: number[];
@@ -63,7 +68,8 @@ export type StepInspectorRequest =
   | { type: 'logit-lens'; req: number; window: number; end: number }
   | { type: 'inspect-json'; req: number; prompt: string; sampler: SamplerSettings; steps: number }
   | ({ type: 'attention-lab'; req: number } & LabQuery)
-  | { type: 'residual-norms'; req: number; window: number; end: number };
+  | { type: 'residual-norms'; req: number; window: number; end: number }
+  | { type: 'neurons'; req: number; ids: number[]; layer: number; position: number; k: number };
 
 /** Each request's reply: the one place a request is paired with what answers it (protocol.ts joins them). */
 export interface StepInspectorReplies {
@@ -72,8 +78,9 @@ export interface StepInspectorReplies {
   'inspect-json': string; // the engine's inspection document
   'attention-lab': LabResult;
   'residual-norms': ResidualNorms;
+  neurons: NeuronsReply;
 }
 
 /** The request types above, as a value (the worker dispatches on it); naming each once keeps the list whole. */
-const stepInspectorKinds: Record<keyof StepInspectorReplies, true> = { 'attention-detail': true, 'logit-lens': true, 'inspect-json': true, 'attention-lab': true, 'residual-norms': true };
+const stepInspectorKinds: Record<keyof StepInspectorReplies, true> = { 'attention-detail': true, 'logit-lens': true, 'inspect-json': true, 'attention-lab': true, 'residual-norms': true, neurons: true };
 export const isStepInspectorRequest = (type: string): type is keyof StepInspectorReplies => Object.hasOwn(stepInspectorKinds, type);

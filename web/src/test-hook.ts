@@ -5,7 +5,7 @@ import type { AttentionTrace, MemoryReport, ModelInfo, SamplerSettings } from '.
 import type { AblationResult, AttentionBatch, FlopsResult, ModelInspectorInfo, MeasureResult, RopePicture } from './protocol-model-inspector';
 import type { FillMaskResult, SimilarityResult } from './protocol-encoder';
 import type { AttributionReply, PatchReply } from './protocol-circuits';
-import type { LabResult, LensWindow, ResidualNorms, StepByStep, StepPipeline } from './protocol-step-inspector';
+import type { LabResult, LensWindow, NeuronsReply, ResidualNorms, StepByStep, StepPipeline } from './protocol-step-inspector';
 import { positionOf } from './ui/current-step';
 import type { GenerationRecord, PageState, PageStore } from './state/page-state';
 
@@ -75,7 +75,7 @@ export interface TestHook {
   readonly seeInside: SeeInsideHook;
   readonly encoder: EncoderHook;
   readonly lab: LabHook;
-  readonly flow: { readonly residualNorms: ResidualNorms | null; whenIdle(): Promise<void> };
+  readonly flow: { readonly residualNorms: ResidualNorms | null; readonly neurons: NeuronsReply | null; whenIdle(): Promise<void> };
   readonly circuits: CircuitsHook;
   whenLoaded(count?: number): Promise<ModelInfo>;
   whenIdle(): Promise<GenerationRecord | null>;
@@ -191,6 +191,7 @@ export function installTestHook(store: PageStore, sources: HookSources): TestHoo
     lab,
     flow: {
       get residualNorms() { return state().residualNorms; },
+      get neurons() { return state().neurons; },
       whenIdle: () => sources.flowIdle(),
     },
     circuits: sources.circuits,

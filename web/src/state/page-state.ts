@@ -3,7 +3,7 @@
 // page's modules set it and subscribe to it; the test hook (test-hook.ts) only reads it.
 import type { EncoderAttentionResult, FillMaskResult, SimilarityResult } from '../protocol-encoder';
 import type { AblationResult, AttentionBatch, FlopsResult, ModelInspectorInfo, MeasureResult } from '../protocol-model-inspector';
-import type { LabResult, LensWindow, ResidualNorms, StepByStep, StepPipeline } from '../protocol-step-inspector';
+import type { LabResult, LensWindow, NeuronsReply, ResidualNorms, StepByStep, StepPipeline } from '../protocol-step-inspector';
 import type { DoneReason, EngineReady, ErrorReport, LoadResult, ModelSource, SamplerSettings } from '../protocol';
 import type { StepDistribution } from '../views/next-token';
 import { Store } from './store';
@@ -64,6 +64,7 @@ export interface PageState {
   lens: LensWindow | null;
   lab: LabResult | null; // the attention lab's comparison at the selection
   residualNorms: ResidualNorms | null; // the flow card's stream lengths around the selection
+  neurons: NeuronsReply | null; // the flow card's neurons at the selection
   exported: string | null; // the last inspection document exported
   // An encoder's tasks (encoder-page.ts): what they last showed.
   fillMask: FillMaskResult | null;
@@ -102,6 +103,7 @@ export function createPageStore(): PageStore {
     lens: null,
     lab: null,
     residualNorms: null,
+    neurons: null,
     exported: null,
     fillMask: null,
     similarity: null,

@@ -41,6 +41,8 @@ function answer(e: GlassboxEngine, m: StepInspectorRequest): StepInspectorReplie
       const ids = Array.from(e.sequence()).slice(begin, last);
       return { layers: e.info().layers + 1, begin, size: last - begin, norms: e.residualNorms(begin, last), pieces: e.pieces(ids) };
     }
+    case 'neurons':
+      return { ...e.topNeurons(m.ids, m.layer, m.position, m.k, 3), pieces: e.pieces(m.ids) };
     case 'attention-lab': {
       const started = performance.now();
       const { req: _req, type: _type, ...query } = m;
