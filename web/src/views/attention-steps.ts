@@ -98,7 +98,15 @@ export class AttentionStepsView {
       ),
     );
     parts.push(neuronView(d, picked, label(picked)));
-    queueMicrotask(() => rows.get(picked)?.scrollIntoView({ block: 'nearest' }));
+    // The picked row in sight within the list's own box (never by scrolling the page: the step may change
+    // while the person reads another card).
+    queueMicrotask(() => {
+      const row = rows.get(picked);
+      if (!row) return;
+      const header = table.rows[0]?.offsetHeight ?? 0;
+      if (row.offsetTop - header < box.scrollTop) box.scrollTop = row.offsetTop - header;
+      else if (row.offsetTop + row.offsetHeight > box.scrollTop + box.clientHeight) box.scrollTop = row.offsetTop + row.offsetHeight - box.clientHeight;
+    });
     parts.push(vectorLine('output = Σ p_j v_j', d.output));
     this.root.replaceChildren(...parts);
     if (this.refocus) {
