@@ -27,7 +27,7 @@ val Engine::attention_lab(const val& ids, const std::string& variant_spelling, c
   if (!session_ || !tokenizer_) return no_session();  // an encoder: the core's refusal says why
   auto variant = parse_attention_variant(variant_spelling);
   if (!variant) return failure(variant.error());
-  AttentionLabOptions o{.variant = *variant, .threads = threads_};
+  AttentionLabOptions o{.variant = *variant, .threads = kSideThreads};
   const struct {
     const char* name;
     int* field;

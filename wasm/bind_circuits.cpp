@@ -44,7 +44,7 @@ val Engine::patch_begin(const val& clean_list, const val& corrupt_list, int targ
   patching_.reset();
   const std::vector<int> clean = emscripten::vecFromJSArray<int>(clean_list);
   const std::vector<int> corrupt = emscripten::vecFromJSArray<int>(corrupt_list);
-  auto job = PatchingJob::begin(model_, clean, corrupt, {.threads = threads_, .target = target});
+  auto job = PatchingJob::begin(model_, clean, corrupt, {.threads = kSideThreads, .target = target});
   if (!job) return failure(job.error());
   patching_.emplace(std::move(*job));
   const PatchingResult r = patching_->result();

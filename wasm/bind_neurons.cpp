@@ -8,7 +8,7 @@ namespace glassbox::wasm {
 val Engine::top_neurons(const val& ids, int layer, int position, int k, int per_neuron) const {
   if (!model_) return no_model();
   const std::vector<int> tokens = emscripten::vecFromJSArray<int>(ids);
-  auto r = glassbox::top_neurons(model_, tokens, layer, position, k, per_neuron, threads_);
+  auto r = glassbox::top_neurons(model_, tokens, layer, position, k, per_neuron, kSideThreads);
   if (!r) return failure(r.error());
   val top = val::array();
   for (const NeuronActivation& a : r->top) {

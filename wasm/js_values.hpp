@@ -26,6 +26,13 @@ using emscripten::val;
 // (2.8 GB for the 0.5B shape at 2,048 positions).
 inline constexpr int64_t kTraceBudgetBytes = int64_t{64} << 20;
 
+// Threads of the runs the views start beside the generation's session (the attention lab, neurons, patching):
+// one, as head measurement does. Each such run starts a pool of its own; with the generation's thread count,
+// tests/browser/memory.test.mjs saw the engine's WebAssembly memory grow 6-14 MiB with every load that read the
+// neurons once (19 -> 83 MiB over ten), with one thread it stays flat (16 MiB). The generation's session keeps
+// its one pool for the whole model.
+inline constexpr int kSideThreads = 1;
+
 // The largest file an upload slot takes: past it, more than the WebAssembly heap can hold (32-bit addresses,
 // 4 GiB). One rule: Engine::allocate_upload refuses such a file, and the page (largestUpload()) marks a
 // catalog entry past it before its download starts.
