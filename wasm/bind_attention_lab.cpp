@@ -45,6 +45,14 @@ val Engine::attention_lab(const val& ids, const std::string& variant_spelling, c
     *f.field = *value;
   }
   const std::vector<int> tokens = emscripten::vecFromJSArray<int>(ids);
+  // It reads the text twice in runs of its own: within twice the inspection trace's budget, or not at all.
+  const int64_t bytes =
+      attention_lab_bytes(model_->config, static_cast<int>(tokens.size()), o.continue_tokens);
+  if (bytes > 2 * kTraceBudgetBytes)
+    return failure(ErrorCode::BadArgument,
+                   "the attention lab reads the text up to the step twice on its own, which for ",
+                   tokens.size(), " tokens of this model takes about ", bytes >> 20, " MiB, more than its ",
+                   (2 * kTraceBudgetBytes) >> 20, " MiB: select an earlier step");
   auto lab = glassbox::attention_lab(model_, *tokenizer_, tokens, o);
   if (!lab) return failure(lab.error());
   std::vector<float> variant_matrix(lab->head.variant.begin(), lab->head.variant.end());

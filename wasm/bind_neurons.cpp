@@ -8,6 +8,13 @@ namespace glassbox::wasm {
 val Engine::top_neurons(const val& ids, int layer, int position, int k, int per_neuron) const {
   if (!model_) return no_model();
   const std::vector<int> tokens = emscripten::vecFromJSArray<int>(ids);
+  // It reads the text again in a run of its own: within the inspection trace's budget, or not at all.
+  const int64_t bytes = glassbox::top_neurons_bytes(model_->config, static_cast<int>(tokens.size()));
+  if (bytes > kTraceBudgetBytes)
+    return failure(ErrorCode::BadArgument,
+                   "the neuron view reads the text up to the step again on its own, which for ",
+                   tokens.size(), " tokens of this model takes ", bytes >> 20, " MiB, more than its ",
+                   kTraceBudgetBytes >> 20, " MiB: select an earlier step");
   auto r = glassbox::top_neurons(model_, tokens, layer, position, k, per_neuron, kSideThreads);
   if (!r) return failure(r.error());
   val top = val::array();

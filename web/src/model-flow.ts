@@ -38,7 +38,7 @@ export function mountModelFlow(client: EngineClient, store: PageStore, current: 
     if (traced === 0 || position < 0) return neurons.empty('Generate some text: the most active feed-forward neurons at the current step show here.');
     const ticket = ++neuronRequest;
     void inFlight.track(
-      client.request('neurons', { ids: sequence.slice(0, traced), layer: neurons.selectedLayer, position, k: 8 }).then(
+      client.request('neurons', { ids: sequence.slice(0, position + 1), layer: neurons.selectedLayer, position, k: 8 }).then(
         (r) => {
           if (ticket !== neuronRequest || model !== state().model) return;
           store.set({ neurons: r });

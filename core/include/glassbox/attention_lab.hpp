@@ -7,6 +7,7 @@
 // numbers for a whole text (glassbox/score.hpp).
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
@@ -71,6 +72,11 @@ struct AttentionLab {
   std::vector<int> exact_continuation, variant_continuation;
   std::string variant_cannot_continue;
 };
+
+// About the bytes attention_lab holds for `n` tokens and a continuation: two sessions, each with its KV cache,
+// its residual trace and a prompt's scratch for every token; a caller with a memory budget (the page's worker)
+// compares before asking.
+int64_t attention_lab_bytes(const ModelConfig& config, int n, int continue_tokens);
 
 // Reads `ids` (the tokens up to and including the step looked at) with exact attention and with the variant.
 // BadArgument: no tokens, an id outside the vocabulary, a layer or head outside the model, a variant out of

@@ -4,10 +4,12 @@
 // (SwiGLU, GeGLU), act(up · x) in a plain one.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <span>
 #include <vector>
 
+#include "glassbox/config.hpp"
 #include "glassbox/model.hpp"
 #include "glassbox/result.hpp"
 
@@ -34,8 +36,12 @@ struct NeuronReport {
   std::vector<std::vector<Peak>> peaks;
 };
 
-// Reads `ids` once (the one forward pass, exact attention, no ablation) with layer `layer`'s feed-forward
-// recorded. BadArgument: no tokens, an id outside the vocabulary, a layer or position outside, k or
+// The bytes top_neurons holds for a text of `n` tokens: its KV cache and the layer's three records (the
+// activations of every position); a caller with a memory budget (the page's worker) compares before asking.
+int64_t top_neurons_bytes(const ModelConfig& config, int n);
+
+// Reads `ids` once (the one forward pass, exact attention, no ablation, in chunks of 64 tokens) with layer
+// `layer`'s feed-forward recorded. BadArgument: no tokens, an id outside the vocabulary, a layer or position outside, k or
 // per_neuron below 1, an encoder; PromptTooLong past the model's context.
 Result<NeuronReport> top_neurons(std::shared_ptr<const Model> model, std::span<const int> ids, int layer,
                                  int position, int k, int per_neuron = 3, int threads = 1);

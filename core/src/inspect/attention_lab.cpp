@@ -30,6 +30,13 @@ Result<std::vector<int>> continue_greedily(Session& session, const Tokenizer& to
 
 }  // namespace
 
+int64_t attention_lab_bytes(const ModelConfig& c, int n, int continue_tokens) {
+  const int64_t positions = int64_t{n} + std::max(0, continue_tokens);
+  const int64_t per_position = int64_t{c.n_layers + 1} * c.dim + int64_t{2} * c.n_layers * c.kv_dim() +
+                               int64_t{4} * c.dim + int64_t{2} * c.hidden_dim;
+  return 2 * positions * per_position * static_cast<int64_t>(sizeof(float));
+}
+
 Result<AttentionLab> attention_lab(std::shared_ptr<const Model> model, const Tokenizer& tokenizer,
                                    std::span<const int> ids, const AttentionLabOptions& options) {
   if (!model) return error(ErrorCode::InvalidState, "attention lab: no model");

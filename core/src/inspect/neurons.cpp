@@ -11,6 +11,14 @@
 #include "util/thread_pool.hpp"
 
 namespace glassbox {
+namespace {
+constexpr int kChunk = 64;  // tokens per forward pass: the run state's scratch stays small for long texts
+}  // namespace
+
+int64_t top_neurons_bytes(const ModelConfig& c, int n) {
+  const int64_t kv = int64_t{2} * c.n_layers * c.kv_dim();
+  return int64_t{n} * (3 * int64_t{c.hidden_dim} + kv) * static_cast<int64_t>(sizeof(float));
+}
 
 Result<NeuronReport> top_neurons(std::shared_ptr<const Model> model, std::span<const int> ids, int layer,
                                  int position, int k, int per_neuron, int threads) {
@@ -40,13 +48,17 @@ Result<NeuronReport> top_neurons(std::shared_ptr<const Model> model, std::span<c
   const auto hidden_dim = static_cast<std::size_t>(c.hidden_dim);
   std::vector<float> pre(static_cast<std::size_t>(n) * hidden_dim), up(pre.size()), hidden(pre.size());
   ThreadPool pool(threads);
-  RunState state(c, n, pool.size(), n);
+  RunState state(c, n, pool.size(), std::min(n, kChunk));
   state.use_attention(c, {});
   state.patch.record_ffn_layer = layer;
   state.patch.record_ffn_pre = pre.data();
   state.patch.record_ffn_up = up.data();
   state.patch.record_ffn_hidden = hidden.data();
-  forward(*model, state, ids, 0, nullptr, nullptr, pool);
+  for (int first = 0; first < n; first += kChunk)
+    forward(
+        *model, state,
+        ids.subspan(static_cast<std::size_t>(first), static_cast<std::size_t>(std::min(kChunk, n - first))),
+        first, nullptr, nullptr, pool);
 
   NeuronReport report;
   report.layer = layer;

@@ -57,7 +57,7 @@ export class NeuronTable {
     scroller.append(table);
     this.body.replaceChildren(
       scroller,
-      el('p', 'note', `Layer ${r.layer}'s hidden units with the largest activation at position ${r.position} (of ${r.top.length ? 'its' : 'no'} feed-forward; red positive, blue negative), and the tokens of this text where each is most active: what a neuron fires on is a first guess at what it detects.`),
+      el('p', 'note', `Layer ${r.layer}'s hidden units with the largest activation at position ${r.position} (of ${r.top.length ? 'its' : 'no'} feed-forward; red positive, blue negative), and the tokens of the text up to the step where each is most active: what a neuron fires on is a first guess at what it detects.`),
     );
   }
 }
