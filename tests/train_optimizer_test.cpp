@@ -67,7 +67,8 @@ TEST(TrainSchedule, WarmupThenCosineToTheMinimum) {
   EXPECT_DOUBLE_EQ(learning_rate(s, 4), 1.0);  // the decay starts at the peak
   for (int step = 4; step < 14; ++step) {
     const double r = (step - 4) / 9.0;
-    EXPECT_NEAR(learning_rate(s, step), 0.1 + 0.9 * 0.5 * (1 + std::cos(std::numbers::pi * r)), 1e-12) << step;
+    EXPECT_NEAR(learning_rate(s, step), 0.1 + 0.9 * 0.5 * (1 + std::cos(std::numbers::pi * r)), 1e-12)
+        << step;
   }
   EXPECT_NEAR(learning_rate(s, 13), 0.1, 1e-12);  // the last step: the minimum
   EXPECT_NEAR(learning_rate(s, 20), 0.1, 1e-12);  // past the end it stays there

@@ -35,15 +35,7 @@ void rmsnorm_backward(T* dx, T* dweight, const T* dy, const T* x, const T* weigh
 template <class T>
 void layernorm_backward(T* dx, T* dweight, T* dbias, const T* dy, const T* x, const T* weight, std::size_t n,
                         T eps) {
-  T mean = 0;
-  for (std::size_t i = 0; i < n; ++i)
-    mean += x[i];
-  mean /= static_cast<T>(n);
-  T variance = 0;
-  for (std::size_t i = 0; i < n; ++i)
-    variance += (x[i] - mean) * (x[i] - mean);
-  variance /= static_cast<T>(n);
-  const T r = T(1) / std::sqrt(variance + eps);
+  const auto [mean, r] = layernorm_statistics(x, n, eps);
   T mean_g = 0, mean_g_xhat = 0;
   for (std::size_t i = 0; i < n; ++i) {
     const T g = dy[i] * weight[i];

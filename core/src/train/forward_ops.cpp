@@ -27,15 +27,7 @@ void rmsnorm_forward(T* out, const T* x, const T* weight, std::size_t n, T eps) 
 
 template <class T>
 void layernorm_forward(T* out, const T* x, const T* weight, const T* bias, std::size_t n, T eps) {
-  T mean = 0;
-  for (std::size_t i = 0; i < n; ++i)
-    mean += x[i];
-  mean /= static_cast<T>(n);
-  T variance = 0;
-  for (std::size_t i = 0; i < n; ++i)
-    variance += (x[i] - mean) * (x[i] - mean);
-  variance /= static_cast<T>(n);
-  const T scale = T(1) / std::sqrt(variance + eps);
+  const auto [mean, scale] = layernorm_statistics(x, n, eps);
   for (std::size_t i = 0; i < n; ++i)
     out[i] = (x[i] - mean) * scale * weight[i] + (bias ? bias[i] : T(0));
 }

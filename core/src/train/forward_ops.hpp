@@ -8,6 +8,7 @@
 // forward pass store it (row o is output o's weights).
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <vector>
 
@@ -46,6 +47,24 @@ void rope_rows(const ModelConfig& config, int position, int layer, std::vector<T
 // Causal softmax attention of n positions, all heads at once (grouped-query: query head h reads kv head
 // h / (n_heads / n_kv_heads)). q, out: [n][n_heads * head_dim]; k, v: [n][n_kv_heads * head_dim].
 // probabilities: [n_heads][n][n], row i's keys 0..i (the rest 0), kept for the backward pass.
+// LayerNorm's statistics of x[n]: its mean and 1 / sqrt(variance + eps) (the forward and backward share them).
+template <class T>
+struct NormStatistics {
+  T mean, inverse_std;
+};
+template <class T>
+NormStatistics<T> layernorm_statistics(const T* x, std::size_t n, T eps) {
+  T mean = 0;
+  for (std::size_t i = 0; i < n; ++i)
+    mean += x[i];
+  mean /= static_cast<T>(n);
+  T variance = 0;
+  for (std::size_t i = 0; i < n; ++i)
+    variance += (x[i] - mean) * (x[i] - mean);
+  variance /= static_cast<T>(n);
+  return {mean, T(1) / std::sqrt(variance + eps)};
+}
+
 struct AttentionShape {
   std::size_t n = 0, n_heads = 0, n_kv_heads = 0, head_dim = 0;
   std::size_t q_width() const { return n_heads * head_dim; }
