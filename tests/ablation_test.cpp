@@ -234,7 +234,7 @@ TEST(HeadAblation, InASessionComparesWithTheModelAsTrainedAndKeepsTheAblatedRun)
   ASSERT_TRUE(session->prefill(tokens).ok());
   auto change = ablate_session(*session, tokens, table);
   ASSERT_TRUE(change.ok()) << change.error().message;
-  expect_same_change(*change, *expected);
+  expect_same_change(change->change, *expected);
   EXPECT_EQ(session->position(), 6);
   EXPECT_EQ(std::vector<float>(session->head_scales().begin(), session->head_scales().end()), table);
   EXPECT_EQ(std::vector<float>(session->logits().begin(), session->logits().end()), ablated);
@@ -242,7 +242,7 @@ TEST(HeadAblation, InASessionComparesWithTheModelAsTrainedAndKeepsTheAblatedRun)
   // Again, with the ablation already on: the baseline is still the model as trained.
   auto again = ablate_session(*session, tokens, table);
   ASSERT_TRUE(again.ok()) << again.error().message;
-  expect_same_change(*again, *expected);
+  expect_same_change(again->change, *expected);
 }
 
 // The page's current step: the ablation measured at an earlier position compares the distributions after
@@ -263,18 +263,19 @@ TEST(HeadAblation, InASessionMeasuresAtTheNamedPosition) {
 
   auto session = Session::create(model, {.trace_residuals = true});  // as the page's session
   ASSERT_TRUE(session->prefill(tokens).ok());
-  auto change = ablate_session(*session, tokens, table, 2);
-  ASSERT_TRUE(change.ok()) << change.error().message;
-  EXPECT_NEAR(change->kl_bits, expected->kl_bits, 1e-5);
-  EXPECT_EQ(change->top_before, expected->top_before);
-  EXPECT_EQ(change->top_after, expected->top_after);
-  EXPECT_NEAR(change->p_top_before, expected->p_top_before, 1e-5);
-  EXPECT_NEAR(change->q_top_after, expected->q_top_after, 1e-5);
+  auto effect = ablate_session(*session, tokens, table, 2);
+  ASSERT_TRUE(effect.ok()) << effect.error().message;
+  const DistributionChange& change = effect->change;
+  EXPECT_NEAR(change.kl_bits, expected->kl_bits, 1e-5);
+  EXPECT_EQ(change.top_before, expected->top_before);
+  EXPECT_EQ(change.top_after, expected->top_after);
+  EXPECT_NEAR(change.p_top_before, expected->p_top_before, 1e-5);
+  EXPECT_NEAR(change.q_top_after, expected->q_top_after, 1e-5);
   EXPECT_EQ(session->position(), 6);  // the whole text, read with the ablation
   // The last position named explicitly is the default, bit for bit.
   auto named_last = ablate_session(*session, tokens, table, 5);
   ASSERT_TRUE(named_last.ok());
-  expect_same_change(*named_last, *at_last);
+  expect_same_change(named_last->change, *at_last);
 }
 
 TEST(HeadAblation, InASessionRefusesAWrongTableOrPositionAndChangesNothing) {
@@ -301,6 +302,138 @@ TEST(HeadAblation, InASessionRefusesAWrongTableOrPositionAndChangesNothing) {
   EXPECT_TRUE(session->head_scales().empty());
   EXPECT_EQ(session->position(), 3);
   EXPECT_EQ(std::vector<float>(session->logits().begin(), session->logits().end()), logits);
+}
+
+// KL at every position: each position's change is what runs of the text up to that position alone give (the
+// trace's logits agree with those runs'), and the last one is the measured change itself, bit for bit.
+TEST(HeadAblation, InASessionComparesEveryPositionTheTraceKeeps) {
+  test::RandomModel random(test::base_config(), {}, 11);
+  const auto model = std::make_shared<const Model>(random.model());
+  const std::vector<int> tokens = {4, 1, 7, 7, 2, 10};
+  std::vector<float> table(8, 1.0f);
+  table[1] = 0.0f;
+  table[6] = 0.25f;
+  auto session = Session::create(model, {.trace_residuals = true});
+  ASSERT_TRUE(session->prefill(tokens).ok());
+  auto effect = ablate_session(*session, tokens, table);
+  ASSERT_TRUE(effect.ok()) << effect.error().message;
+  EXPECT_EQ(effect->first_position, 0);
+  ASSERT_EQ(effect->by_position.size(), tokens.size());
+  expect_same_change(effect->by_position.back(), effect->change);
+  for (std::size_t p = 0; p < tokens.size(); ++p) {
+    const std::span<const int> prefix(tokens.data(), p + 1);
+    auto expected = compare_distributions(logits_of(*model, prefix, {}), logits_of(*model, prefix, table));
+    ASSERT_TRUE(expected.ok());
+    EXPECT_NEAR(effect->by_position[p].kl_bits, expected->kl_bits, 1e-5) << "position " << p;
+    EXPECT_EQ(effect->by_position[p].top_before, expected->top_before) << "position " << p;
+    EXPECT_EQ(effect->by_position[p].top_after, expected->top_after) << "position " << p;
+  }
+  EXPECT_GT(effect->by_position[2].kl_bits, 0.0);
+
+  // Without a residual trace there are no positions to compare, only the measured one.
+  auto untraced = Session::create(model);
+  ASSERT_TRUE(untraced->prefill(tokens).ok());
+  auto only_last = ablate_session(*untraced, tokens, table);
+  ASSERT_TRUE(only_last.ok());
+  EXPECT_TRUE(only_last->by_position.empty());
+  expect_same_change(only_last->change, effect->change);
+}
+
+// Mean ablation: the head writes its mean output over the text, taken from the model as trained, at every
+// position; the other heads keep their own. The means are checked against the head's outputs the attention
+// detail recomputes from the trained run's trace.
+TEST(MeanAblation, TheHeadWritesItsMeanOverTheTextAtEveryPosition) {
+  test::RandomModel random(test::base_config(), {}, 11);  // 2 layers x 4 heads
+  const auto model = std::make_shared<const Model>(random.model());
+  const std::vector<int> tokens = {4, 1, 7, 7, 2, 10, 3};
+  const int layer = 1, head = 2, n = static_cast<int>(tokens.size());
+  auto session = Session::create(model, {.threads = 2, .trace_residuals = true});
+  ASSERT_TRUE(session->prefill(tokens).ok());
+  std::vector<double> sum(static_cast<std::size_t>(model->config.head_dim), 0.0);
+  std::vector<std::vector<float>> trained_other;  // head 0 of the layer, which stays as trained
+  for (int q = 0; q < n; ++q) {
+    auto d = session->attention_detail(layer, head, q);
+    ASSERT_TRUE(d.ok()) << d.error().message;
+    for (std::size_t i = 0; i < sum.size(); ++i)
+      sum[i] += d->output[i];
+    trained_other.push_back(session->attention_detail(layer, 0, q)->output);
+  }
+  const std::vector<float> table(8, 1.0f);
+  const int mean_heads[] = {layer * 4 + head};
+  auto effect = ablate_session(*session, tokens, table, -1, mean_heads);
+  ASSERT_TRUE(effect.ok()) << effect.error().message;
+  EXPECT_GT(effect->change.kl_bits, 0.0);
+  EXPECT_EQ(session->head_scales()[static_cast<std::size_t>(mean_heads[0])], 0.0f);
+  for (int q = 0; q < n; ++q) {
+    auto d = session->attention_detail(layer, head, q);
+    ASSERT_TRUE(d.ok());
+    EXPECT_TRUE(d->mean_ablated);
+    for (std::size_t i = 0; i < sum.size(); ++i)
+      EXPECT_NEAR(d->output[i], sum[i] / n, 1e-6) << "query " << q << " value " << i;
+    auto other = session->attention_detail(layer, 0, q);
+    EXPECT_FALSE(other->mean_ablated);
+    EXPECT_EQ(other->output,
+              trained_other[static_cast<std::size_t>(q)]);  // layer 0 is unchanged, so is head 0
+  }
+  // A plain ablation after it measures against the model as trained again and drops the means.
+  std::vector<float> off(8, 1.0f);
+  off[0] = 0.0f;
+  auto plain = ablate_session(*session, tokens, off);
+  ASSERT_TRUE(plain.ok());
+  EXPECT_TRUE(session->head_offsets().empty());
+  EXPECT_FALSE(session->attention_detail(layer, head, 0)->mean_ablated);
+}
+
+// The means are added position by position in order, on the calling thread: any thread count and any
+// chunking of the prompt give the same bits.
+TEST(MeanAblation, TheSameBitsWithAnyThreadCount) {
+  ModelConfig config = test::base_config();
+  config.max_seq_len = 48;  // a prompt long enough to be split among threads and chunks
+  test::RandomModel random(config, {}, 5);
+  const auto model = std::make_shared<const Model>(random.model());
+  std::vector<int> tokens;
+  for (int i = 0; i < 40; ++i)
+    tokens.push_back((i * 7 + 3) % model->config.vocab_size);
+  const std::vector<float> table(8, 1.0f);
+  const int mean_heads[] = {1, 6};
+  std::vector<std::vector<float>> logits;
+  std::vector<std::vector<double>> kl;
+  for (int threads : {1, 3}) {
+    auto session = Session::create(model, {.threads = threads, .trace_residuals = true});
+    ASSERT_TRUE(session->prefill(tokens).ok());
+    auto effect = ablate_session(*session, tokens, table, -1, mean_heads);
+    ASSERT_TRUE(effect.ok()) << effect.error().message;
+    logits.emplace_back(session->logits().begin(), session->logits().end());
+    kl.emplace_back();
+    for (const DistributionChange& c : effect->by_position)
+      kl.back().push_back(c.kl_bits);
+  }
+  EXPECT_EQ(logits[0], logits[1]);
+  EXPECT_EQ(kl[0], kl[1]);
+}
+
+TEST(MeanAblation, RefusesAHeadOutsideTheModelAndChangesNothing) {
+  test::RandomModel random(test::base_config(), {}, 11);
+  auto session = Session::create(std::make_shared<const Model>(random.model()));
+  const std::vector<int> tokens = {4, 1, 7};
+  ASSERT_TRUE(session->prefill(tokens).ok());
+  const std::vector<float> logits(session->logits().begin(), session->logits().end());
+  const std::vector<float> table(8, 1.0f);
+  for (int bad : {-1, 8}) {
+    const int heads[] = {bad};
+    test::expect_error(ablate_session(*session, tokens, table, -1, heads), ErrorCode::BadArgument,
+                       "is not one of the model's 8");
+  }
+  EXPECT_TRUE(session->head_scales().empty());
+  EXPECT_TRUE(session->head_offsets().empty());
+  EXPECT_EQ(std::vector<float>(session->logits().begin(), session->logits().end()), logits);
+  // The offsets' own check: length and finiteness.
+  test::expect_error(session->set_head_offsets(std::vector<float>(3, 0.0f)), ErrorCode::BadArgument,
+                     "head offsets");
+  std::vector<float> nan(static_cast<std::size_t>(2 * random.model().config.q_dim()), 0.0f);
+  nan[5] = std::numeric_limits<float>::quiet_NaN();
+  test::expect_error(session->set_head_offsets(nan), ErrorCode::BadArgument,
+                     "value 5 is not a finite number");
 }
 
 }  // namespace

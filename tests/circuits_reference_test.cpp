@@ -4,9 +4,11 @@
 // - attribution: each part within 1e-4 of the reference, scaled by max(1, the largest |part|) (float32 measures
 //   about 1e-6 here);
 // - patching: every metric (log p) within 1e-4 nats, every effect within 1e-3 (the effects divide by a
-//   clean-corrupt gap of at least 0.25 nats, circuit_fixtures.MIN_GAP).
+//   clean-corrupt gap of at least 0.25 nats, circuit_fixtures.MIN_GAP);
+// - mean ablation: the KL at every position within 1e-4 bits, scaled by max(1, the KL).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "glassbox/activation_patching.hpp"
@@ -20,6 +22,7 @@ namespace {
 constexpr double kPartTolerance = 1e-4;
 constexpr double kMetricTolerance = 1e-4;
 constexpr double kEffectTolerance = 1e-3;
+constexpr double kKlTolerance = 1e-4;
 
 std::vector<double> doubles(const json::Value& array) {
   std::vector<double> out;
@@ -129,6 +132,39 @@ TEST_P(CircuitsReference, PatchingMatchesTheReference) {
                   "head_metric");
   expect_near_all(r->residual, grid(test::member(f.expected, "residual")), kEffectTolerance, "residual");
   expect_near_all(r->heads, grid(test::member(f.expected, "heads")), kEffectTolerance, "heads");
+}
+
+// Mean ablation of two heads (the first layer's last head, the last layer's first) on the clean prompt: the
+// KL at every position, in bits.
+TEST_P(CircuitsReference, MeanAblationMatchesTheReference) {
+  if (GetParam() == "stories260K") GLASSBOX_REQUIRE_FILE(test::model_path("stories260K.bin"));
+  GLASSBOX_REQUIRE_FILE(test::fixture_path(GetParam() + ".circuits.json"));
+  const Fixture f = load(GetParam());
+  ASSERT_TRUE(f.model && f.expected.IsObject());
+  const ModelConfig& c = f.model->config;
+  const std::vector<int> clean = test::ints(test::member(f.expected, "clean"));
+  const json::Value& reference = test::member(f.expected, "mean_ablation");
+  std::vector<int> mean_heads;
+  for (const json::Value& head : test::items(test::member(reference, "heads"))) {
+    const std::vector<int> at = test::ints(head);
+    mean_heads.push_back(at[0] * c.n_heads + at[1]);
+  }
+  auto session = Session::create(f.model, {.threads = 2, .trace_residuals = true});
+  ASSERT_TRUE(session.ok());
+  ASSERT_TRUE(session->prefill(clean).ok());
+  auto effect = ablate_session(*session, clean,
+                               std::vector<float>(static_cast<std::size_t>(c.n_layers * c.n_heads), 1.0f), -1,
+                               mean_heads);
+  ASSERT_TRUE(effect.ok()) << effect.error().message;
+  EXPECT_EQ(effect->first_position, 0);
+  std::vector<double> kl;
+  for (const DistributionChange& at : effect->by_position)
+    kl.push_back(at.kl_bits);
+  const std::vector<double> expected = doubles(test::member(reference, "kl_bits"));
+  ASSERT_EQ(kl.size(), expected.size());
+  for (std::size_t p = 0; p < kl.size(); ++p)
+    EXPECT_NEAR(kl[p], expected[p], kKlTolerance * std::max(1.0, expected[p])) << "position " << p;
+  EXPECT_GT(*std::max_element(expected.begin(), expected.end()), 1e-3);  // the ablation moves something
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, CircuitsReference,

@@ -91,37 +91,53 @@ val Engine::measure_step() {
 }
 
 // Ablation: `scales` ([layer * heads + head], 0 = off) multiply the heads' outputs in the generation's own
-// session, which reads its tokens again so that the trace (and every view) shows the ablated run, and so does
-// the next generation, until clearAblation(). Returns how the next-token distribution at `position` (the
-// page's current step; -1: the last) changed against the run without any ablation (the core's ablate_session).
-val Engine::ablate(const val& scale_list, int position) {
+// session, and the heads in `mean_list` (indices of that table) write their mean output over the text instead
+// (mean ablation). The session reads its tokens again so that the trace (and every view) shows the ablated
+// run, and so does the next generation, until clearAblation(). Returns how the next-token distribution at
+// `position` (the page's current step; -1: the last) changed against the run without any ablation, and the
+// KL at every position the trace keeps (the core's ablate_session).
+val Engine::ablate(const val& scale_list, int position, const val& mean_list) {
   if (!session_) return no_session();
   const std::vector<float> scales = emscripten::vecFromJSArray<float>(scale_list);
+  const std::vector<int> means =
+      mean_list.isUndefined() ? std::vector<int>{} : emscripten::vecFromJSArray<int>(mean_list);
   const std::vector<int> tokens = traced_tokens();
   if (tokens.empty())
     return failure(ErrorCode::InvalidState, "nothing has been computed yet: generate some text first");
   // A table refused leaves the generation going; one taken ends it, since the session reads its tokens again.
   if (auto valid = check_head_scale_table(model_->config, scales); !valid) return failure(valid.error());
   generator_->stop();
-  auto change = ablate_session(*session_, tokens, scales, position);
-  if (!change) return failure(change.error());
+  auto effect = ablate_session(*session_, tokens, scales, position, means);
+  if (!effect) return failure(effect.error());
+  const DistributionChange& change = effect->change;
   val result = val::object();
   result.set("position", position < 0 ? static_cast<int>(tokens.size()) - 1 : position);
-  result.set("klBits", change->kl_bits);
-  result.set("topBefore", change->top_before);
-  result.set("pTopBefore", change->p_top_before);
-  result.set("qTopBefore", change->q_top_before);
-  result.set("topAfter", change->top_after);
-  result.set("qTopAfter", change->q_top_after);
+  result.set("klBits", change.kl_bits);
+  result.set("topBefore", change.top_before);
+  result.set("pTopBefore", change.p_top_before);
+  result.set("qTopBefore", change.q_top_before);
+  result.set("topAfter", change.top_after);
+  result.set("qTopAfter", change.q_top_after);
+  std::vector<double> kl;
+  std::vector<int> top_kept;
+  for (const DistributionChange& at : effect->by_position) {
+    kl.push_back(at.kl_bits);
+    top_kept.push_back(at.top_before == at.top_after ? 1 : 0);
+  }
+  result.set("comparedFrom", effect->first_position);
+  result.set("klBitsByPosition", array_to_js(kl, "Float64Array"));
+  result.set("topKeptByPosition", array_to_js(top_kept, "Uint8Array"));
+  result.set("meanHeads", array_to_js(means, "Int32Array"));
   return result;
 }
 
 // Every head as trained again; the tokens are read again without the ablation. Returns whether one was on.
 val Engine::clear_ablation() {
   if (!session_) return no_session();
-  if (session_->head_scales().empty()) return val(false);
+  if (session_->head_scales().empty() && session_->head_offsets().empty()) return val(false);
   generator_->stop();
   if (auto ok = session_->set_head_scales({}); !ok) return failure(ok.error());
+  if (auto ok = session_->set_head_offsets({}); !ok) return failure(ok.error());
   if (const std::vector<int> tokens = traced_tokens(); !tokens.empty()) {
     session_->reset();
     if (auto again = session_->prefill(tokens); !again) return failure(again.error());

@@ -382,13 +382,15 @@ export class GlassboxEngine {
   /** How many leading bytes foreignBytes() and isGguf() read (the core's kForeignBytesHead). */
   foreignBytesHead(): number;
   /**
-   * Scales every head by `scales[layer * heads + head]` (0: off, 1: as trained) in the generation's session
-   * and reads the traced tokens again, so attention and every later generation show the ablated model until
-   * clearAblation(). Returns the change of the next-token distribution at `position` (the logits after that
-   * token; default -1: the last) against the model without ablation. Errors: `invalid-state` (nothing
-   * computed yet), `bad-argument` (length, a non-finite scale, a position outside the tokens read).
+   * Scales every head by `scales[layer * heads + head]` (0: off, 1: as trained) in the generation's session,
+   * and replaces the heads listed in `meanHeads` (indices of that table) by their mean output over the text
+   * in the model as trained (mean ablation), and reads the traced tokens again, so attention and every later
+   * generation show the ablated model until clearAblation(). Returns the change of the next-token
+   * distribution at `position` (the logits after that token; default -1: the last) against the model without
+   * ablation, and the KL at every position the trace keeps. Errors: `invalid-state` (nothing computed yet),
+   * `bad-argument` (length, a non-finite scale, a head or position outside the model or the tokens read).
    */
-  ablate(scales: ArrayLike<number>, position?: number): AblationChange;
+  ablate(scales: ArrayLike<number>, position?: number, meanHeads?: ArrayLike<number>): AblationChange;
   /** Every head as trained again; the traced tokens are read again. Whether an ablation was on. */
   clearAblation(): boolean;
   /** The session's head scales (empty: none). */
@@ -518,6 +520,10 @@ export interface AblationChange {
   qTopBefore: number;
   topAfter: number;
   qTopAfter: number;
+  comparedFrom: number; // klBitsByPosition[i] is position comparedFrom + i
+  klBitsByPosition: Float64Array; // KL(before ‖ after) in bits at every position the trace keeps
+  topKeptByPosition: Uint8Array; // 1 where the top token is the same with the ablation
+  meanHeads: Int32Array; // the heads replaced by their mean (layer * heads + head)
 }
 
 export interface PositionInfo {

@@ -69,7 +69,7 @@ class Engine {
   val measure_heads_all(const val& ids) const;
   val measure_begin(const val& ids);
   val measure_step();
-  val ablate(const val& scale_list, int position);
+  val ablate(const val& scale_list, int position, const val& mean_list);
   val clear_ablation();
   val head_scales() const;
 

@@ -248,8 +248,8 @@ export class GlassboxEngine {
   }
 
   /** Scales heads (`scales[layer * heads + head]`, 0 = off) and reads the traced tokens again: the change. */
-  ablate(scales, position = -1) {
-    return unwrap(this.engine.ablate(Array.from(scales), position));
+  ablate(scales, position = -1, meanHeads = []) {
+    return unwrap(this.engine.ablate(Array.from(scales), position, Array.from(meanHeads)));
   }
 
   clearAblation() {

@@ -48,13 +48,13 @@ test('l1. the lab reads the text up to the current step with both attentions, as
     // Three pictures of n × n cells; the KL strip has a bar per position, the step's marked.
     const widths = await page.$$eval('.lab-canvas', (c) => c.map((x) => x.width));
     assert.deepEqual(widths, [r.n, r.n, r.n]);
-    assert.equal(await page.locator('.lab-bar').count(), r.klByPosition.length);
-    assert.equal(await page.locator('.lab-bar-step').count(), 1);
+    assert.equal(await page.locator('.lab-body .kl-bar').count(), r.klByPosition.length);
+    assert.equal(await page.locator('.lab-body .kl-bar-step').count(), 1);
     assert.match(await page.textContent('.lab-kl'), /KL\(exact ‖ window:8\) = [\d.e+-]+ bits at step \d+/);
     assert.equal(await page.locator('.lab-continuation').count(), 2);
 
     // A click on a bar of the strip selects that step everywhere; the lab reads the text up to it.
-    await page.locator('.lab-bar').nth(9).click();
+    await page.locator('.lab-body .kl-bar').nth(9).click();
     await labIdle(page);
     r = await labResult(page);
     assert.equal(await page.evaluate(() => window.__glassbox.seeInside.position), 9);

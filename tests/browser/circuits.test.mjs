@@ -24,7 +24,7 @@ test('c1. attribution splits the current step\'s logit into parts that add up, a
   await withPage(t, async ({ page, errors }) => {
     await generate(page, PROMPT, { temperature: 0, maxTokens: 10 });
     await page.locator('#attribution-card').scrollIntoViewIfNeeded();
-    await page.locator('.lab-bar, #tokens .chip').first().waitFor();
+    await page.locator('.kl-bar, #tokens .chip').first().waitFor();
     await page.click('#tokens .chip[data-index="6"]');
     await idle(page);
     const a = await attribution(page);

@@ -205,8 +205,34 @@ test('h4. ablating layer 0 moves the KL from 0 to > 0, the views redraw from the
     assert.notDeepEqual(attentionAblated.matrix, attentionBefore.matrix, 'layer 1 attends differently with layer 0 off');
     assert.equal(await page.evaluate(() => window.__glassbox.inside.batch.scaled), true);
     assert.match(await page.textContent('.model-caption'), /ablated run/);
+    // KL at every position: one bar per position read, the measured step outlined, a click selects a step.
+    assert.equal(change.klBitsByPosition.length, change.position + 1);
+    assert.equal(await page.locator('#ablation-card .kl-bar').count(), change.position + 1);
+    assert.equal(await page.getAttribute('#ablation-card .kl-bar-step', 'data-position'), String(change.position));
+    assert.match(await page.textContent('#ablation-card [data-key="kl-summary"]'), new RegExp(`Positions 0–${change.position}: mean KL`));
+    await page.locator('#ablation-card .kl-bar').nth(5).click();
+    await page.waitForFunction(() => window.__glassbox.seeInside.position === 5);
     await shoot(page, '#ablation-card', 'h4-ablation');
     await shoot(page, '.attention-card', 'h4-attention-ablated');
+    // Mean ablation: head 0.3 replaced by its mean over the text (the others of layer 0 unmarked).
+    await page.click('#ablation-reset');
+    await page.waitForFunction(() => !window.__glassbox.inside.ablationActive);
+    await idle(page);
+    await page.click('#ablation-clear');
+    await page.click('.model-tile[data-layer="0"][data-head="3"]', { modifiers: ['Shift'] });
+    await page.check('.ablation-row[data-layer="0"][data-head="3"] .ablation-mean-box');
+    assert.equal(await page.getAttribute('.ablation-row[data-layer="0"][data-head="3"]', 'data-mean'), 'true');
+    assert.equal(await page.isDisabled('.ablation-row[data-layer="0"][data-head="3"] input[type="range"]'), true);
+    await page.click('#ablation-apply');
+    await page.waitForFunction(() => window.__glassbox.inside.ablation?.meanHeads?.length === 1);
+    await idle(page);
+    const mean = await page.evaluate(() => window.__glassbox.inside.ablation);
+    assert.deepEqual(Array.from(mean.meanHeads), [3]);
+    assert.ok(mean.klBits > 0 && mean.klBits !== change.klBits);
+    assert.equal(mean.position, 5, 'measured at the step selected');
+    const meanBadges = await page.$$eval('.ablation-badge', (b) => b.filter((x) => x.getBoundingClientRect().width > 0).map((x) => x.textContent));
+    assert.ok(meanBadges.every((text) => text === 'Ablation on: 1 replaced by its mean'), JSON.stringify(meanBadges));
+    await shoot(page, '#ablation-card', 'h4-mean-ablation');
     // Reset: the model as trained; the same greedy generation as before.
     await page.click('#ablation-reset');
     await page.waitForFunction(() => !window.__glassbox.inside.ablationActive);

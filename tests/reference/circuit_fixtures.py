@@ -2,7 +2,8 @@
 patching grids and three logit attributions, written as STEM.circuits.json beside the model's file.
 
 {clean, corrupt, target, metric_clean, metric_corrupt, residual, heads, residual_metric, head_metric,
- attributions: [{position, token, logit, embedding, heads, mlp, bias}, ...] or null (Post-LN)}
+ attributions: [{position, token, logit, embedding, heads, mlp, bias}, ...] or null (Post-LN),
+ mean_ablation: {heads: [[layer, head], ...], kl_bits: [KL at every position of the clean prompt]}}
 
 The corrupt prompt changes two tokens of the clean one (seeded), chosen so that the metric moves by at least
 MIN_GAP nats: the effects divide by that gap, and a small one would magnify float32's rounding in the
@@ -49,5 +50,7 @@ def write(path, cfg, weights, clean, seed, low=0):
             total = a["embedding"] + a["bias"] + sum(map(sum, a["heads"])) + sum(a["mlp"])
             if abs(total - a["logit"]) > 1e-9 * max(1.0, abs(a["logit"])):
                 raise RuntimeError(f"{path}: the parts add up to {total}, the logit is {a['logit']}")
+    last_layer = cfg["n_layers"] - 1
+    doc["mean_ablation"] = circuits.mean_ablation(cfg, weights, clean, [(0, cfg["n_heads"] - 1), (last_layer, 0)])
     with open(path, "w") as f:
         json.dump(doc, f)

@@ -110,3 +110,20 @@ def patching(cfg, weights, clean, corrupt, target=None):
         "residual": [[effect(m) for m in row] for row in residual],
         "heads": [[effect(m) for m in row] for row in heads],
     }
+
+
+def mean_ablation(cfg, weights, tokens, heads):
+    """Mean ablation: each (layer, head) in `heads` replaced at every position by its output averaged over
+    `tokens` in the model as trained. The KL(trained || ablated) of the next-token distributions at every
+    position, in bits."""
+    trace = {}
+    trained = model.forward(cfg, weights, tokens, trace=trace)
+    outputs = trace["head_outputs"]  # layer-major, [T, hd] each
+    H = cfg["n_heads"]
+    means = {(l, h): outputs[l * H + h].mean(axis=0) for l, h in heads}
+    ablated = model.forward(cfg, weights, tokens, patch={"replace": means})
+    kl = []
+    for p_logits, q_logits in zip(trained, ablated):
+        log_p, log_q = _log_softmax(p_logits), _log_softmax(q_logits)
+        kl.append(float(np.sum(np.exp(log_p) * (log_p - log_q)) / np.log(2.0)))
+    return {"heads": [list(h) for h in heads], "kl_bits": kl}

@@ -105,7 +105,8 @@ def attention(cfg, weights, layer, x, trace=None, rounding=None, head_scales=Non
     variant: None (exact softmax) or an --attention spelling (attention_variants.py) computed from the same
     q, k, v instead.
     patch: activation patching (circuits.py): {"head": (layer, head, outputs [T, hd])} puts `outputs` in
-    place of that head's output (after its scale) at every position.
+    place of that head's output (after its scale) at every position; {"replace": {(layer, head): vector [hd]}}
+    puts one vector in place of each listed head's output at every position (mean ablation).
     """
     T = x.shape[0]
     hd, H, KV = head_dim(cfg), cfg["n_heads"], cfg["n_kv_heads"]
@@ -146,6 +147,8 @@ def attention(cfg, weights, layer, x, trace=None, rounding=None, head_scales=Non
         out = scale * (probs @ v[:, kv, :])
         if patch is not None and patch.get("head") is not None and patch["head"][:2] == (layer, h):
             out = patch["head"][2]
+        if patch is not None and (layer, h) in patch.get("replace", {}):
+            out = np.broadcast_to(patch["replace"][(layer, h)], out.shape)
         if trace is not None:
             trace.setdefault("head_outputs", []).append(out)
         heads.append(out)

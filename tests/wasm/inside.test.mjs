@@ -114,6 +114,20 @@ test('ablate gives the native inspect document\'s ablation, and clearAblation gi
   assert.notDeepEqual(engine.attention(1, 0).matrix, ablatedAttention, 'layer 1 attends differently with layer 0 off');
   // Ablating again from scratch gives the same change: the baseline is the model without ablation.
   assert.deepEqual(engine.ablate(table), change);
+  // KL at every position the trace keeps (all of them here); the last is the measured change itself.
+  assert.equal(change.comparedFrom, 0);
+  assert.equal(change.klBitsByPosition.length, doc.prompt_length);
+  assert.equal(change.klBitsByPosition.at(-1), change.klBits);
+  assert.equal(change.topKeptByPosition.at(-1), change.topBefore === change.topAfter ? 1 : 0);
+  // Mean ablation of two heads: a change of its own, and the next plain ablation measures against the model
+  // as trained again.
+  const ones = new Array(info.layers * info.heads).fill(1);
+  const mean = engine.ablate(ones, -1, [3, info.heads + 1]);
+  assert.deepEqual(Array.from(mean.meanHeads), [3, info.heads + 1]);
+  assert.ok(mean.klBits > 0 && mean.klBitsByPosition.length === doc.prompt_length);
+  assert.ok(Math.max(...mean.klBitsByPosition) > 0);
+  assert.deepEqual(engine.ablate(table), change);
+  assert.throws(() => engine.ablate(ones, -1, [info.layers * info.heads]), (e) => e.code === 'bad-argument' && /mean ablation/.test(e.message));
   engine.clearAblation();
   assert.equal(engine.clearAblation(), false);
   assert.deepEqual(greedyTo(engine, PROMPT, 30), before, 'after clearAblation, generation gives the same tokens');

@@ -171,17 +171,18 @@ export function mountModelInspector(client: EngineClient, attention: AttentionVi
   };
 
   // --- ablation ---------------------------------------------------------------------------------------------
-  ablation.onApply = (table) => {
+  ablation.onSelect = (position) => current.select(position);
+  ablation.onApply = (table, meanHeads) => {
     if (ablating) return;
     ablating = true;
     updateControls();
     void track(
       client
-        .request('ablate', { scales: table, position: state().traced > 0 ? stepQuery(state().traced) : undefined }) // measured at the current step
+        .request('ablate', { scales: table, meanHeads, position: state().traced > 0 ? stepQuery(state().traced) : undefined }) // measured at the current step
         .then(
           async (change) => {
             store.set({ ablation: change, ablationActive: true });
-            ablation.setActive(table);
+            ablation.setActive(table, meanHeads);
             ablation.showResult(change);
             await Promise.all([attention.refresh(), refreshHeads()]);
           },

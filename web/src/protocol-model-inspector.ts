@@ -44,7 +44,7 @@ export interface ModelInspectorInfo {
 export type ModelInspectorRequest =
   | { type: 'attention-batch'; req: number; window: number; around?: number } // around: a position the window holds (default: the newest)
   | { type: 'measure-heads'; req: number; prompt: string }
-  | { type: 'ablate'; req: number; scales: number[]; position?: number } // position: where it is measured (default: the last)
+  | { type: 'ablate'; req: number; scales: number[]; meanHeads?: number[]; position?: number } // meanHeads: replaced by their mean; position: where it is measured (default: the last)
   | { type: 'clear-ablation'; req: number }
   | { type: 'inside-info'; req: number }
   | { type: 'flops'; req: number; sequenceLength: number }
@@ -78,6 +78,7 @@ export interface MeasureResult extends HeadMeasurement {
 export interface AblationResult extends AblationChange {
   pieceBefore: Uint8Array;
   pieceAfter: Uint8Array;
+  pieces: Uint8Array[]; // of the positions compared, comparedFrom on
 }
 
 export type { TokenFlops as FlopsResult };

@@ -64,16 +64,29 @@ struct DistributionChange {
 Result<DistributionChange> compare_distributions(std::span<const float> logits_before,
                                                  std::span<const float> logits_after);
 
+// An ablation's effect: the next-token distribution at the measured position, and at every position the
+// session's residual trace holds.
+struct AblationEffect {
+  DistributionChange change;                    // at the measured position
+  int first_position = 0;                       // by_position[i] is position first_position + i
+  std::vector<DistributionChange> by_position;  // every position kept in the trace (none when it is off)
+};
+
 // An ablation's effect in a caller's session (the page's generation): `session` has read `tokens` from
 // position 0 (with or without an ablation in force). It reads them again without any ablation where one was
-// on, for the baseline, then again with `table` (check_head_scale_table), and compares the next-token
-// distributions at `measured_position` (the logits after that token; -1, the default: the last token, the
-// one a generation continues from; another position is read from the trace, as the logit lens reads it).
-// The session is left holding `tokens` read with the ablation, so its trace shows the ablated run and the
-// next generation uses it. Fails with bad-argument on a table that does not fit or a position outside the
-// tokens, invalid-state when the session's position is not tokens.size() (or no tokens), and as prefill
-// does; a table or position refused changes nothing.
-Result<DistributionChange> ablate_session(Session& session, std::span<const int> tokens,
-                                          std::span<const float> table, int measured_position = -1);
+// on, for the baseline, then again with `table` (check_head_scale_table) and with the heads listed in
+// `mean_heads` (layer * n_heads + head) replaced by their mean output over `tokens` in the model as trained
+// (mean ablation: the head writes that one vector at every position; its scale in `table` is ignored). It
+// compares the next-token distributions at `measured_position` (the logits after that token; -1, the
+// default: the last token, the one a generation continues from; another position is read from the trace, as
+// the logit lens reads it), and at every position the residual trace keeps (the baseline's last rows kept
+// aside, so the positions cost one unembedding each per run). The session is left holding `tokens` read with
+// the ablation, so its trace shows the ablated run and the next generation uses it. Fails with bad-argument
+// on a table that does not fit, a head outside the model or a position outside the tokens, invalid-state when
+// the session's position is not tokens.size() (or no tokens), and as prefill does; a table or position
+// refused changes nothing.
+Result<AblationEffect> ablate_session(Session& session, std::span<const int> tokens,
+                                      std::span<const float> table, int measured_position = -1,
+                                      std::span<const int> mean_heads = {});
 
 }  // namespace glassbox

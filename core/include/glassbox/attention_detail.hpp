@@ -21,6 +21,7 @@ struct AttentionDetail {
   int first_visible_key = 0;           // a sliding-window layer masks keys before this one too (p = 0)
   float scale = 0;                     // sqrt(d_k), what the dot products are divided by
   float head_scale = 1;                // the ablation factor on the output (1: as trained)
+  bool mean_ablated = false;           // the output is the head's mean over the text (mean ablation)
   std::vector<float> query_unrotated;  // q before RoPE (after the q norm, if any) [head_dim]
   std::vector<float> q;                // q as dotted with the keys [head_dim]
   std::vector<float> rope_angles;      // RoPE: the angle each pair of q turned by here, radians in (-pi, pi]
@@ -29,7 +30,7 @@ struct AttentionDetail {
   std::vector<float> scores;           // dots / scale (- slope * distance with ALiBi) [keys]
   std::vector<float> probabilities;    // softmax(scores) [keys]
   std::vector<float> value_rows;       // v_j [keys][head_dim]
-  std::vector<float> output;           // sum_j p_j v_j, times head_scale [head_dim]
+  std::vector<float> output;  // sum_j p_j v_j, times head_scale; the mean where mean_ablated [head_dim]
 };
 
 }  // namespace glassbox

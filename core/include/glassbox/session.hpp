@@ -95,6 +95,9 @@ class Session {
   // The logit lens: what the residual entering `layer` at `position` predicts for position + 1 (final norm
   // and unembedding applied to it); layer n_layers gives the model's own logits for that position.
   Result<void> layer_logits(int layer, int position, std::span<float> logits) const;
+  // The same for a residual row kept from an earlier run (dim values, as residual_trace().row(n_layers, p)
+  // holds it): final norm and unembedding, the model's logits for it bit for bit.
+  Result<void> residual_logits(std::span<const float> residual, std::span<float> logits) const;
   // Direct logit attribution (glassbox/logit_attribution.hpp): the logit of `token` at `position` split into
   // the embedding, every head, every feed-forward and the biases, recomputed from the residual trace.
   // BadArgument for a Post-LN model or a position not computed yet; NotRecorded when it was not kept.
@@ -106,6 +109,16 @@ class Session {
   // to see an ablation's whole effect. Fails with bad-argument on the wrong length or a non-finite scale.
   Result<void> set_head_scales(std::span<const float> scales);
   std::span<const float> head_scales() const;  // empty when none is set
+  // Mean ablation's half of it: offsets[layer * q_dim + h * head_dim + i] is added to head h's output after
+  // its scale, so a head scaled by 0 with its mean output as offset writes that mean at every position. Empty,
+  // or all 0: none. Takes effect as set_head_scales does; fails with bad-argument on the wrong length or a
+  // value that is not finite.
+  Result<void> set_head_offsets(std::span<const float> offsets);
+  std::span<const float> head_offsets() const;  // empty when none is set
+  // Reads `tokens` again from position 0 as the model was trained (both tables above cleared) and returns
+  // every head's output averaged over them, [n_layers][q_dim] laid out as the offsets: the means a mean
+  // ablation puts in. Fails as prefill does.
+  Result<std::vector<float>> read_averaging_heads(std::span<const int> tokens);
 
   const AttentionVariant& attention() const;
   SessionMemory memory() const;

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "glassbox/error.hpp"
+#include "glassbox/residual_trace.hpp"
 #include "glassbox/session.hpp"
 
 namespace glassbox {
@@ -157,8 +158,51 @@ Result<DistributionChange> compare_distributions(std::span<const float> logits_b
   return change;
 }
 
-Result<DistributionChange> ablate_session(Session& session, std::span<const int> tokens,
-                                          std::span<const float> table, int measured_position) {
+namespace {
+
+// The baseline's rows leaving the last layer at the positions the trace keeps, copied aside before the ablated
+// run replaces them.
+struct KeptOutputs {
+  int first_position = 0;
+  std::vector<float> rows;  // [positions][dim]
+};
+
+KeptOutputs keep_last_rows(const Session& session) {
+  const ResidualTrace& trace = session.residual_trace();
+  KeptOutputs kept;
+  if (!session.residual_trace_enabled() || trace.n_positions() == 0) return kept;
+  kept.first_position = trace.first_kept();
+  for (int p = trace.first_kept(); p < trace.n_positions(); ++p) {
+    const auto row = trace.row(trace.n_layers(), p);
+    kept.rows.insert(kept.rows.end(), row.begin(), row.end());
+  }
+  return kept;
+}
+
+// The mean ablation's tables: each listed head scaled by 0, with its mean (from the model as trained) as
+// offset. Reads the tokens again as trained (Session::read_averaging_heads); the heads are checked already.
+Result<std::vector<float>> mean_offsets(Session& session, std::span<const int> tokens,
+                                        std::span<const int> mean_heads, std::vector<float>& scales) {
+  const ModelConfig& c = session.model().config;
+  GLASSBOX_ASSIGN(const std::vector<float> means, session.read_averaging_heads(tokens));
+  std::vector<float> offsets(means.size(), 0.0f);
+  const auto head_dim = static_cast<std::size_t>(c.head_dim);
+  for (int i : mean_heads) {
+    const std::size_t at = static_cast<std::size_t>(i / c.n_heads) * static_cast<std::size_t>(c.q_dim()) +
+                           static_cast<std::size_t>(i % c.n_heads) * head_dim;
+    std::copy(means.begin() + static_cast<std::ptrdiff_t>(at),
+              means.begin() + static_cast<std::ptrdiff_t>(at + head_dim),
+              offsets.begin() + static_cast<std::ptrdiff_t>(at));
+    scales[static_cast<std::size_t>(i)] = 0.0f;
+  }
+  return offsets;
+}
+
+}  // namespace
+
+Result<AblationEffect> ablate_session(Session& session, std::span<const int> tokens,
+                                      std::span<const float> table, int measured_position,
+                                      std::span<const int> mean_heads) {
   if (tokens.empty() || session.position() != static_cast<int>(tokens.size()))
     return error(ErrorCode::InvalidState, "ablation: the session holds ", session.position(),
                  " positions, not the ", tokens.size(), " tokens given (it must have read them, from 0)");
@@ -166,31 +210,62 @@ Result<DistributionChange> ablate_session(Session& session, std::span<const int>
   if (measured_position < -1 || measured_position > last)
     return error(ErrorCode::BadArgument, "ablation: position ", measured_position, " is not one of the ",
                  tokens.size(), " tokens read (0 to ", last, ", or -1 for the last)");
-  GLASSBOX_TRY(check_head_scale_table(session.model().config, table));
+  const ModelConfig& c = session.model().config;
+  GLASSBOX_TRY(check_head_scale_table(c, table));
+  for (int i : mean_heads)  // checked before anything is read again, so that a refusal changes nothing
+    if (i < 0 || i >= c.n_layers * c.n_heads)
+      return error(ErrorCode::BadArgument, "mean ablation: head index ", i, " is not one of the model's ",
+                   c.n_layers * c.n_heads, " (layer * ", c.n_heads, " + head)");
   const auto read_again = [&]() -> Result<void> {
     session.reset();
     GLASSBOX_TRY(session.prefill(tokens));
     return ok();
   };
+  const int measured = measured_position == -1 ? last : measured_position;
   // The next-token logits at the measured position: the session's own after the last token (as before a
   // position could be named, bit for bit), else the model's output read back from the trace.
-  const auto measured = [&]() -> Result<std::vector<float>> {
-    if (measured_position == -1 || measured_position == last)
-      return std::vector<float>(session.logits().begin(), session.logits().end());
+  const auto measured_logits = [&]() -> Result<std::vector<float>> {
+    if (measured == last) return std::vector<float>(session.logits().begin(), session.logits().end());
     std::vector<float> logits(session.logits().size());
-    GLASSBOX_TRY(session.layer_logits(session.model().config.n_layers, measured_position, logits));
+    GLASSBOX_TRY(session.layer_logits(c.n_layers, measured, logits));
     return logits;
   };
-  // The baseline is the model as trained: where an ablation is on, the tokens are read again without it.
-  if (!session.head_scales().empty()) {
+  // The baseline is the model as trained: where an ablation is on, or means are wanted from it, the tokens
+  // are read again without it.
+  std::vector<float> scales(table.begin(), table.end()), offsets;
+  if (!mean_heads.empty()) {
+    GLASSBOX_ASSIGN(offsets, mean_offsets(session, tokens, mean_heads, scales));
+  } else if (!session.head_scales().empty() || !session.head_offsets().empty()) {
     GLASSBOX_TRY(session.set_head_scales({}));
+    GLASSBOX_TRY(session.set_head_offsets({}));
     GLASSBOX_TRY(read_again());
   }
-  GLASSBOX_ASSIGN(const std::vector<float> before, measured());
-  GLASSBOX_TRY(session.set_head_scales(table));
+  GLASSBOX_ASSIGN(const std::vector<float> before, measured_logits());
+  const KeptOutputs baseline = keep_last_rows(session);
+
+  GLASSBOX_TRY(session.set_head_scales(scales));
+  GLASSBOX_TRY(session.set_head_offsets(offsets));
   GLASSBOX_TRY(read_again());
-  GLASSBOX_ASSIGN(const std::vector<float> after, measured());
-  return compare_distributions(before, after);
+  GLASSBOX_ASSIGN(const std::vector<float> after, measured_logits());
+
+  AblationEffect effect;
+  GLASSBOX_ASSIGN(effect.change, compare_distributions(before, after));
+  // Every position both runs kept: the baseline's logits from its rows set aside, the ablated run's from the
+  // trace.
+  const ResidualTrace& trace = session.residual_trace();
+  const auto dim = static_cast<std::size_t>(c.dim);
+  const int kept = static_cast<int>(baseline.rows.size() / dim);
+  effect.first_position = std::max(baseline.first_position, trace.first_kept());
+  std::vector<float> p_logits(before.size()), q_logits(before.size());
+  for (int p = effect.first_position; p < baseline.first_position + kept && trace.kept(p); ++p) {
+    const auto row = std::span<const float>(baseline.rows)
+                         .subspan(static_cast<std::size_t>(p - baseline.first_position) * dim, dim);
+    GLASSBOX_TRY(session.residual_logits(row, p_logits));
+    GLASSBOX_TRY(session.layer_logits(c.n_layers, p, q_logits));
+    GLASSBOX_ASSIGN(DistributionChange change, compare_distributions(p_logits, q_logits));
+    effect.by_position.push_back(change);
+  }
+  return effect;
 }
 
 }  // namespace glassbox

@@ -12,6 +12,7 @@
 
 #include "glassbox/error.hpp"
 #include "kernels/quantized_activations.hpp"
+#include "model/head_ablation.hpp"
 #include "model/layer_steps.hpp"
 #include "model/linear.hpp"
 
@@ -232,11 +233,7 @@ Result<LogitAttribution> attribute_logit(const Model& model, const RunState& s,
                               score_bias(c, h, static_cast<std::size_t>(position)));
       float* out = o.data() + h * head_dim;
       attention_output(out, probabilities.data(), values + kv_offset, kv_dim, first_key, n_keys, head_dim);
-      const float scale =
-          s.head_scales.empty() ? 1.0f : s.head_scales[static_cast<std::size_t>(l) * c.n_heads + h];
-      if (scale != 1.0f)
-        for (std::size_t i = 0; i < head_dim; ++i)
-          out[i] *= scale;
+      ablate_head_output(c, s.head_scales, s.head_offsets, l, h, out);
     }
     linear(block.data(), layer.wo, layer.bo, o.data(), pool, scratch);
     std::vector<Vector> heads = head_parts(c, layer.wo, o);

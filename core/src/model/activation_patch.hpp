@@ -33,6 +33,10 @@ struct ActivationPatch {
   // Where to record every head's output: [n_layers][record_positions][q_dim]; null: no record.
   float* record_heads = nullptr;
   int record_positions = 0;  // positions per layer of record_heads, and of head_source
+  // Where to add up every head's output over the positions run (mean ablation's means, Session::
+  // read_averaging_heads): [n_layers][q_dim], in double, position by position in order, so that any chunking
+  // of the text gives the same sums. Null: none.
+  double* sum_heads = nullptr;
   // The feed-forward of layer `record_ffn_layer` recorded at the chunk's positions, [position][hidden_dim]
   // each (glassbox/neurons.hpp): what its neurons read before the activation (a gated one's gate projection,
   // a plain one's up projection), a gated one's up projection, and the hidden layer the down projection
@@ -79,10 +83,11 @@ inline int resume_stream(const ModelConfig& c, const ActivationPatch& patch, int
   return patch.resume_layer;
 }
 
-// The chunk's head outputs of `layer` ([n][q_dim]): recorded, and one head's replaced, where the patch asks.
+// The chunk's head outputs of `layer` ([n][q_dim]): recorded, one head's replaced, and summed, where the patch
+// asks.
 inline void patch_head_outputs(const ModelConfig& c, const ActivationPatch& patch, int layer,
                                int first_position, float* head_outputs, std::size_t n) {
-  if (!patch.record_heads && patch.head_layer != layer) return;
+  if (!patch.record_heads && patch.head_layer != layer && !patch.sum_heads) return;
   const auto q_dim = static_cast<std::size_t>(c.q_dim()), head_dim = static_cast<std::size_t>(c.head_dim);
   const auto layer_rows = static_cast<std::size_t>(layer) * static_cast<std::size_t>(patch.record_positions);
   for (std::size_t t = 0; t < n; ++t) {
@@ -94,6 +99,11 @@ inline void patch_head_outputs(const ModelConfig& c, const ActivationPatch& patc
       std::copy(source, source + head_dim, row + offset);
     }
     if (patch.record_heads) std::copy(row, row + q_dim, patch.record_heads + (layer_rows + position) * q_dim);
+    if (patch.sum_heads) {
+      double* sums = patch.sum_heads + static_cast<std::size_t>(layer) * q_dim;
+      for (std::size_t i = 0; i < q_dim; ++i)
+        sums[i] += row[i];
+    }
   }
 }
 

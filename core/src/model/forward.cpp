@@ -38,6 +38,7 @@
 #include "kernels/kernels.hpp"
 #include "model/attention_schedule.hpp"
 #include "model/feature_maps.hpp"
+#include "model/head_ablation.hpp"
 #include "model/layer_steps.hpp"
 #include "model/linear.hpp"
 #include "model/linear_batch.hpp"
@@ -75,15 +76,6 @@ void record_residuals(ResidualTrace* residuals, int first_position, int layer, c
       std::copy(x + t * dim, x + (t + 1) * dim, row);
 }
 
-// An ablated head's output is scaled (0: switched off) before the output projection mixes the heads.
-void scale_head_output(const ModelConfig& c, const RunState& s, int layer, std::size_t h, float* out) {
-  const float scale =
-      s.head_scales.empty() ? 1.0f : s.head_scales[static_cast<std::size_t>(layer * c.n_heads) + h];
-  if (scale != 1.0f)
-    for (std::size_t i = 0; i < static_cast<std::size_t>(c.head_dim); ++i)
-      out[i] *= scale;
-}
-
 // The scores of head h's query t (row[j] = q·k_j over the keys it sees) become its probabilities: scaled,
 // with ALiBi's bias where the model has it, a global-window variant's gap hidden, softmax. Returns the keys.
 KeyRange row_probabilities(const ModelConfig& c, const VisibleKeys& visible, std::size_t h, std::size_t t,
@@ -119,7 +111,7 @@ void attend_softmax(const ModelConfig& c, RunState& s, const VisibleKeys& visibl
     float* out = s.head_outputs.data() + t * q_dim + h * head_dim;
     const std::size_t kv_offset = (h / heads_per_kv) * head_dim;
     attention_output(out, row, values + kv_offset, kv_dim, first_key, n_keys, head_dim);
-    scale_head_output(c, s, layer, h, out);
+    ablate_head_output(c, s.head_scales, s.head_offsets, layer, h, out);
   });
 }
 
@@ -171,7 +163,7 @@ void attend_by_features(const ModelConfig& c, RunState& s, int layer, int first_
           feature_map(s, phi_q, s.q.data() + t * q_dim + h * head_dim, head_dim, true);
           float* out = s.head_outputs.data() + t * q_dim + h * head_dim;
           kernels::read_feature_sums(out, head_kv_sums, head_key_sums, phi_q, features, head_dim);
-          scale_head_output(c, s, layer, h, out);
+          ablate_head_output(c, s.head_scales, s.head_offsets, layer, h, out);
         }
       }
     }
@@ -211,7 +203,7 @@ void attend_low_rank(const ModelConfig& c, RunState& s, const VisibleKeys& visib
         float* out = s.head_outputs.data() + t * q_dim + h * head_dim;
         attention_output(out, row, values + (h / heads_per_kv) * head_dim, kv_dim, first_key, n_keys,
                          head_dim);
-        scale_head_output(c, s, layer, h, out);
+        ablate_head_output(c, s.head_scales, s.head_offsets, layer, h, out);
       }
     }
   };

@@ -50,6 +50,9 @@ struct RunState {
   // Head ablation: [n_layers][n_heads] factors on each head's output before the output projection; empty
   // when every head runs as trained (Session::set_head_scales).
   std::vector<float> head_scales;
+  // Mean ablation: [n_layers][q_dim] added to the heads' outputs after their scales (model/head_ablation.hpp);
+  // empty when none is set (Session::set_head_offsets).
+  std::vector<float> head_offsets;
   // Activation patching (model/activation_patch.hpp): off unless an analysis sets it for its own runs.
   ActivationPatch patch;
 

@@ -1,6 +1,7 @@
 #include "glassbox/session.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "glassbox/ablation.hpp"
 #include "glassbox/error.hpp"
@@ -161,6 +162,43 @@ std::span<const float> Session::head_scales() const {
   return state_->head_scales;
 }
 
+Result<void> Session::set_head_offsets(std::span<const float> offsets) {
+  const ModelConfig& c = model_->config;
+  const auto expected = static_cast<std::size_t>(c.n_layers) * static_cast<std::size_t>(c.q_dim());
+  if (!offsets.empty() && offsets.size() != expected)
+    return error(ErrorCode::BadArgument, "head offsets: ", offsets.size(), " values for a model of ",
+                 c.n_layers, " layers x ", c.q_dim(), " head outputs (", expected, ")");
+  if (const auto bad =
+          std::find_if(offsets.begin(), offsets.end(), [](float v) { return !std::isfinite(v); });
+      bad != offsets.end())
+    return error(ErrorCode::BadArgument, "head offsets: value ", bad - offsets.begin(),
+                 " is not a finite number");
+  const bool none = std::all_of(offsets.begin(), offsets.end(), [](float v) { return v == 0.0f; });
+  state_->head_offsets.assign(none ? offsets.end() : offsets.begin(), offsets.end());
+  return {};
+}
+
+std::span<const float> Session::head_offsets() const {
+  return state_->head_offsets;
+}
+
+Result<std::vector<float>> Session::read_averaging_heads(std::span<const int> tokens) {
+  const ModelConfig& c = model_->config;
+  if (tokens.empty()) return error(ErrorCode::BadArgument, "head means: no tokens to average over");
+  state_->head_scales.clear();
+  state_->head_offsets.clear();
+  std::vector<double> sums(static_cast<std::size_t>(c.n_layers) * static_cast<std::size_t>(c.q_dim()));
+  reset();
+  state_->patch.sum_heads = sums.data();
+  Result<std::span<const float>> read = prefill(tokens);
+  state_->patch.sum_heads = nullptr;
+  GLASSBOX_TRY(read);
+  std::vector<float> means(sums.size());
+  for (std::size_t i = 0; i < sums.size(); ++i)
+    means[i] = static_cast<float>(sums[i] / static_cast<double>(tokens.size()));
+  return means;
+}
+
 Result<void> Session::attention_rows(int layer, int head_begin, int head_end, int query_begin, int query_end,
                                      const AttentionRowFn& fn) const {
   GLASSBOX_TRY(exact_attention_only(state_->attention));
@@ -184,6 +222,10 @@ Result<void> Session::layer_logits(int layer, int position, std::span<float> log
     return error(ErrorCode::BadArgument, "position ", position, " has not been computed (0..", position_ - 1,
                  ")");
   return recompute_layer_logits(*model_, residuals_, *pool_, layer, position, logits);
+}
+
+Result<void> Session::residual_logits(std::span<const float> residual, std::span<float> logits) const {
+  return glassbox::residual_logits(*model_, *pool_, residual, logits);
 }
 
 Result<LogitAttribution> Session::logit_attribution(int position, int token) const {

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "glassbox/error.hpp"
+#include "model/head_ablation.hpp"
 #include "model/layer_steps.hpp"
 #include "model/linear.hpp"
 
@@ -102,6 +103,11 @@ Result<AttentionDetail> recompute_attention_detail(const Model& model, const Run
   d.scale = std::sqrt(static_cast<float>(head_dim));
   if (!s.head_scales.empty())
     d.head_scale = s.head_scales[static_cast<std::size_t>(layer * c.n_heads + head)];
+  if (!s.head_offsets.empty() && d.head_scale == 0.0f) {  // switched off, and given a fixed output
+    const auto offset =
+        s.head_offsets.begin() + static_cast<std::ptrdiff_t>(layer * c.q_dim() + head * c.head_dim);
+    d.mean_ablated = std::any_of(offset, offset + c.head_dim, [](float v) { return v != 0.0f; });
+  }
 
   // The query of every head, as forward() computes it; this head's slice is kept.
   std::vector<float> normed(static_cast<std::size_t>(c.dim)), q(static_cast<std::size_t>(c.q_dim()));
@@ -151,9 +157,9 @@ Result<AttentionDetail> recompute_attention_detail(const Model& model, const Run
                           bias);
   d.output.resize(head_dim);
   attention_output(d.output.data(), d.probabilities.data(), value_cache, kv_dim, first_key, keys, head_dim);
-  if (d.head_scale != 1.0f)
-    for (float& v : d.output)
-      v *= d.head_scale;
+  // As the forward pass leaves it: scaled, or replaced by the head's mean (mean ablation).
+  ablate_head_output(c, s.head_scales, s.head_offsets, layer, static_cast<std::size_t>(head),
+                     d.output.data());
   return d;
 }
 
@@ -167,8 +173,19 @@ Result<void> recompute_layer_logits(const Model& model, const ResidualTrace& res
     return error(ErrorCode::BadArgument, "logit lens: room for ", logits.size(),
                  " logits, the vocabulary has ", c.vocab_size);
   if (!residuals.kept(position)) return not_kept(residuals, position);
+  return residual_logits(model, pool, residuals.row(layer, position), logits);
+}
+
+Result<void> residual_logits(const Model& model, ThreadPool& pool, std::span<const float> residual,
+                             std::span<float> logits) {
+  const ModelConfig& c = model.config;
+  if (residual.size() != static_cast<std::size_t>(c.dim) ||
+      logits.size() != static_cast<std::size_t>(c.vocab_size))
+    return error(ErrorCode::BadArgument, "logits of a residual: ", residual.size(),
+                 " values in and room for ", logits.size(), " out; the model has ", c.dim, " and ",
+                 c.vocab_size);
   const ModelWeights& w = model.weights;
-  std::vector<float> x(residuals.row(layer, position).begin(), residuals.row(layer, position).end());
+  std::vector<float> x(residual.begin(), residual.end());
   if (w.final_norm.present()) normalize(c, x.data(), x.data(), w.final_norm, w.final_norm_bias);
   DecodeScratch scratch = scratch_for(model, pool);
   linear(logits.data(), w.output, Tensor{}, x.data(), pool, scratch);

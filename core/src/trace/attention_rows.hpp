@@ -35,4 +35,8 @@ Result<AttentionDetail> recompute_attention_detail(const Model& model, const Run
 Result<void> recompute_layer_logits(const Model& model, const ResidualTrace& residuals, ThreadPool& pool,
                                     int layer, int position, std::span<float> logits);
 
+// The same for a residual row given (dim floats, as the trace holds it): the final norm and the unembedding.
+Result<void> residual_logits(const Model& model, ThreadPool& pool, std::span<const float> residual,
+                             std::span<float> logits);
+
 }  // namespace glassbox

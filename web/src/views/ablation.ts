@@ -1,11 +1,14 @@
-// Head ablation, live: the heads marked (in the model view, the head table, or here) are switched off or
-// scaled, the worker reads the current tokens again with them, and the page shows how the next-token
-// distribution at the current step changed (KL divergence in bits, the top token's probability) while every
-// attention view redraws from the ablated run. A badge says so until Reset.
+// Head ablation, live: the heads marked (in the model view, the head table, or here) are switched off,
+// scaled, or replaced by their mean output over the text (mean ablation: the head still writes, but the same
+// thing at every position, so what is lost is what it says about this position in particular). The worker
+// reads the current tokens again with them, and the page shows how the next-token distribution at the
+// current step changed (KL divergence in bits, the top token's probability) and the KL at every position,
+// while every attention view redraws from the ablated run. A badge says so until Reset.
 import type { AblationResult } from '../protocol-model-inspector';
 import { setDisabled } from '../ui/keep-focus';
 import { el, inlineField, tokenLabel } from '../ui/text';
 import type { HeadSelection } from './head-selection';
+import { klStrip } from './kl-strip';
 
 export class AblationPanel {
   private readonly list = el('div', 'ablation-list');
@@ -18,8 +21,10 @@ export class AblationPanel {
   private enabled = false;
   private hasTokens = false;
   active: number[] | null = null; // the table applied, while an ablation is on
-  onApply: (table: number[]) => void = () => {};
+  onApply: (table: number[], meanHeads: number[]) => void = () => {};
   onReset: () => void = () => {};
+  /** A bar of the KL strip was clicked: select that step. */
+  onSelect: (position: number) => void = () => {};
 
   constructor(
     root: HTMLElement,
@@ -30,12 +35,13 @@ export class AblationPanel {
     this.applyButton.id = 'ablation-apply';
     this.resetButton.id = 'ablation-reset';
     this.layerSelect.id = 'ablation-layer';
+    this.clearButton.id = 'ablation-clear';
     const layerButton = el('button', 'button small', 'Mark every head of the layer');
     layerButton.type = 'button';
     layerButton.id = 'ablation-mark-layer';
     layerButton.addEventListener('click', () => this.selection.selectLayer(Number(this.layerSelect.value)));
     this.clearButton.addEventListener('click', () => this.selection.clear());
-    this.applyButton.addEventListener('click', () => this.onApply(this.selection.table()));
+    this.applyButton.addEventListener('click', () => this.onApply(this.selection.table(), this.selection.meanHeads()));
     this.resetButton.addEventListener('click', () => this.onReset());
     const quick = el('div', 'ablation-quick');
     quick.append(inlineField('Layer', this.layerSelect), layerButton, this.clearButton);
@@ -43,7 +49,7 @@ export class AblationPanel {
     actions.append(this.applyButton, this.resetButton);
     this.result.setAttribute('aria-live', 'polite');
     root.append(
-      el('p', 'muted', 'Mark heads with Shift+click (or X) in the model view, with the boxes of the head table, or a whole layer here; set each one\'s scale (0 switches it off), then Apply: the model reads the current text again with those heads scaled.'),
+      el('p', 'muted', 'Mark heads with Shift+click (or X) in the model view, with the boxes of the head table, or a whole layer here; set each one\'s scale (0 switches it off) or replace it by its mean output over the text, then Apply: the model reads the current text again with those heads changed.'),
       quick,
       this.list,
       actions,
@@ -85,10 +91,11 @@ export class AblationPanel {
       this.list.replaceChildren(el('p', 'empty small', 'No head marked.'));
     } else {
       this.list.replaceChildren(
-        ...entries.map(({ layer, head, scale }) => {
+        ...entries.map(({ layer, head, scale, mean }) => {
           const row = el('div', 'ablation-row');
           row.dataset.layer = String(layer);
           row.dataset.head = String(head);
+          row.dataset.mean = String(mean);
           const name = el('span', 'ablation-name', `layer ${layer} · head ${head}`);
           const slider = el('input');
           slider.type = 'range';
@@ -97,17 +104,28 @@ export class AblationPanel {
           slider.step = '0.05';
           slider.value = String(scale);
           slider.setAttribute('aria-label', `scale of layer ${layer} head ${head}`);
-          const value = el('output', 'ablation-scale', scale === 0 ? 'off' : `× ${scale.toFixed(2)}`);
+          slider.disabled = mean;
+          const value = el('output', 'ablation-scale', mean ? 'mean' : scale === 0 ? 'off' : `× ${scale.toFixed(2)}`);
           slider.addEventListener('input', () => {
             const s = Number(slider.value);
             value.textContent = s === 0 ? 'off' : `× ${s.toFixed(2)}`;
           });
           slider.addEventListener('change', () => this.selection.set(layer, head, Number(slider.value)));
+          // Mean ablation: the head's output averaged over the text, written at every position.
+          const meanBox = el('input');
+          meanBox.type = 'checkbox';
+          meanBox.checked = mean;
+          meanBox.className = 'ablation-mean-box';
+          meanBox.setAttribute('aria-label', `replace layer ${layer} head ${head} by its mean output over the text`);
+          meanBox.addEventListener('change', () => this.selection.setMean(layer, head, meanBox.checked));
+          const meanLabel = el('label', 'ablation-mean');
+          meanLabel.title = 'Replace the head\'s output by its average over the text: it keeps writing, but the same vector at every position.';
+          meanLabel.append(meanBox, ' mean');
           const remove = el('button', 'button small', 'Unmark');
           remove.type = 'button';
           remove.setAttribute('aria-label', `unmark layer ${layer} head ${head}`);
           remove.addEventListener('click', () => this.selection.set(layer, head, null));
-          row.append(name, slider, value, remove);
+          row.append(name, slider, value, meanLabel, remove);
           return row;
         }),
       );
@@ -115,12 +133,14 @@ export class AblationPanel {
     this.updateButtons();
   }
 
-  setActive(table: number[] | null) {
+  setActive(table: number[] | null, meanHeads: number[] = []) {
     this.active = table;
-    const changed = table ? table.filter((s) => s !== 1).length : 0;
+    const means = new Set(meanHeads);
+    const scaled = table ? table.filter((s, i) => s !== 1 && !means.has(i)).length : 0;
+    const parts = [scaled > 0 || means.size === 0 ? `${scaled} head${scaled === 1 ? '' : 's'} scaled` : '', means.size > 0 ? `${means.size} replaced by ${means.size === 1 ? 'its' : 'their'} mean` : ''];
     for (const badge of this.badges) {
       badge.hidden = table === null;
-      badge.textContent = `Ablation on: ${changed} head${changed === 1 ? '' : 's'} scaled`;
+      badge.textContent = `Ablation on: ${parts.filter(Boolean).join(', ')}`;
       badge.title = 'Attention and generation use the ablated model until Reset (in the head ablation card).';
     }
     this.updateButtons();
@@ -147,10 +167,21 @@ export class AblationPanel {
       list.append(el('dt', '', label), dd);
     }
     list.dataset.kl = String(change.klBits);
-    this.result.replaceChildren(
-      el('p', 'muted', `Next-token distribution at the current step, after position ${change.position} (token ${change.position + 1}), without the ablation (p) and with it (q). Move the step and Apply again to measure another:`),
+    const parts: HTMLElement[] = [
+      el('p', 'muted', `Next-token distribution at the current step, after position ${change.position} (token ${change.position + 1}), without the ablation (p) and with it (q):`),
       list,
-    );
+    ];
+    if (change.klBitsByPosition.length > 0) {
+      const { strip, summary } = klStrip(
+        { firstPosition: change.comparedFrom, bits: change.klBitsByPosition, topKept: change.topKeptByPosition, pieces: change.pieces },
+        change.position,
+        (position) => this.onSelect(position),
+      );
+      const note = el('p', 'note', `${summary} Click a bar to make it the current step.`);
+      note.dataset.key = 'kl-summary';
+      parts.push(el('h3', 'ablation-subhead', 'KL at every position'), strip, note);
+    }
+    this.result.replaceChildren(...parts);
   }
 
   note(text: string) {

@@ -5,6 +5,7 @@
 import type { LabResult } from '../protocol-step-inspector';
 import { el, tokenLabel, decodeUtf8 } from '../ui/text';
 import { attentionImage } from './attention-image';
+import { klStrip } from './kl-strip';
 import { formatProbability } from './next-token';
 
 const BITS_PER_NAT = 1 / Math.LN2;
@@ -146,25 +147,12 @@ export class AttentionLabView {
     tops.append(topList('Next token, exact', r.exactTop, r.exactTopPieces, variantIds), topList(`Next token, ${r.query.variant}`, r.variantTop, r.variantTopPieces, exactIds));
 
     // --- KL at every position compared ---
-    const strip = el('div', 'lab-strip');
-    strip.setAttribute('aria-label', 'KL divergence at each position; a bar that is red marks a position whose top token changes');
-    const klMax = Math.max(...r.klByPosition, 1e-9);
-    r.klByPosition.forEach((value, i) => {
-      const position = r.comparedFrom + i;
-      const bar = el('span', r.topAgreesByPosition[i] ? 'lab-bar' : 'lab-bar lab-bar-disagrees');
-      bar.style.height = `${Math.max(2, (value / klMax) * 100)}%`;
-      if (position === step) bar.classList.add('lab-bar-step');
-      bar.title = `position ${position} “${tokenLabel(r.pieces[position])}”: KL ${(value * BITS_PER_NAT).toPrecision(3)} bits${r.topAgreesByPosition[i] ? '' : ' · top token changes'}`;
-      bar.addEventListener('click', () => this.onSelect(position));
-      strip.append(bar);
-    });
-    const agreeing = r.topAgreesByPosition.filter(Boolean).length;
-    const summary = el(
-      'p',
-      'note',
-      `Positions ${r.comparedFrom}–${step}: mean KL ${((r.klByPosition.reduce((a, b) => a + b, 0) / r.klByPosition.length) * BITS_PER_NAT).toPrecision(3)} bits, top token kept at ${agreeing} of ${r.klByPosition.length}. ` +
-        (n > 1 ? `Loss on the text: exact ${r.exactLoss.toFixed(3)}, ${r.query.variant} ${r.variantLoss.toFixed(3)} nats per token.` : ''),
+    const { strip, summary: klSummary } = klStrip(
+      { firstPosition: r.comparedFrom, bits: r.klByPosition.map((nats) => nats * BITS_PER_NAT), topKept: r.topAgreesByPosition, pieces: r.pieces.slice(r.comparedFrom) },
+      step,
+      (position) => this.onSelect(position),
     );
+    const summary = el('p', 'note', `${klSummary} ` + (n > 1 ? `Loss on the text: exact ${r.exactLoss.toFixed(3)}, ${r.query.variant} ${r.variantLoss.toFixed(3)} nats per token.` : ''));
     summary.dataset.key = 'summary';
 
     // --- the text each attention writes from the step ---

@@ -149,7 +149,7 @@ export class HeadsOverview {
         `${Math.round(stats[s + 2] * 100)}% on the previous token (over this window's rows).`;
       tile.setAttribute(
         'aria-label',
-        `layer ${layer} head ${head}` + (report ? `, role ${report.role}` : '') + (marked ? `, marked for ablation at scale ${scale}` : ''),
+        `layer ${layer} head ${head}` + (report ? `, role ${report.role}` : '') + (marked ? (this.selection.isMean(layer, head) ? ', marked to be replaced by its mean' : `, marked for ablation at scale ${scale}`) : ''),
       );
     });
   }

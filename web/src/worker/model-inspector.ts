@@ -41,8 +41,9 @@ export function handleModelInspector(context: ModelInspectorContext, message: { 
       case 'ablate':
         if (context.generating()) throw new Error('Stop the generation first: the ablation reads its tokens again.');
         {
-          const change = e.ablate(m.scales, m.position ?? -1);
-          post(replyTo(m.type, m.req, { ...change, pieceBefore: e.piece(change.topBefore), pieceAfter: e.piece(change.topAfter) }));
+          const change = e.ablate(m.scales, m.position ?? -1, m.meanHeads ?? []);
+          const compared = Array.from(e.sequence().subarray(change.comparedFrom, change.comparedFrom + change.klBitsByPosition.length));
+          post(replyTo(m.type, m.req, { ...change, pieceBefore: e.piece(change.topBefore), pieceAfter: e.piece(change.topAfter), pieces: e.pieces(compared) }));
         }
         break;
       case 'clear-ablation':
