@@ -55,17 +55,24 @@ val Engine::start(const std::string& prompt, double max_new_tokens, double max_s
   return result;
 }
 
-// Starts a conversation's next turn from token ids (a chat rendered and tokenized with special tokens):
-// Generator::extend keeps the positions the session already ran when the ids extend them. Returns {ids,
-// kept}: the ids and how many positions were kept.
+// Starts a conversation's next turn, or a Step of the page, from token ids (a chat rendered and tokenized with
+// special tokens; the text so far): Generator::extend keeps the positions the session already ran when the ids
+// extend them, and the sampler then goes on with its random sequence. Returns {ids, kept}: the ids and how
+// many positions were kept.
 val Engine::start_tokens(const val& prompt, double max_new_tokens, double max_steps) {
   if (!generator_) return no_session();
   const auto limits = limits_from_js(max_new_tokens, max_steps);
   if (!limits) return failure(limits.error());
   const std::vector<int> ids = emscripten::vecFromJSArray<int>(prompt);
-  sampler_ = Sampler(settings_);
   auto kept = generator_->extend(ids, *limits);
   if (!kept) return failure(kept.error());
+  // A run that goes on (its positions kept) with the settings it was sampled with keeps its random sequence,
+  // so that Step after a sampled Generate draws what one longer Generate would; anything else starts again
+  // from the seed.
+  const SamplerSettings& was = sampler_.settings();
+  const bool same_settings = was.temperature == settings_.temperature && was.top_k == settings_.top_k &&
+                             was.top_p == settings_.top_p && was.seed == settings_.seed;
+  if (*kept == 0 || !same_settings) sampler_ = Sampler(settings_);
   val result = val::object();
   result.set("ids", array_to_js(std::vector<int32_t>(ids.begin(), ids.end()), "Int32Array"));
   result.set("kept", *kept);

@@ -330,7 +330,8 @@ export class GlassboxEngine {
   /**
    * Starts a conversation's next turn from token ids, as start() does, but keeps the positions the session
    * already ran when `ids` begins with them (the new rendering extends the conversation): `kept` says how
-   * many. Errors: as start().
+   * many. Then the sampler goes on with its random sequence (unless setSampler() changed the settings), so
+   * extending a sampled run draws what one longer run would. Errors: as start().
    */
   startTokens(ids: ArrayLike<number>, limits?: GenerationLimits): { ids: Int32Array; kept: number };
   /** Ends the generation now; returns why it ended ("stopped" unless it had already ended), null if none began. */

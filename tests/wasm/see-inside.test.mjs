@@ -129,3 +129,35 @@ test('logitLens: each layer as the document has it, the last row the model\'s ow
   assert.equal(lens.probabilities[last], top.probability);
   assert.throws(() => engine.logitLens(0, n + 1, 1), (e) => e.code === 'bad-argument');
 });
+
+test('a sampled run extended token by token (the page\'s Step) draws what one longer run draws', async (t) => {
+  if (!requireFiles(t, engineFile, bin, tok)) return;
+  const engine = await loadedEngine();
+  // The text so far: the tokens read, then the last one drawn (not read yet).
+  const text = (last) => [...engine.sequence(), last.id];
+  const run = (maxTokens) => {
+    engine.start(PROMPT, { maxTokens });
+    let token;
+    while (!(token = engine.step()).end);
+    return text(token);
+  };
+  const longer = run(STEPS + 3);
+  let sequence = run(STEPS);
+  for (let i = 0; i < 3; i++) {
+    const { kept } = engine.startTokens(sequence, { maxTokens: 1 });
+    assert.equal(kept, sequence.length - 1, 'the positions read are kept');
+    sequence = text(engine.step());
+  }
+  assert.deepEqual(sequence, longer);
+  // New settings start the random sequence again from their seed: the token drawn is the one a fresh start
+  // from the same tokens draws.
+  const story = run(STEPS);
+  engine.setSampler({ ...SAMPLER, seed: 8 });
+  assert.equal(engine.startTokens(story, { maxTokens: 1 }).kept, story.length - 1);
+  const drawn = engine.step().id;
+  engine.reset();
+  assert.equal(engine.startTokens(story, { maxTokens: 1 }).kept, 0);
+  assert.equal(engine.step().id, drawn);
+  engine.setSampler(SAMPLER);
+  engine.dispose();
+});
