@@ -14,6 +14,8 @@ const PROMPT = 'Once upon a time, there was a little girl named Lily.';
 const suite = browserSuite();
 const { withPage } = suite;
 const idle = (page) => page.evaluate(() => window.__glassbox.circuits.whenIdle());
+/** Grid cells that read "-0.00" (a sign that is not there). */
+const negativeZeros = (page) => page.$$eval('.attribution-grid td, .patch-grid td, .neuron-table td', (cells) => cells.map((c) => c.textContent).filter((t) => /(^|\s)-0\.0+(\s|$)/.test(t)));
 const attribution = (page) =>
   page.evaluate(() => {
     const a = window.__glassbox.circuits.attribution;
@@ -34,6 +36,7 @@ test('c1. attribution splits the current step\'s logit into parts that add up, a
     assert.ok(Math.abs(a.sumOfParts - a.logit) < 1e-4, `${a.sumOfParts} against ${a.logit}`);
     const info = await page.evaluate(() => window.__glassbox.info);
     assert.equal(await page.locator('.attribution-grid td.attribution-cell').count(), info.layers * (info.heads + 1));
+    assert.deepEqual(await negativeZeros(page), [], 'a part that rounds to 0 reads 0.00');
 
     const engine = await storiesEngine();
     engine.startTokens(sequence.slice(0, 8), { maxTokens: 1 });
@@ -61,6 +64,7 @@ test('c1. attribution splits the current step\'s logit into parts that add up, a
     const drawn = engine.logitAttribution(at, d.token);
     const other = engine.logitAttribution(at, d.baselineToken);
     assert.ok(Math.abs(d.logit - (drawn.logit - other.logit)) < 1e-9);
+    assert.deepEqual(await negativeZeros(page), []);
     await page.locator('#attribution-card').screenshot({ path: path.join(outputDir, 'circuits-attribution.png') });
     assert.deepEqual(errors, []);
   });

@@ -1,11 +1,14 @@
 // The page's main flows in every browser engine: Firefox ESR and WebKit (WebKitGTK's MiniBrowser, the engine
 // Safari uses) beside Chromium, driven as tests/browser/engines.mjs describes. In each: stories260K loads (on the
 // threaded build where the engine can share memory with workers), 40 greedy tokens match Chromium's (and the
-// golden file's, when it is there), the attention views are drawn from a causal trace, a file that is no model
-// gets its message, and the page reloads and generates with its site gone (service worker). Chromium runs only
-// as far as its tokens, the reference: page.test.mjs has its other flows. Screenshots (the viewport) go to
-// test-output/engines-<engine>-*.png. An engine whose programs are absent is skipped with a message, or fails
-// under CI=true or GLASSBOX_REQUIRE_MODELS=1 (as in .ci/run).
+// golden file's, when it is there), the attention views are drawn from a causal trace, the see-inside cards
+// follow one step (the flow diagram with its stream lengths and neurons, the attribution grid, the attention
+// lab's pictures; patching runs to the end with its progress, equal to `glassbox patch`: each against the same
+// WebAssembly build under Node or the CLI), a file that is no model gets its message, and the page reloads and
+// generates with its site gone (service worker). Chromium runs only as far as its tokens, the reference:
+// page, flow, circuits, attention-lab and step-coherence.test.mjs have its other flows. Screenshots (the
+// viewport) go to test-output/engines-<engine>-*.png. An engine whose programs are absent is skipped with a
+// message, or fails under CI=true or GLASSBOX_REQUIRE_MODELS=1 (as in .ci/run).
 // Run: node --test --test-concurrency=1 tests/browser/engines.test.mjs
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -17,6 +20,7 @@ import { after, before, describe, test } from 'node:test';
 import { startStaticServer } from '../../web/tools/static-server.mjs';
 import { ENGINES, missingPrograms } from './engines.mjs';
 import { SUBFOLDER, dist, haveStories, outputDir, readGolden, repo, requireAll } from './harness.mjs';
+import { cli, stories, storiesEngine } from '../wasm/helpers.mjs';
 
 const mustRun = requireAll || process.env.CI === 'true';
 const PROMPT = 'Once upon a time';
@@ -123,6 +127,100 @@ for (const engine of ENGINES) {
       assert.ok(pixels.masked > 0 && pixels.coloured > 0, `the heatmap is drawn (${JSON.stringify(pixels)})`);
       assert.equal(pixels.heads, 8, 'the heads overview shows the 8 heads');
       await driver.screenshot(shot('generated'));
+      assert.deepEqual(await driver.errorsSoFar(), []);
+    });
+
+    flow('the new cards: the flow diagram, attribution, patching and the lab follow one step', async () => {
+      // The step every view follows, moved as a click on a prompt token would.
+      const at = 3;
+      await driver.run((i) => (document.querySelector(`#tokens .chip[data-index="${i}"]`).click(), true), at);
+      try {
+        await driver.run(() => window.__glassbox.flow.whenIdle());
+        const seen = await driver.run(() => ({ position: window.__glassbox.seeInside.position, sequence: window.__glassbox.seeInside.sequence, info: window.__glassbox.info }));
+        assert.equal(seen.position, at);
+        const engine = await storiesEngine(); // the same WebAssembly build under Node, for the same tokens
+        engine.startTokens(seen.sequence.slice(0, at + 2), { maxTokens: 1 });
+        engine.step();
+
+        // The diagram: the model's own parts, the token read at the step, the stream's length entering each layer.
+        const flowShown = await driver.run(() => ({
+          parts: [...document.querySelectorAll('#flow [data-part]')].map((n) => n.dataset.part),
+          token: document.querySelector('#flow [data-part="token"]').textContent,
+          bars: [...document.querySelectorAll('#flow .flow-bar')].map((b) => Number(b.dataset.value)),
+          neurons: [...document.querySelectorAll('.neuron-table tr[data-neuron]')].map((r) => Number(r.dataset.neuron)),
+          neuronLayer: Number(document.querySelector('#neuron-layer').value),
+        }));
+        assert.deepEqual(flowShown.parts, ['token', 'embedding', 'norm-attention', 'attention', 'norm-ffn', 'ffn', 'stream', 'final-norm', 'unembedding', 'softmax']);
+        assert.match(flowShown.token, new RegExp(`at position ${at} \\(the current step\\)`));
+        assert.deepEqual(flowShown.bars, Array.from(engine.residualNorms(at, at + 1)));
+        const neurons = engine.topNeurons(seen.sequence.slice(0, at + 1), flowShown.neuronLayer, at, flowShown.neurons.length);
+        assert.ok(flowShown.neurons.length > 0, 'the neuron table has rows');
+        assert.deepEqual(flowShown.neurons, neurons.top.map((t) => t.neuron));
+
+        // Attribution at the same step: a layer × (heads + FFN) grid whose parts add up to the engine's logit.
+        await driver.run(() => (document.querySelector('#attribution-card').scrollIntoView(), true));
+        await driver.run(() => window.__glassbox.circuits.whenIdle());
+        const a = await driver.run(() => {
+          const r = window.__glassbox.circuits.attribution;
+          return r && { position: r.position, token: r.token, logit: r.logit, sumOfParts: r.sumOfParts, headParts: Array.from(r.headParts), cells: document.querySelectorAll('.attribution-grid td.attribution-cell').length };
+        });
+        assert.equal(a.position, at);
+        assert.equal(a.token, seen.sequence[at + 1], 'the token that came next');
+        assert.ok(Math.abs(a.sumOfParts - a.logit) < 1e-4, `${a.sumOfParts} against ${a.logit}`);
+        assert.equal(a.cells, seen.info.layers * (seen.info.heads + 1));
+        const native = engine.logitAttribution(at, a.token);
+        assert.equal(a.logit, native.logit);
+        assert.deepEqual(a.headParts, Array.from(native.headParts));
+
+        // The lab at the same step draws its three pictures and its KL strip.
+        await driver.run(() => (document.querySelector('#attention-lab-card').scrollIntoView(), true));
+        await driver.waitFor(() => window.__glassbox.lab.result !== null);
+        await driver.run(() => window.__glassbox.lab.whenIdle());
+        const lab = await driver.run(() => {
+          const r = window.__glassbox.lab.result;
+          const canvases = [...document.querySelectorAll('.lab-canvas')];
+          const inked = canvases.map((c) => {
+            const { data } = c.getContext('2d').getImageData(0, 0, c.width, c.height);
+            let n = 0;
+            for (let i = 0; i < data.length; i += 4) if (data[i + 3] > 0 && !(data[i] === 255 && data[i + 1] === 255 && data[i + 2] === 255)) n++;
+            return n;
+          });
+          return { n: r.n, bars: document.querySelectorAll('.lab-bar').length, kl: r.klByPosition.length, widths: canvases.map((c) => c.width), inked };
+        });
+        assert.equal(lab.n, at + 1, 'the text up to the current step');
+        assert.deepEqual(lab.widths, [lab.n, lab.n, lab.n]);
+        assert.equal(lab.bars, lab.kl);
+        assert.ok(lab.inked.every((n) => n > 0), `every picture is drawn: ${lab.inked}`);
+
+        // Patching runs to the end with its progress shown, and its maps are glassbox patch's.
+        await driver.run(() => {
+          document.querySelector('#patching-card').scrollIntoView();
+          window.__patchStatuses = [];
+          const status = document.querySelector('.patch-status');
+          new MutationObserver(() => window.__patchStatuses.push(status.textContent)).observe(status, { childList: true, characterData: true, subtree: true });
+          document.querySelector('#patch-run').click();
+          return true;
+        });
+        await driver.waitFor(() => window.__glassbox.circuits.patch !== null);
+        const patch = await driver.run(() => {
+          const p = window.__glassbox.circuits.patch;
+          return { residual: Array.from(p.residual), heads: Array.from(p.headEffects), target: p.target, statuses: window.__patchStatuses, clean: document.querySelector('#patch-clean').value, corrupt: document.querySelector('#patch-corrupt').value, cells: document.querySelectorAll('.patch-grid .patch-cell').length };
+        });
+        assert.ok(patch.statuses.some((s) => /Patching: \d+ of \d+ cells/.test(s)), `progress was shown: ${patch.statuses.join(' | ')}`);
+        assert.match(patch.statuses.at(-1), /forward passes in [\d.]+ s/);
+        const expected = JSON.parse(execFileSync(cli, ['patch', '--model', stories.model, '--tokenizer', stories.tokenizer, '--clean', patch.clean, '--corrupt', patch.corrupt, '--json'], { encoding: 'utf8' }));
+        assert.equal(patch.target, expected.target.id);
+        expected.residual.flat().forEach((e, i) => assert.ok(Math.abs(e - patch.residual[i]) < 1e-6, `residual cell ${i}: ${patch.residual[i]} against ${e}`));
+        expected.heads.flat().forEach((e, i) => assert.ok(Math.abs(e - patch.heads[i]) < 1e-6, `head ${i}`));
+        assert.equal(patch.cells, patch.residual.length + patch.heads.length);
+        await driver.screenshot(shot('patching'));
+      } finally {
+        // "Follow newest" lets the step go: a pinned one is written into the address, and the reload below
+        // would restore it by generating again.
+        await driver.run(() => ([...document.querySelectorAll('button')].find((b) => b.textContent === 'Follow newest').click(), true));
+      }
+      const newest = await driver.run(() => ({ position: window.__glassbox.seeInside.position, length: window.__glassbox.seeInside.sequence.length }));
+      assert.equal(newest.position, newest.length - 2);
       assert.deepEqual(await driver.errorsSoFar(), []);
     });
 

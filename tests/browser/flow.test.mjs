@@ -1,7 +1,8 @@
 // The whole model in one picture: the flow diagram is drawn from the loaded model's own configuration (Pre-LN
 // stories260K, a Post-LN and a sandwich model from the reference fixtures), follows the current step (the
 // token read, the stream's length entering each layer, against the engine under Node), links each part to
-// its view from the keyboard, and the residual strip's click selects a step everywhere.
+// its view from the keyboard, and the residual strip's click selects a step everywhere. On a phone the diagram
+// fits, and the neuron and attribution tables scroll sideways with their row labels in sight.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -43,6 +44,7 @@ test('f1. the diagram draws stories260K as it is built and follows the current s
     assert.match(await page.textContent('#flow [data-part="token"]'), new RegExp(`at position ${position} \\(the current step\\)`));
 
     // The feed-forward's most active neurons at the step: the engine's, for the same tokens and layer.
+    assert.equal(await page.$eval('#neuron-layer', (s) => s.selectedIndex), 0, 'the layer select shows layer 0, the one read');
     await page.selectOption('#neuron-layer', '2');
     await flowIdle(page);
     const shown = await page.$$eval('.neuron-table tr[data-neuron]', (rows) => rows.map((r) => Number(r.dataset.neuron)));
@@ -94,7 +96,7 @@ test('f2. Post-LN and sandwich models are drawn as what they are', async (t) => 
   });
 });
 
-test('f3. on a phone the diagram fits the screen', async (t) => {
+test('f3. on a phone the diagram fits the screen, and the tables scroll sideways with their row labels in sight', async (t) => {
   await withPage(
     t,
     async ({ page, errors }) => {
@@ -107,6 +109,19 @@ test('f3. on a phone the diagram fits the screen', async (t) => {
       const svgWidth = await page.$eval('#flow .flow-svg', (s) => s.getBoundingClientRect().width);
       assert.ok(svgWidth >= 540, `the diagram is ${svgWidth} px wide`);
       await page.screenshot({ path: path.join(outputDir, 'flow-phone.png') });
+      // The neuron table and the attribution grid scroll sideways in their boxes with their row labels in sight.
+      await page.locator('#attribution-card').scrollIntoViewIfNeeded();
+      await page.evaluate(() => window.__glassbox.circuits.whenIdle());
+      await page.locator('.attribution-grid td.attribution-cell').first().waitFor();
+      const labels = await page.evaluate(() =>
+        ['.neuron-table', '.attribution-grid'].map((table) => {
+          const box = document.querySelector(table).closest('.attribution-scroll');
+          box.scrollLeft = box.scrollWidth;
+          const label = document.querySelector(`${table} tr:last-child > :first-child`).getBoundingClientRect();
+          return { table, scrolled: box.scrollLeft, offset: label.left - box.getBoundingClientRect().left };
+        }),
+      );
+      for (const l of labels) assert.ok(l.scrolled > 0 && Math.abs(l.offset) <= 1, `${l.table}: scrolled ${l.scrolled} px, its row label at ${l.offset} px from the box's edge`);
       assert.deepEqual(errors, []);
     },
     { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true },

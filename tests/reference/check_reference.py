@@ -1012,6 +1012,33 @@ def circuits_patch_and_attribute_consistently():
 
 
 @check
+def neurons_are_what_the_down_projection_reads():
+    """The traced hidden units (neuron_fixtures.py): act(gate) * up (gated) or act(up) (plain, up traced as 0),
+    and down(hidden) is the feed-forward's output; a prompt cut after position 3 traces the same rows."""
+    for seed, (stem, cfg, _) in enumerate(configs.VARIANTS, start=100):
+        w = random_weights(cfg, seed)
+        tokens = [int(t) for t in np.random.default_rng(seed).integers(0, cfg["vocab_size"], 6)]
+        trace, cut = {}, {}
+        model.forward(cfg, w, tokens, trace=trace)
+        model.forward(cfg, w, tokens[:4], trace=cut)
+        act = ops.ACTIVATIONS[cfg["activation"]]
+        for layer in range(cfg["n_layers"]):
+            pre, up, hidden = (trace[k][layer] for k in ("ffn_pre", "ffn_up", "ffn_hidden"))
+            expected = act(pre) * up if cfg["ffn_gated"] else act(pre)
+            assert np.allclose(hidden, expected, rtol=0, atol=1e-12), (stem, layer)
+            assert cfg["ffn_gated"] or not up.any(), (stem, layer)
+            x = np.random.default_rng(layer).standard_normal((2, cfg["dim"]))
+            probe = {}
+            out = model.feed_forward(cfg, w, layer, x, trace=probe)
+            down = probe["ffn_hidden"][0] @ w[f"blk.{layer}.ffn_down.weight"].T
+            if cfg["ffn_bias"]:
+                down = down + w[f"blk.{layer}.ffn_down.bias"]
+            assert np.allclose(out, down, rtol=0, atol=1e-12), (stem, layer)
+            for k in ("ffn_pre", "ffn_up", "ffn_hidden"):
+                assert np.allclose(cut[k][layer], trace[k][layer][:4], rtol=0, atol=1e-12), (stem, layer, k)
+
+
+@check
 def encoder_fixtures_reproduce_from_their_files():
     with tempfile.TemporaryDirectory() as d:
         fixtures = make_fixtures.Fixtures(d)

@@ -27,6 +27,7 @@ import gguf_export
 import hf_export
 import llama2c
 import model
+import neuron_fixtures
 import score_fixtures
 import tiny_vocab
 import tokenizer_json
@@ -166,6 +167,10 @@ class Fixtures:
             self.note([stem + ".circuits.json"],
                       f"{stem}: activation patching and direct logit attribution (circuit_fixtures.py)",
                       model=stem + ".gguf")
+            neuron_fixtures.write(self.path(stem + ".neurons.json"), cfg, stored, sample_tokens(cfg, seed))
+            self.note([stem + ".neurons.json"],
+                      f"{stem}: the feed-forwards' hidden units at every layer and position, and one layer's top "
+                      "neurons with the tokens where each fires most (neuron_fixtures.py)", model=stem + ".gguf")
             if stem in ABLATIONS:
                 self.ablation(stem, cfg, stored, sample_tokens(cfg, seed), ABLATIONS[stem])
 
@@ -520,6 +525,9 @@ class Fixtures:
                                low=259)
         self.note(["stories260K.circuits.json"], "stories260K (models/): activation patching and direct logit "
                   "attribution of the first 12 tokens of score_fixtures.TEXT (circuit_fixtures.py)")
+        neuron_fixtures.write(self.path("stories260K.neurons.json"), cfg, weights, score_fixtures.IDS[:12])
+        self.note(["stories260K.neurons.json"], "stories260K (models/): the feed-forwards' hidden units and one "
+                  "layer's top neurons over the first 12 tokens of score_fixtures.TEXT (neuron_fixtures.py)")
         self.note(["stories260K-score.json"], "stories260K (models/) scoring a text: per-token log-probabilities "
                   "and loss, exact and under " + ", ".join(score_fixtures.VARIANTS[1:]) + " (score_fixtures.py)")
 

@@ -155,14 +155,22 @@ def attention(cfg, weights, layer, x, trace=None, rounding=None, head_scales=Non
     return _linear(np.concatenate(heads, axis=1), weights, p + "attn_output", cfg["out_bias"], rounding)
 
 
-def feed_forward(cfg, weights, layer, x, rounding=None):
+def feed_forward(cfg, weights, layer, x, rounding=None, trace=None):
+    """trace (a dict) collects the hidden units the down projection reads, one [T, hidden_dim] entry per layer:
+    "ffn_pre" (before the activation: the gate projection, or the up projection of a plain feed-forward),
+    "ffn_up" (a gated one's up projection; zeros in a plain one) and "ffn_hidden" (the activation)."""
     act = ops.ACTIVATIONS[cfg["activation"]]
     p = f"blk.{layer}."
     up = _linear(x, weights, p + "ffn_up", cfg["ffn_bias"], rounding)
     if cfg["ffn_gated"]:
-        hidden = act(_linear(x, weights, p + "ffn_gate", cfg["ffn_bias"], rounding)) * up
+        pre = _linear(x, weights, p + "ffn_gate", cfg["ffn_bias"], rounding)
+        hidden = act(pre) * up
     else:
-        hidden = act(up)
+        pre, hidden = up, act(up)
+    if trace is not None:
+        trace.setdefault("ffn_pre", []).append(pre)
+        trace.setdefault("ffn_up", []).append(up if cfg["ffn_gated"] else np.zeros_like(up))
+        trace.setdefault("ffn_hidden", []).append(hidden)
     return _linear(hidden, weights, p + "ffn_down", cfg["ffn_bias"], rounding)
 
 
@@ -195,8 +203,9 @@ def hidden_states(cfg, weights, tokens, trace=None, rounding=None, head_scales=N
     """The final hidden state of every position, [T, dim] (before the classifier).
 
     trace (a dict) collects "layer_inputs" (x entering each layer, then leaving the last), "layer_outputs",
-    "attention" and "head_outputs"; patch: activation patching (circuits.py), the stream entering a layer
-    (n_layers: leaving the last) at one position replaced, or one head's output (attention())."""
+    "attention", "head_outputs" and the feed-forwards' hidden units (feed_forward()); patch: activation
+    patching (circuits.py), the stream entering a layer (n_layers: leaving the last) at one position replaced,
+    or one head's output (attention())."""
     x = embed(cfg, weights, tokens)
     if cfg.get("embedding_norm"):
         x = _norm(cfg, weights, "token_embd_norm", x)
@@ -208,17 +217,17 @@ def hidden_states(cfg, weights, tokens, trace=None, rounding=None, head_scales=N
         if cfg["norm_placement"] == "pre":
             x = x + attention(cfg, weights, layer, _norm(cfg, weights, p + "attn_norm", x), trace, rounding,
                               head_scales, variant, patch)
-            x = x + feed_forward(cfg, weights, layer, _norm(cfg, weights, p + "ffn_norm", x), rounding)
+            x = x + feed_forward(cfg, weights, layer, _norm(cfg, weights, p + "ffn_norm", x), rounding, trace)
         elif cfg["norm_placement"] == "sandwich":
             attended = attention(cfg, weights, layer, _norm(cfg, weights, p + "attn_norm", x), trace, rounding,
                                  head_scales, variant, patch)
             x = x + _norm(cfg, weights, p + "post_attention_norm", attended)
-            fed = feed_forward(cfg, weights, layer, _norm(cfg, weights, p + "ffn_norm", x), rounding)
+            fed = feed_forward(cfg, weights, layer, _norm(cfg, weights, p + "ffn_norm", x), rounding, trace)
             x = x + _norm(cfg, weights, p + "post_ffw_norm", fed)
         elif cfg["norm_placement"] == "post":
             x = _norm(cfg, weights, p + "attn_norm", x + attention(cfg, weights, layer, x, trace, rounding,
                                                                   head_scales, variant, patch))
-            x = _norm(cfg, weights, p + "ffn_norm", x + feed_forward(cfg, weights, layer, x, rounding))
+            x = _norm(cfg, weights, p + "ffn_norm", x + feed_forward(cfg, weights, layer, x, rounding, trace))
         else:
             raise ValueError(f"unknown norm placement {cfg['norm_placement']!r}")
         if trace is not None:

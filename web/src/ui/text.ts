@@ -56,6 +56,12 @@ export function describeProbability(p: number): string {
   return p === 0 || Math.abs(p) >= 0.001 ? p.toFixed(4) : p.toExponential(1);
 }
 
+/** `x` to `digits` decimals, without the minus sign of a value that rounds to zero ("-0.00" shows a sign that is not there). */
+export function fixed(x: number, digits: number): string {
+  const text = x.toFixed(digits);
+  return Number(text) === 0 ? (0).toFixed(digits) : text;
+}
+
 export function describeCount(n: number): string {
   if (n >= 1e9) return `${(n / 1e9).toFixed(n >= 1e10 ? 0 : 1)}B`;
   if (n >= 1e6) return `${(n / 1e6).toFixed(n >= 1e7 ? 0 : 1)}M`;

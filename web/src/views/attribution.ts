@@ -4,7 +4,7 @@
 // the grid shows them layer by layer, heads then the feed-forward, red where a part pushes the token up and
 // blue where it pushes it down. Every number is the engine's (glassbox/logit_attribution.hpp).
 import type { AttributionReply } from '../protocol-circuits';
-import { el, inlineField, tokenLabel } from '../ui/text';
+import { el, fixed, inlineField, tokenLabel } from '../ui/text';
 
 /** A candidate to split: an id and its piece. */
 export interface Candidate {
@@ -86,7 +86,7 @@ export class AttributionView {
       row.append(el('th', '', String(l)));
       for (let h = 0; h <= a.heads; h++) {
         const value = h < a.heads ? heads[l * a.heads + h] : mlp[l];
-        const cell = el('td', h < a.heads ? 'attribution-cell' : 'attribution-cell attribution-mlp', value.toFixed(2));
+        const cell = el('td', h < a.heads ? 'attribution-cell' : 'attribution-cell attribution-mlp', fixed(value, 2));
         cell.style.background = divergingColor(value, largest);
         cell.title = `${h < a.heads ? `layer ${l} head ${h}` : `layer ${l} feed-forward`}: ${signed(value, 4)}`;
         cell.dataset.layer = String(l);
@@ -110,5 +110,6 @@ export class AttributionView {
 }
 
 function signed(x: number, digits = 2): string {
-  return `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(digits)}`;
+  const text = fixed(x, digits);
+  return text.startsWith('-') ? `−${text.slice(1)}` : `+${text}`;
 }

@@ -2,7 +2,7 @@
 // projection reads: act(gate) × up in a gated feed-forward), each with where in the text it fires most, so a
 // person can guess what a neuron responds to. Every number is the engine's (glassbox/neurons.hpp).
 import type { NeuronsReply } from '../protocol-step-inspector';
-import { el, inlineField, tokenLabel } from '../ui/text';
+import { el, fixed, inlineField, tokenLabel } from '../ui/text';
 import { divergingColor } from './attribution';
 
 export class NeuronTable {
@@ -19,9 +19,9 @@ export class NeuronTable {
   }
 
   setLayers(layers: number) {
-    const keep = this.layer.value;
+    const keep = this.layer.value; // '' before the first model: then the first layer stays selected
     this.layer.replaceChildren(...Array.from({ length: layers }, (_, i) => new Option(String(i), String(i))));
-    if (Number(keep) < layers) this.layer.value = keep;
+    if (keep !== '' && Number(keep) < layers) this.layer.value = keep;
   }
 
   get selectedLayer(): number {
@@ -41,12 +41,12 @@ export class NeuronTable {
     r.top.forEach((t, i) => {
       const row = el('tr');
       row.dataset.neuron = String(t.neuron);
-      const value = el('td', 'num neuron-activation', t.activation.toFixed(3));
+      const value = el('td', 'num neuron-activation', fixed(t.activation, 3));
       value.style.background = divergingColor(t.activation, largest);
-      const parts = el('td', 'num neuron-parts', r.gated ? `${t.pre.toFixed(2)} · ${t.up.toFixed(2)}` : t.pre.toFixed(2));
+      const parts = el('td', 'num neuron-parts', r.gated ? `${fixed(t.pre, 2)} · ${fixed(t.up, 2)}` : fixed(t.pre, 2));
       const peaks = el('td', 'neuron-peaks');
       for (const p of r.peaks[i]) {
-        const chip = el('span', p.position === r.position ? 'neuron-peak here' : 'neuron-peak', `“${tokenLabel(r.pieces[p.position] ?? new Uint8Array())}” ${p.activation.toFixed(2)}`);
+        const chip = el('span', p.position === r.position ? 'neuron-peak here' : 'neuron-peak', `“${tokenLabel(r.pieces[p.position] ?? new Uint8Array())}” ${fixed(p.activation, 2)}`);
         chip.title = `position ${p.position}`;
         peaks.append(chip);
       }

@@ -4,7 +4,7 @@
 // clean run's; and for every head, when its output is. 1 restores the clean run's log-probability of the
 // target, 0 changes nothing. The work runs in the worker a few cells at a time, with a progress bar and Cancel.
 import type { PatchReply } from '../protocol-circuits';
-import { el, tokenLabel } from '../ui/text';
+import { el, fixed, tokenLabel } from '../ui/text';
 import { divergingColor } from './attribution';
 
 const CLEAN = 'Lily and Tom went to the park. Tom gave a ball to';
@@ -116,7 +116,7 @@ export class PatchingView {
       row.append(el('th', '', String(l)));
       for (let h = 0; h < r.heads; h++) {
         const value = r.headEffects[l * r.heads + h];
-        const cell = el('td', 'patch-cell', value.toFixed(2));
+        const cell = el('td', 'patch-cell', fixed(value, 2));
         cell.style.background = divergingColor(value, 1);
         cell.title = `layer ${l} head ${h}: effect ${value.toFixed(3)}`;
         cell.dataset.layer = String(l);
