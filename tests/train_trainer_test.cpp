@@ -291,11 +291,34 @@ TEST(TrainCli, TrainsFromAConfigPrintsJsonPerStepAndWritesAModelThatScores) {
       write_text("cli-config.json", R"({"architecture": "llama", "dim": 16, "layers": 1,
       "heads": 2, "kv_heads": 1, "hidden_dim": 32, "context": 48})");
   const std::string data = write_text("cli-data.txt", kLines);
-  const std::string out = temp_file("cli-out.gguf");
-  auto run = test::run_cli({"train", "--config", config, "--tokenizer", test::model_path("tok512.bin"),
-                            "--data", data, "--steps", "3", "--batch", "2", "--lr", "0.01", "--threads", "2",
-                            "--output", out, "--json"});
+  const std::string out = temp_file("cli-out.gguf"), gradients = temp_file("cli-gradients.safetensors");
+  auto run = test::run_cli({"train",
+                            "--config",
+                            config,
+                            "--tokenizer",
+                            test::model_path("tok512.bin"),
+                            "--data",
+                            data,
+                            "--steps",
+                            "3",
+                            "--batch",
+                            "2",
+                            "--lr",
+                            "0.01",
+                            "--threads",
+                            "2",
+                            "--output",
+                            out,
+                            "--save-gradients",
+                            gradients,
+                            "--json"});
   ASSERT_EQ(run.exit_code, 0) << run.err;
+  auto gradient_bytes = map_file(gradients);
+  ASSERT_TRUE(gradient_bytes.ok());
+  auto saved = read_safetensors(*gradient_bytes);
+  ASSERT_TRUE(saved.ok()) << saved.error().message;
+  EXPECT_EQ(saved->tensors.size(), 11u);  // the embedding (tied), 9 per layer, the final norm
+  EXPECT_EQ(saved->tensors.at("blk.0.attn_k.weight").shape, (std::vector<uint64_t>{8, 16}));
   std::vector<std::string> lines;
   for (std::size_t at = 0; at < run.out.size();) {
     const std::size_t end = run.out.find('\n', at);
@@ -319,7 +342,7 @@ TEST(TrainCli, TrainsFromAConfigPrintsJsonPerStepAndWritesAModelThatScores) {
   EXPECT_EQ(plain.exit_code, 0) << plain.err;
   EXPECT_NE(plain.err.find("loss "), std::string::npos) << plain.err;
   EXPECT_NE(plain.err.find("ETA "), std::string::npos) << plain.err;
-  for (const std::string& p : {config, data, out})
+  for (const std::string& p : {config, data, out, gradients})
     std::filesystem::remove(p);
 }
 
