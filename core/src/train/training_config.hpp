@@ -1,0 +1,24 @@
+// A model to train from scratch: its shape read from a small JSON file (`glassbox train --config`,
+// glassbox::read_training_config in glassbox/train.hpp), its vocabulary from the tokenizer, and its first
+// weights drawn at random from a seed.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "glassbox/config.hpp"
+#include "glassbox/result.hpp"
+#include "glassbox/tokenizer.hpp"
+#include "train/llama_gradients.hpp"
+
+namespace glassbox::train {
+
+// Seeded first weights: every matrix uniform in [-a, a] with a = 0.02 sqrt(3) (standard deviation 0.02, as
+// GPT-2 and llm.c draw theirs, but uniform: no library's normal distribution, so the same bits on every
+// platform), the matrices that write into the residual stream (wo, ffn_down) scaled by 1 / sqrt(2 layers) as
+// GPT-2 does so that the stream's variance does not grow with depth; every norm's gain 1. The generator is
+// the sampler's xorshift64*, tensors drawn in LlamaParameters::for_each order.
+LlamaParameters<float> random_llama_parameters(const ModelConfig& config, uint64_t seed);
+
+}  // namespace glassbox::train

@@ -1,0 +1,375 @@
+// The trainer (glassbox/train.hpp) and `glassbox train`: step 0's loss is score's, the packing rule, the same
+// bits for 1 and 3 threads and for the same seed, the written GGUF loads and scores as the trainer's model,
+// --save-gradients writes llama_gradients' numbers under the input GGUF's names and shapes, and bad input
+// (empty data, a line past the context, a config that does not fit the tokenizer, a learning rate that makes
+// the loss NaN) stops with a message naming what is wrong.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "formats/gguf.hpp"
+#include "formats/safetensors.hpp"
+#include "glassbox/formats.hpp"
+#include "glassbox/score.hpp"
+#include "glassbox/train.hpp"
+#include "stories_model.hpp"
+#include "test_json.hpp"
+#include "test_support.hpp"
+#include "train/llama_gradients.hpp"
+#include "train/training_data.hpp"
+
+namespace glassbox {
+namespace {
+
+// A few short lines for the tiny models (tok512's vocabulary: stories260K's).
+constexpr const char* kLines =
+    "Once upon a time, there was a cat.\n"
+    "The dog ran to the park.\n"
+    "\n"
+    "Lily liked to play with her ball.\n"
+    "Tom saw a big red car.\n"
+    "She was happy and smiled.\n";
+
+ModelConfig tiny_config(int vocab) {
+  ModelConfig c;
+  c.dim = 16;
+  c.hidden_dim = 32;
+  c.n_layers = 1;
+  c.n_heads = 2;
+  c.n_kv_heads = 1;
+  c.head_dim = 8;
+  c.vocab_size = vocab;
+  c.max_seq_len = 48;
+  return c;
+}
+
+std::shared_ptr<const Tokenizer> tok512() {
+  auto t = load_tokenizer(test::model_path("tok512.bin"));
+  EXPECT_TRUE(t.ok()) << t.error().message;
+  return t.ok() ? std::make_shared<const Tokenizer>(std::move(*t)) : nullptr;
+}
+
+#define REQUIRE_TOK512()                                       \
+  GLASSBOX_REQUIRE_FILE(test::model_path("tok512.bin"));       \
+  const std::shared_ptr<const Tokenizer> tokenizer = tok512(); \
+  ASSERT_TRUE(tokenizer)
+
+std::string temp_file(const std::string& name) {
+  // The process id keeps runs in other checkouts (sharing /tmp) apart.
+  return (std::filesystem::temp_directory_path() /
+          ("glassbox-train-test." + std::to_string(::getpid()) + "." + name))
+      .string();
+}
+
+// Every weight of a model viewing F32 tensors, as bytes.
+std::vector<std::byte> weight_bytes(const Model& model) {
+  std::vector<std::byte> out;
+  for_each_weight(model.weights, [&](const std::string&, const Tensor& t) {
+    out.insert(out.end(), t.data, t.data + t.elements() * static_cast<int64_t>(sizeof(float)));
+  });
+  return out;
+}
+
+struct TrainingRun {
+  std::vector<double> losses;
+  std::vector<std::byte> weights;
+};
+
+TrainingRun train_tiny(const std::shared_ptr<const Tokenizer>& tokenizer, TrainingSettings settings) {
+  TrainingRun run;
+  auto trainer = Trainer::from_config(tiny_config(tokenizer->vocab_size()), tokenizer, kLines, settings);
+  EXPECT_TRUE(trainer.ok()) << trainer.error().message;
+  if (!trainer.ok()) return run;
+  for (int s = 0; s < settings.steps; ++s) {
+    auto report = trainer->step();
+    EXPECT_TRUE(report.ok()) << report.error().message;
+    if (!report.ok()) return run;
+    run.losses.push_back(report->loss);
+  }
+  run.weights = weight_bytes(*trainer->model());
+  return run;
+}
+
+TEST(TrainTrainer, StepZeroLossIsScoresLossForOneLine) {
+  REQUIRE_STORIES();
+  auto trainer = Trainer::from_model(*stories.model, stories.tokenizer, test::kStoriesText,
+                                     {.steps = 3, .batch = 1, .learning_rate = 1e-3});
+  ASSERT_TRUE(trainer.ok()) << trainer.error().message;
+  auto score = score_text(stories.model, *stories.tokenizer, test::kStoriesText);
+  ASSERT_TRUE(score.ok()) << score.error().message;
+  auto step0 = trainer->step();
+  ASSERT_TRUE(step0.ok()) << step0.error().message;
+  EXPECT_EQ(step0->loss, score->loss);  // the same bits: the same function over the same tokens
+  EXPECT_EQ(step0->tokens, static_cast<int>(score->ids.size()));
+  auto step1 = trainer->step();
+  ASSERT_TRUE(step1.ok());
+  EXPECT_LT(step1->loss, step0->loss);  // the update moved the weights downhill
+}
+
+TEST(TrainTrainer, RowsPackWholeLinesUpToTheContext) {
+  const std::vector<train::TrainingLine> lines = {{{1, 2, 3}, 1}, {{1, 4}, 2}, {{1, 5, 6, 7}, 3}};
+  train::RowStream rows(lines, 6, 7);
+  std::size_t seen = 0;
+  for (int r = 0; r < 6; ++r) {
+    const std::vector<int> row = rows.next_row();
+    EXPECT_LE(row.size(), 6u);
+    EXPECT_EQ(row.front(), 1);  // a row starts at a line's start (its BOS)
+    seen += row.size();
+  }
+  EXPECT_GE(rows.epoch(), 1);
+  // One line: every row is that line.
+  const std::vector<train::TrainingLine> one = {{{1, 9, 8}, 4}};
+  train::RowStream single(one, 100, 7);
+  for (int r = 0; r < 3; ++r)
+    EXPECT_EQ(single.next_row(), one[0].tokens);
+  // Seeded: the same seed gives the same rows.
+  train::RowStream a(lines, 5, 11), b(lines, 5, 11);
+  for (int r = 0; r < 8; ++r)
+    EXPECT_EQ(a.next_row(), b.next_row());
+}
+
+TEST(TrainTrainer, OneAndThreeThreadsAndTheSameSeedGiveTheSameBits) {
+  REQUIRE_TOK512();
+  const TrainingSettings settings{.steps = 4, .batch = 5, .learning_rate = 3e-3, .warmup = 1, .seed = 5};
+  TrainingSettings three = settings;
+  three.threads = 3;
+  const TrainingRun one_thread = train_tiny(tokenizer, settings), again = train_tiny(tokenizer, settings),
+                    three_threads = train_tiny(tokenizer, three);
+  ASSERT_EQ(one_thread.losses.size(), 4u);
+  EXPECT_EQ(one_thread.losses, three_threads.losses);
+  EXPECT_TRUE(one_thread.weights == three_threads.weights);
+  EXPECT_TRUE(one_thread.weights == again.weights);
+  TrainingSettings other_seed = settings;
+  other_seed.seed = 6;
+  EXPECT_FALSE(one_thread.weights == train_tiny(tokenizer, other_seed).weights);
+  EXPECT_LT(one_thread.losses.back(), one_thread.losses.front());
+}
+
+TEST(TrainTrainer, TheWrittenGgufLoadsAndScoresAsTheTrainersModel) {
+  REQUIRE_TOK512();
+  auto trainer = Trainer::from_config(tiny_config(tokenizer->vocab_size()), tokenizer, kLines,
+                                      {.steps = 2, .batch = 2, .learning_rate = 1e-2});
+  ASSERT_TRUE(trainer.ok()) << trainer.error().message;
+  ASSERT_TRUE(trainer->step().ok());
+  ASSERT_TRUE(trainer->step().ok());
+  const std::string path = temp_file("written.gguf");
+  ASSERT_TRUE(trainer->write_gguf(path, "tiny").ok());
+  auto loaded = open_model_files(path, "");  // the tokenizer travels in the file
+  ASSERT_TRUE(loaded.ok()) << loaded.error().message;
+  auto from_file = score_text(loaded->model, *loaded->tokenizer, "The dog ran to the park.");
+  auto in_memory = score_text(trainer->model(), *tokenizer, "The dog ran to the park.");
+  ASSERT_TRUE(from_file.ok() && in_memory.ok());
+  EXPECT_EQ(from_file->ids, in_memory->ids);
+  EXPECT_EQ(from_file->loss, in_memory->loss);
+  std::filesystem::remove(path);
+}
+
+TEST(TrainTrainer, FirstGradientsAreLlamaGradientsUnderTheInputGgufsNamesAndShapes) {
+  GLASSBOX_REQUIRE_FILE(test::model_path("stories260K.gguf"));
+  auto bytes = map_file(test::model_path("stories260K.gguf"));
+  ASSERT_TRUE(bytes.ok());
+  auto gguf = read_gguf(*bytes);
+  ASSERT_TRUE(gguf.ok()) << gguf.error().message;
+  auto loaded = open_model(*bytes, nullptr);
+  ASSERT_TRUE(loaded.ok()) << loaded.error().message;
+  auto trainer = Trainer::from_model(*loaded->model, loaded->tokenizer, test::kStoriesText,
+                                     {.steps = 1, .batch = 1, .keep_first_gradients = true});
+  ASSERT_TRUE(trainer.ok()) << trainer.error().message;
+  ASSERT_TRUE(trainer->step().ok());
+  const std::string path = temp_file("gradients.safetensors");
+  ASSERT_TRUE(trainer->write_first_gradients(path).ok());
+
+  auto parameters = train::llama_parameters<float>(*loaded->model);
+  ASSERT_TRUE(parameters.ok());
+  train::LlamaParameters<float> expected = train::zeros_like(*parameters);
+  const std::vector<int> tokens = loaded->tokenizer->encode_prompt(test::kStoriesText);
+  ASSERT_TRUE(train::llama_loss_and_gradients(loaded->model->config, *parameters, tokens, expected).ok());
+  std::vector<const std::vector<float>*> expected_tensors;
+  expected.for_each([&](const std::string&, std::vector<float>& g) { expected_tensors.push_back(&g); });
+
+  auto file_bytes = map_file(path);
+  ASSERT_TRUE(file_bytes.ok());
+  auto saved = read_safetensors(*file_bytes);
+  ASSERT_TRUE(saved.ok()) << saved.error().message;
+  // Every tensor of the input file has its gradient, shaped as stored (GGUF lists dims innermost first).
+  ASSERT_EQ(saved->tensors.size(), gguf->tensors.size());
+  for (const GgufTensorInfo& info : gguf->tensors) {
+    auto found = saved->tensors.find(info.name);
+    ASSERT_NE(found, saved->tensors.end()) << info.name;
+    EXPECT_EQ(found->second.dtype, "F32");
+    EXPECT_EQ(found->second.shape, std::vector<uint64_t>(info.dims.rbegin(), info.dims.rend())) << info.name;
+  }
+  // In the trainer's tensor order, the values are llama_gradients' to the bit (one row: weight 1).
+  const char* names[] = {"token_embd.weight",     "blk.0.attn_norm.weight", "blk.0.attn_q.weight",
+                         "blk.0.attn_k.weight",   "blk.0.attn_v.weight",    "blk.0.attn_output.weight",
+                         "blk.0.ffn_norm.weight", "blk.0.ffn_gate.weight",  "blk.0.ffn_up.weight",
+                         "blk.0.ffn_down.weight"};
+  for (std::size_t i = 0; i < std::size(names); ++i) {
+    const SafetensorsTensor& t = saved->tensors.at(names[i]);
+    ASSERT_EQ(t.bytes, expected_tensors[i]->size() * sizeof(float)) << names[i];
+    EXPECT_EQ(std::memcmp(t.data, expected_tensors[i]->data(), t.bytes), 0) << names[i];
+  }
+  const SafetensorsTensor& norm = saved->tensors.at("output_norm.weight");
+  const std::vector<float>& final_norm = *expected_tensors[1 + 9 * loaded->model->config.n_layers];
+  EXPECT_EQ(std::memcmp(norm.data, final_norm.data(), norm.bytes), 0);
+  std::filesystem::remove(path);
+}
+
+TEST(TrainTrainer, BadInputIsRefusedByName) {
+  REQUIRE_TOK512();
+  const ModelConfig c = tiny_config(tokenizer->vocab_size());
+  test::expect_error(Trainer::from_config(c, tokenizer, "", {}), ErrorCode::BadArgument,
+                     "the training data is empty");
+  test::expect_error(Trainer::from_config(c, tokenizer, "\n  \n", {}), ErrorCode::BadArgument,
+                     "the training data is empty");
+  test::expect_error(
+      Trainer::from_config(c, tokenizer, "A cat.\nA dog.\nA cat sat on the mat and the dog ran.\n",
+                           {.context = 8}),
+      ErrorCode::PromptTooLong, "line 3 of the training data gives", "more than the context of 8");
+  test::expect_error(Trainer::from_config(c, tokenizer, kLines, {.context = 100}), ErrorCode::BadArgument,
+                     "longer than the model's 48");
+  test::expect_error(Trainer::from_config(tiny_config(100), tokenizer, kLines, {}), ErrorCode::VocabMismatch,
+                     "does not fit the tokenizer");
+  test::expect_error(read_training_config(R"({"architecture": "llama", "dim": 16, "layers": 1, "heads": 2,
+      "kv_heads": 1, "hidden_dim": 32, "context": 48, "vocab_size": 32000})",
+                                          "c.json", *tokenizer),
+                     ErrorCode::VocabMismatch, "c.json", "vocab_size 32000 does not fit the tokenizer",
+                     "512");
+  test::expect_error(read_training_config(R"({"architecture": "gpt2", "dim": 16})", "c.json", *tokenizer),
+                     ErrorCode::UnsupportedArchitecture, "not supported yet");
+  test::expect_error(
+      read_training_config(R"({"architecture": "llama", "dim": 16, "layer": 1})", "c.json", *tokenizer),
+      ErrorCode::Malformed, "unknown key \"layer\"");
+  auto config = read_training_config(R"({"architecture": "llama", "dim": 16, "layers": 1, "heads": 2,
+      "kv_heads": 1, "hidden_dim": 32, "context": 48})",
+                                     "c.json", *tokenizer);
+  ASSERT_TRUE(config.ok()) << config.error().message;
+  EXPECT_EQ(*config, c);
+}
+
+TEST(TrainTrainer, ALearningRateThatMakesTheLossNaNStopsNamingTheStepWithTheLastGoodWeights) {
+  REQUIRE_TOK512();
+  auto trainer = Trainer::from_config(
+      tiny_config(tokenizer->vocab_size()), tokenizer, kLines,
+      {.steps = 20, .batch = 2, .learning_rate = 1e30, .schedule = LearningRateShape::Constant});
+  ASSERT_TRUE(trainer.ok());
+  std::vector<std::byte> before = weight_bytes(*trainer->model());
+  for (int s = 0; s < 20; ++s) {
+    const std::vector<std::byte> weights_now = weight_bytes(*trainer->model());
+    auto report = trainer->step();
+    if (report.ok()) {
+      before = weights_now;
+      continue;
+    }
+    test::expect_error(report, ErrorCode::BadArgument, cat("training stopped at step ", s, ": the "),
+                       "not a finite number", "a lower learning rate", "put back");
+    ASSERT_GT(s, 0);
+    // Put back: the weights before the update that broke them, whose loss was finite.
+    EXPECT_TRUE(weight_bytes(*trainer->model()) == before);
+    auto score = score_text(trainer->model(), *tokenizer, "The dog ran to the park.");
+    ASSERT_TRUE(score.ok());
+    EXPECT_TRUE(std::isfinite(score->loss));
+    return;
+  }
+  FAIL() << "a learning rate of 1e30 never made the loss NaN";
+}
+
+#if !defined(__EMSCRIPTEN__)
+std::string write_text(const std::string& name, const std::string& text) {
+  const std::string path = temp_file(name);
+  std::ofstream(path, std::ios::binary) << text;
+  return path;
+}
+
+TEST(TrainCli, TrainsFromAConfigPrintsJsonPerStepAndWritesAModelThatScores) {
+  GLASSBOX_REQUIRE_FILE(test::model_path("tok512.bin"));
+  const std::string config =
+      write_text("cli-config.json", R"({"architecture": "llama", "dim": 16, "layers": 1,
+      "heads": 2, "kv_heads": 1, "hidden_dim": 32, "context": 48})");
+  const std::string data = write_text("cli-data.txt", kLines);
+  const std::string out = temp_file("cli-out.gguf"), gradients = temp_file("cli-gradients.safetensors");
+  auto run = test::run_cli({"train",
+                            "--config",
+                            config,
+                            "--tokenizer",
+                            test::model_path("tok512.bin"),
+                            "--data",
+                            data,
+                            "--steps",
+                            "3",
+                            "--batch",
+                            "2",
+                            "--lr",
+                            "0.01",
+                            "--threads",
+                            "2",
+                            "--output",
+                            out,
+                            "--save-gradients",
+                            gradients,
+                            "--json"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  auto gradient_bytes = map_file(gradients);
+  ASSERT_TRUE(gradient_bytes.ok());
+  auto saved = read_safetensors(*gradient_bytes);
+  ASSERT_TRUE(saved.ok()) << saved.error().message;
+  EXPECT_EQ(saved->tensors.size(), 11u);  // the embedding (tied), 9 per layer, the final norm
+  EXPECT_EQ(saved->tensors.at("blk.0.attn_k.weight").shape, (std::vector<uint64_t>{8, 16}));
+  std::vector<std::string> lines;
+  for (std::size_t at = 0; at < run.out.size();) {
+    const std::size_t end = run.out.find('\n', at);
+    lines.push_back(run.out.substr(at, end - at));
+    at = end + 1;
+  }
+  ASSERT_EQ(lines.size(), 3u) << run.out;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const json::Document step = test::parse_json(lines[i], "step");
+    EXPECT_EQ(test::number(test::member(step, "step")), static_cast<double>(i));
+    for (const char* key : {"loss", "grad_norm", "tokens_per_second"})
+      EXPECT_GT(test::number(test::member(step, key)), 0) << key << " in " << lines[i];
+    EXPECT_GE(test::number(test::member(step, "lr")), 0) << lines[i];  // the cosine's last step takes 0
+  }
+  auto score = test::run_cli({"score", "--model", out, "--text", "The dog ran.", "--json"});
+  EXPECT_EQ(score.exit_code, 0) << score.err;
+  EXPECT_NE(score.out.find("\"loss\""), std::string::npos);
+  // Without --json: a progress line with the loss and the time left on stderr.
+  auto plain = test::run_cli({"train", "--config", config, "--tokenizer", test::model_path("tok512.bin"),
+                              "--data", data, "--steps", "2", "--output", out});
+  EXPECT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_NE(plain.err.find("loss "), std::string::npos) << plain.err;
+  EXPECT_NE(plain.err.find("ETA "), std::string::npos) << plain.err;
+  for (const std::string& p : {config, data, out, gradients})
+    std::filesystem::remove(p);
+}
+
+TEST(TrainCli, BadInputExitsWithAMessage) {
+  GLASSBOX_REQUIRE_FILE(test::model_path("stories260K.gguf"));
+  const std::string empty = write_text("cli-empty.txt", "");
+  const std::string data = write_text("cli-nan.txt", kLines);
+  const std::string out = temp_file("cli-nan.gguf");
+  std::filesystem::remove(out);
+  const std::string model = test::model_path("stories260K.gguf");
+  auto run = test::run_cli({"train", "--model", model, "--data", empty, "--steps", "2", "--output", out});
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_NE(run.err.find("the training data is empty"), std::string::npos) << run.err;
+  run = test::run_cli({"train", "--data", data, "--steps", "2", "--output", out});
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find("--model INIT or --config"), std::string::npos) << run.err;
+  run = test::run_cli({"train", "--model", model, "--data", data, "--steps", "30", "--lr", "1e30",
+                       "--schedule", "constant", "--output", out});
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_NE(run.err.find("training stopped at step "), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("wrote them to " + out), std::string::npos) << run.err;
+  auto loaded = open_model_files(out, "");
+  EXPECT_TRUE(loaded.ok()) << (loaded.ok() ? "" : loaded.error().message);
+  for (const std::string& p : {empty, data, out})
+    std::filesystem::remove(p);
+}
+#endif
+
+}  // namespace
+}  // namespace glassbox
