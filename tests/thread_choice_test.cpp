@@ -107,6 +107,10 @@ TEST(ThreadChoice, AutoSessionUsesTheRulesCountAndKeepsTheBits) {
   ASSERT_TRUE(a.ok() && b.ok());
   EXPECT_EQ(automatic->last_pass_threads(), 2);
   EXPECT_TRUE(std::equal(a->begin(), a->end(), b->begin(), b->end()));
+  automatic->use_threads(1, false);  // fewer than the session started
+  a = automatic->prefill(prompt);    // a prompt the rule would give two
+  ASSERT_TRUE(a.ok());
+  EXPECT_EQ(automatic->last_pass_threads(), 1);
   automatic->use_threads(7, true);
   EXPECT_EQ(automatic->thread_limit(), 2);
   EXPECT_TRUE(automatic->auto_threads());

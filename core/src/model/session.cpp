@@ -113,8 +113,8 @@ Result<std::span<const float>> Session::prefill(std::span<const int> tokens) {
       if (residuals_enabled_) residuals_.begin_position(p);
     }
     const int threads = auto_threads_
-                            ? threads_for_pass(c, static_cast<int>(chunk.size()), position_, pool_->size())
-                            : pool_->size();
+                            ? threads_for_pass(c, static_cast<int>(chunk.size()), position_, thread_limit_)
+                            : thread_limit_;
     pool_->set_active(threads);
     forward(*model_, *state_, chunk, position_, trace_enabled_ ? &trace_ : nullptr,
             residuals_enabled_ ? &residuals_ : nullptr, *pool_);
