@@ -10,13 +10,16 @@
 namespace glassbox {
 namespace {
 
-// The cost model's figures (glassbox/thread_choice.hpp). R: stories260K reads a 128-token prompt at about
-// 4,000 multiply-adds per microsecond on one thread here (AVX-512; decode runs slower per multiply-add, so
-// this errs toward threads). X: `glassbox bench --hand-off` measures 0.6 us for a hand-off of an empty loop
+// The cost model's figures (glassbox/thread_choice.hpp). R: stories260K's prompts ran at 4,000 (128 tokens,
+// 15,000 tokens/s) to 7,400 (32 tokens, 31,000 tokens/s) multiply-adds per microsecond on one thread here
+// (`glassbox bench`, AVX-512 kernels); the rule counts 4,000 (decode runs slower per multiply-add, so this
+// errs toward threads). X: `glassbox bench --hand-off` measures 0.6 us for a hand-off of an empty loop
 // to a spinning worker; a real one also moves the activations between the cores' caches and waits for the
 // slower half, so the rule counts 5 us. In a browser the workers are Web Workers woken through the engine's
-// futex emulation, many times slower, and SIMD128 has no FMA: figures measured in Chromium with the page's
-// threaded build (docs/benchmarks.md, "Threads").
+// futex emulation: the page (Chromium, stories260K, tests/peers/page-threads.mjs) took 0.9 to 71 ms per token
+// on two threads against 0.12 to 0.2 on one, about 21 hand-offs per token, so 40 us to 3 ms each; the rule
+// counts 50 us, the low end. R there: 0.12 ms for a token's 260,000 multiply-adds, about 2,000 per us with
+// the step's other work; the rule counts 1,500 (SIMD128 has no FMA).
 #if defined(__EMSCRIPTEN__)
 constexpr ThreadCosts kCosts{.hand_off_microseconds = 50.0, .multiply_adds_per_microsecond = 1500.0};
 #else
