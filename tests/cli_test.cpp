@@ -245,6 +245,35 @@ TEST(Cli, InspectPrintsTheDocumentAndNamesABadAblation) {
       << missing.err;
 }
 
+// --threads auto, the default of bench and generate: each pass uses the threads that pay for it
+// (glassbox/thread_choice.hpp), which the output says with the reason; a count given is used as given.
+TEST(Cli, AutoThreadsAreChosenAndSaid) {
+  GLASSBOX_REQUIRE_FILE(test::model_path("stories260K.gguf"));
+  const std::string model = test::model_path("stories260K.gguf");
+  auto run = run_cli(
+      {"bench", "--model", model, "--prompt-tokens", "4", "--gen-tokens", "4", "--repeat", "1", "--json"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  json::Document json = test::parse_json(run.out, "stdout");
+  EXPECT_EQ(test::text(test::member(json, "threads_setting")), "auto");
+  EXPECT_EQ(test::number(test::member(json, "gen_threads")), 1);
+  EXPECT_NE(test::text(test::member(json, "threads_why")).find("too small for threads to pay"),
+            std::string::npos);
+  run = run_cli({"bench", "--model", model, "--prompt-tokens", "4", "--gen-tokens", "4", "--repeat", "1",
+                 "--threads", "2", "--json"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  json = test::parse_json(run.out, "stdout");
+  EXPECT_EQ(test::number(test::member(json, "gen_threads")), 2);
+  EXPECT_EQ(test::number(test::member(json, "prompt_threads")), 2);
+
+  run = run_cli({"generate", "--model", model, "--steps", "4", "--json"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  json = test::parse_json(run.out, "stdout");
+  const auto& threads = test::member(json, "threads");
+  EXPECT_EQ(test::text(test::member(threads, "setting")), "auto");
+  EXPECT_EQ(test::number(test::member(threads, "generation")), 1);
+  EXPECT_NE(run.err.find("threads auto: prompt"), std::string::npos) << run.err;
+}
+
 // The benchmark's harness must not rot: one quick run, every figure present and sensible (no timing is
 // asserted; speed claims come from `node tests/peers/bench.mjs`).
 TEST(Cli, BenchJsonHasEveryFigure) {

@@ -105,6 +105,34 @@ TEST(ThreadPool, SmallLoopsStayOnTheCallersThread) {
 // Pieces handed to whichever thread is free: every index once, no piece longer than asked (where there are
 // threads to share them), and a worker
 // index never in two pieces at once (each piece marks its worker busy, and no other may find it so).
+// set_active(k): loops and pieces go to the first k threads only (the thread rule's fewer threads for a small
+// pass), and back to all of them after set_active(size()).
+TEST(ThreadPool, ActiveThreadsBoundTheWorkersUsed) {
+  ThreadPool pool(4);
+  if (pool.size() < 4) GTEST_SKIP() << "this build starts fewer threads";
+  for (int active : {1, 2, 4}) {
+    pool.set_active(active);
+    EXPECT_EQ(pool.active(), active);
+    std::atomic<int> highest{0}, chunks{0};
+    const auto note = [&](std::size_t, std::size_t, int worker) {
+      int seen = highest.load();
+      while (worker > seen && !highest.compare_exchange_weak(seen, worker)) {
+      }
+      ++chunks;
+    };
+    pool.parallel_for(100, note);
+    EXPECT_EQ(chunks.load(), active);
+    EXPECT_LT(highest.load(), active);
+    highest = 0;
+    pool.parallel_pieces(100, 5, note);
+    EXPECT_LT(highest.load(), active);
+  }
+  pool.set_active(0);
+  EXPECT_EQ(pool.active(), 1);
+  pool.set_active(9);
+  EXPECT_EQ(pool.active(), 4);
+}
+
 TEST(ThreadPool, PiecesCoverEveryIndexOnce) {
   for (int threads : {1, 2, 3}) {
     ThreadPool pool(threads);

@@ -79,7 +79,8 @@ val Engine::start_tokens(const val& prompt, double max_new_tokens, double max_st
   return result;
 }
 
-// One generation step: {id, bytes, position, end, reason}. `end` is the generator's finished(): nothing
+// One generation step: {id, bytes, position, end, reason, threads}; `threads`: what the step's forward pass
+// ran on (the first step's also read the prompt). `end` is the generator's finished(): nothing
 // follows this token; `reason` is then why (the core's StopReason name), and null while it goes on.
 val Engine::step() {
   if (!generator_) return no_session();
@@ -91,6 +92,7 @@ val Engine::step() {
   result.set("position", token->position);
   result.set("end", generator_->finished());
   result.set("reason", reason_to_js());
+  result.set("threads", session_->last_pass_threads());
   return result;
 }
 

@@ -83,9 +83,15 @@ val Engine::no_session() const {
 }
 
 Result<Session> Engine::create_session(std::shared_ptr<const Model> model) const {
-  return Session::create(
-      std::move(model),
-      {.threads = threads_, .trace_residuals = true, .residual_budget_bytes = kTraceBudgetBytes});
+  GLASSBOX_ASSIGN(Session session,
+                  Session::create(std::move(model), {.threads = threads_,
+                                                     .auto_threads = true,
+                                                     .trace_residuals = true,
+                                                     .residual_budget_bytes = kTraceBudgetBytes}));
+  // The page's thread setting (bind_threads.cpp); by default each pass uses the threads that pay for it.
+  session.use_threads(thread_setting_.count > 0 ? thread_setting_.count : threads_,
+                      thread_setting_.automatic);
+  return session;
 }
 
 // The model formats this build reads.

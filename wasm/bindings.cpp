@@ -12,6 +12,8 @@ EMSCRIPTEN_BINDINGS(glassbox_engine) {
       .constructor<>()
       .constructor<int>()
       .function("threads", &Engine::threads)
+      .function("threadChoice", &Engine::thread_choice)
+      .function("setThreads", &Engine::set_threads)
       // the model (bind_model.cpp)
       .function("allocateUpload", &Engine::allocate_upload)
       .function("clearUpload", &Engine::clear_upload)

@@ -162,10 +162,23 @@ export type GeneratedToken = {
   bytes: Uint8Array;
   /** The position whose next-token distribution it was drawn from (it lands at position + 1). */
   position: number;
+  /** Threads the step's forward pass ran on (the first step's also read the prompt): see threadChoice(). */
+  threads: number;
 } & (
   | { end: false; reason: null } // more tokens follow: call step() again
   | { end: true; reason: StopReason } // the last token of the generation, and why it ended
 );
+
+/** How many threads a pass uses and why (GlassboxEngine.threadChoice). */
+export interface ThreadChoice {
+  threads: number;
+  why: string;
+  /** The setting: auto up to `limit`, or `limit` for every pass. */
+  automatic: boolean;
+  limit: number;
+  /** The threads the session started: the most any setting can use. */
+  most: number;
+}
 
 export interface TopToken {
   id: number;
@@ -234,6 +247,18 @@ export class GlassboxEngine {
   threaded(): boolean;
   /** The threads each loaded model's session asks for: `threads` of create() in the threaded build, else 1. */
   threads(): number;
+  /**
+   * The threads a forward pass of `tokens` tokens at the session's position uses under the thread setting,
+   * and why in plain words: the core's rule (glassbox/thread_choice.hpp) unless a count was chosen.
+   * Errors: `invalid-state` (no model, or an encoder).
+   */
+  threadChoice(tokens: number): ThreadChoice;
+  /**
+   * The thread setting, kept for later models too: `automatic` (default): each pass uses what pays for its
+   * work, at most `count`; otherwise `count` for every pass. The results are the same bits either way.
+   * Returns threadChoice(1) under it; null while no decoder is loaded (the setting waits for one).
+   */
+  setThreads(count: number, automatic: boolean): ThreadChoice | null;
   /** The core's sampler defaults: what setSampler() uses for the fields it is not given. */
   samplerDefaults(): SamplerSettings;
   /** Every ErrorCode name, in the core's order. */

@@ -28,6 +28,10 @@ class Engine {
   explicit Engine(int threads = 1) : threads_(std::max(1, threads)) {}
   int threads() const { return threads_; }
 
+  // Threads per pass (bind_threads.cpp): the rule's choice and why, and the user's setting.
+  val thread_choice(double tokens) const;
+  val set_threads(double count, bool automatic);
+
   // The model (bind_model.cpp): uploads into the heap, loading, what the model is.
   val allocate_upload(int slot, double size, const std::string& name);
   void clear_upload(int slot);
@@ -133,6 +137,11 @@ class Engine {
   std::optional<val> no_logits_yet() const;
 
   int threads_ = 1;
+  // Auto (the rule picks per pass, at most `count`) unless the user chose a count; count 0: all threads_.
+  struct ThreadSetting {
+    int count = 0;
+    bool automatic = true;
+  } thread_setting_;
   Upload uploads_[2];
   std::shared_ptr<const Model> model_;
   std::shared_ptr<const Tokenizer> tokenizer_;

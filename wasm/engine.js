@@ -73,6 +73,14 @@ export class GlassboxEngine {
     return this.engine.threads();
   }
 
+  threadChoice(tokens) {
+    return unwrap(this.engine.threadChoice(tokens));
+  }
+
+  setThreads(count, automatic) {
+    return unwrap(this.engine.setThreads(count, automatic));
+  }
+
   // --- loading --------------------------------------------------------------------------------------------
 
   beginUpload(slot, size, name) {

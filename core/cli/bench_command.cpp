@@ -25,6 +25,7 @@
 #include "glassbox/formats.hpp"
 #include "glassbox/sampler.hpp"
 #include "glassbox/session.hpp"
+#include "glassbox/thread_choice.hpp"
 #include "json_writer.hpp"
 #include "model_flags.hpp"
 
@@ -41,12 +42,13 @@ struct Options {
   std::string model;
   int prompt_tokens = 32;
   int gen_tokens = 224;
-  int threads = default_threads();  // this machine's cores
+  ThreadsSetting threads;  // auto: the threads that pay for each pass, up to this machine's cores
   int repeat = 5;
   int texts = 32;  // encoders: texts per batch
   std::string trace = "off";
   bool json = false;
   bool no_warmup = false;
+  bool hand_off = false;  // measure the thread hand-off instead (glassbox/thread_choice.hpp's X)
   std::string lengths;    // set: cost against length (bench_lengths.hpp) instead of throughput
   std::string attention;  // with --lengths: the variants
 };
@@ -92,11 +94,23 @@ void rate_keys(JsonWriter& json, const std::string& name, const Stats& rate) {
   json.key(name + "_max").number(tenths(rate.max));
 }
 
-void print_json(const Options& o, const Stats& prompt, const Stats& generation, const Memory& m) {
+// The threads each pass used: the prompt's and the last generated token's, and the rule's reason for the
+// latter (or "as asked").
+struct ThreadsUsed {
+  int prompt = 0, generation = 0;
+  std::string why;
+};
+
+void print_json(const Options& o, const Stats& prompt, const Stats& generation, const Memory& m,
+                const ThreadsUsed& used) {
   JsonWriter json;
   json.begin_object();
   json.key("engine").string(build_description());
-  json.key("threads").integer(o.threads);
+  json.key("threads").integer(o.threads.most());
+  json.key("threads_setting").string(o.threads.value);
+  json.key("prompt_threads").integer(used.prompt);
+  json.key("gen_threads").integer(used.generation);
+  json.key("threads_why").string(used.why);
   json.key("trace").string(o.trace);
   json.key("repeat").integer(o.repeat);
   json.key("prompt_tokens").integer(o.prompt_tokens);
@@ -126,7 +140,7 @@ std::vector<std::vector<int>> bench_texts(int count, const ModelConfig& c) {
 }
 
 Result<void> bench_encoder(const Options& o, std::shared_ptr<const Model> model) {
-  GLASSBOX_ASSIGN(Encoder encoder, Encoder::create(model, {.threads = o.threads}));
+  GLASSBOX_ASSIGN(Encoder encoder, Encoder::create(model, {.threads = o.threads.most()}));
   const std::vector<std::vector<int>> texts = bench_texts(o.texts, model->config);
   int tokens = 0;
   for (const std::vector<int>& text : texts)
@@ -145,7 +159,7 @@ Result<void> bench_encoder(const Options& o, std::shared_ptr<const Model> model)
     JsonWriter json;
     json.begin_object();
     json.key("engine").string(build_description());
-    json.key("threads").integer(o.threads);
+    json.key("threads").integer(o.threads.most());
     json.key("repeat").integer(o.repeat);
     json.key("texts").integer(o.texts);
     json.key("tokens").integer(tokens);
@@ -156,7 +170,7 @@ Result<void> bench_encoder(const Options& o, std::shared_ptr<const Model> model)
     std::printf("%.*s\n", static_cast<int>(json.text().size()), json.text().data());
     return ok();
   }
-  std::printf("%s, %d thread(s), %d repeats, encoder\n", build_description(), o.threads, o.repeat);
+  std::printf("%s, %d thread(s), %d repeats, encoder\n", build_description(), o.threads.most(), o.repeat);
   std::printf(
       "embedding %d texts (%d tokens, 16-64 per text) per batch: %.1f texts/s (min %.1f, max %.1f), "
       "%.1f tokens/s (min %.1f, max %.1f)\n",
@@ -175,7 +189,8 @@ Result<void> bench(const Options& o) {
     return error(ErrorCode::BadArgument, positions, " positions do not fit the model's context of ",
                  c.max_seq_len);
   const Trace trace = kTraceNames.at(o.trace);
-  GLASSBOX_ASSIGN(Session session, Session::create(model, {.threads = o.threads,
+  GLASSBOX_ASSIGN(Session session, Session::create(model, {.threads = o.threads.most(),
+                                                           .auto_threads = o.threads.automatic(),
                                                            .context_length = positions,
                                                            .trace_attention = trace == Trace::Attention,
                                                            .trace_residuals = trace == Trace::Residuals}));
@@ -194,12 +209,14 @@ Result<void> bench(const Options& o) {
     }
   }
   std::vector<double> prompt_rates, gen_rates;
+  ThreadsUsed used;
   for (int r = 0; r < o.repeat; ++r) {
     session.reset();
     const auto t0 = Clock::now();
     std::span<const float> logits;
     GLASSBOX_ASSIGN(logits, session.prefill(prompt));
     const auto t1 = Clock::now();
+    used.prompt = session.last_pass_threads();
     int token = argmax(logits);
     for (int i = 0; i < o.gen_tokens; ++i) {
       GLASSBOX_ASSIGN(logits, session.step(token));
@@ -210,6 +227,10 @@ Result<void> bench(const Options& o) {
     if (o.gen_tokens > 0) gen_rates.push_back(o.gen_tokens / std::chrono::duration<double>(t2 - t1).count());
   }
   const Stats p = stats(prompt_rates), g = stats(gen_rates);
+  used.generation = o.gen_tokens > 0 ? session.last_pass_threads() : 0;
+  used.why = !o.threads.automatic() ? cat(o.threads.most(), " thread(s), as --threads asks")
+             : o.gen_tokens > 0     ? choose_threads(c, 1, session.position() - 1, session.max_threads()).why
+                                    : choose_threads(c, o.prompt_tokens, 0, session.max_threads()).why;
 
   Memory m;
   std::error_code ignored;
@@ -222,10 +243,11 @@ Result<void> bench(const Options& o) {
   m.peak_resident = peak_resident_bytes();
 
   if (o.json) {
-    print_json(o, p, g, m);
+    print_json(o, p, g, m, used);
   } else {
     const auto mib = [](int64_t bytes) { return static_cast<double>(bytes) / (1 << 20); };
-    std::printf("%s, %d thread(s), %d repeats, trace %s\n", build_description(), o.threads, o.repeat,
+    std::printf("%s, threads %s (prompt %d, generation %d: %s), %d repeats, trace %s\n", build_description(),
+                o.threads.value.c_str(), used.prompt, used.generation, used.why.c_str(), o.repeat,
                 o.trace.c_str());
     std::printf("prompt     %6d tokens: %10.1f tokens/s (min %.1f, max %.1f)\n", o.prompt_tokens, p.median,
                 p.min, p.max);
@@ -234,6 +256,32 @@ Result<void> bench(const Options& o) {
     std::printf("memory: peak resident %.1f MiB; file %.1f MiB + KV cache %.1f MiB + trace %.1f MiB\n",
                 mib(m.peak_resident), mib(m.file), mib(m.kv_cache), mib(m.trace));
   }
+  return ok();
+}
+
+// X of the thread rule: the median cost of one hand-off of an empty loop, for 2..N threads, over --repeat
+// batches. The model is not read (--model is still required by the flags' shape; any file will do).
+Result<void> bench_hand_off(const Options& o) {
+  const ThreadCosts costs = thread_costs();
+  JsonWriter json;
+  json.begin_object();
+  json.key("engine").string(build_description());
+  json.key("rule_hand_off_us").number(costs.hand_off_microseconds);
+  json.key("rule_multiply_adds_per_us").number(costs.multiply_adds_per_microsecond);
+  json.key("measured_hand_off_us").begin_object();
+  if (!o.json)
+    std::printf(
+        "%s: the thread rule assumes a hand-off costs %.1f us and one thread does %.0f multiply-adds/us\n",
+        build_description(), costs.hand_off_microseconds, costs.multiply_adds_per_microsecond);
+  for (int threads = 2; threads <= o.threads.most(); ++threads) {
+    const double us = measure_hand_off_microseconds(threads, o.repeat);
+    json.key(std::to_string(threads)).number(std::round(us * 100) / 100);
+    if (!o.json)
+      std::printf("hand-off to %d threads: %.2f us (median of %d batches)\n", threads, us, o.repeat);
+  }
+  json.end_object();
+  json.end_object();
+  if (o.json) std::printf("%.*s\n", static_cast<int>(json.text().size()), json.text().data());
   return ok();
 }
 
@@ -272,6 +320,9 @@ Command add_bench_command(CLI::App& parent) {
       ->check(CLI::IsMember({"off", "residuals", "attention"}))
       ->capture_default_str();
   app->add_flag("--json", options->json, "print one JSON object instead of text");
+  app->add_flag("--hand-off", options->hand_off,
+                "measure instead what handing a loop to 2..N threads costs (the thread rule's X, "
+                "glassbox/thread_choice.hpp) beside the figures this build's rule uses");
   app->add_flag("--no-warmup", options->no_warmup,
                 "time the first pass too (by default an untimed pass first reads the weights in)");
   app->add_option(
@@ -286,6 +337,7 @@ Command add_bench_command(CLI::App& parent) {
          "of the context up to 256, linear)")
       ->type_name("VARIANT,...");
   return {app, [options, app] {
+            if (options->hand_off) return bench_hand_off(*options);
             if (options->lengths.empty()) {
               if (!options->attention.empty())
                 return Result<void>(error(ErrorCode::BadArgument,
@@ -295,7 +347,7 @@ Command add_bench_command(CLI::App& parent) {
             return bench_lengths({.model = options->model,
                                   .lengths = options->lengths,
                                   .attention = options->attention,
-                                  .threads = options->threads,
+                                  .threads = options->threads.most(),
                                   .repeat = app->count("--repeat") > 0 ? options->repeat : 3,
                                   .json = options->json});
           }};

@@ -12,6 +12,7 @@
 #include "glassbox/build.hpp"
 #include "glassbox/generator.hpp"
 #include "glassbox/session.hpp"
+#include "glassbox/thread_choice.hpp"
 #include "json_writer.hpp"
 #include "model_flags.hpp"
 #include "sampler_flags.hpp"
@@ -24,7 +25,7 @@ struct Options {
   std::string prompt;
   int steps = 256;  // llama2.c's default
   SamplerSettings sampler;
-  int threads = default_threads();  // this machine's cores
+  ThreadsSetting threads;  // auto: the threads that pay for each pass, up to this machine's cores
   bool json = false;
 };
 
@@ -33,14 +34,37 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
+// The threads a run used: the prompt's last pass and the last generated token's, and why (the rule's words
+// for that token, or "as asked" for a count given with --threads).
+struct ThreadsUsed {
+  int prompt = 0, generation = 0;
+  std::string why;
+};
+
+ThreadsUsed threads_used(const Options& options, const Session& session, int prompt_threads) {
+  ThreadsUsed used{.prompt = prompt_threads, .generation = session.last_pass_threads(), .why = {}};
+  used.why = options.threads.automatic()
+                 ? choose_threads(session.model().config, 1, std::max(session.position() - 1, 0),
+                                  session.max_threads())
+                       .why
+                 : cat(used.generation, " thread(s), as --threads asks");
+  return used;
+}
+
 void print_json(std::span<const int> prompt, std::span<const int> generated, const std::string& text,
-                StopReason reason) {
+                StopReason reason, const Options& options, const ThreadsUsed& threads) {
   JsonWriter json;
   json.begin_object();
   json.key("prompt_ids").integers(prompt);
   json.key("generated_ids").integers(generated);
   json.key("text").string(text);
   json.key("stop_reason").string(to_string(reason));
+  json.key("threads").begin_object();
+  json.key("setting").string(options.threads.value);
+  json.key("prompt").integer(threads.prompt);
+  json.key("generation").integer(threads.generation);
+  json.key("why").string(threads.why);
+  json.end_object();
   json.end_object();
   std::printf("%.*s\n", static_cast<int>(json.text().size()), json.text().data());
 }
@@ -48,7 +72,9 @@ void print_json(std::span<const int> prompt, std::span<const int> generated, con
 Result<void> generate(const Options& options) {
   GLASSBOX_ASSIGN(const LoadedModel loaded, open_model_from_flags(options.model));
   const Tokenizer& tokenizer = *loaded.tokenizer;
-  GLASSBOX_ASSIGN(Session session, Session::create(loaded.model, {.threads = options.threads}));
+  GLASSBOX_ASSIGN(Session session,
+                  Session::create(loaded.model, {.threads = options.threads.most(),
+                                                 .auto_threads = options.threads.automatic()}));
   Sampler sampler(options.sampler);
 
   Generator generator(session, sampler, tokenizer);
@@ -64,6 +90,7 @@ Result<void> generate(const Options& options) {
 
   const auto prompt_start = Clock::now();
   GLASSBOX_TRY(generator.prefill());
+  const int prompt_threads = session.last_pass_threads();
 
   // Prompt speed: all prompt passes, up to and including the one that yields the first new token.
   // Generation speed: the passes after that, one per further token.
@@ -86,8 +113,9 @@ Result<void> generate(const Options& options) {
   const int generated = static_cast<int>(generated_ids.size());
   const double generation_seconds = generated > 0 ? seconds_since(generation_start) : 0.0;
   const int generation_passes = generated > 0 ? generated - 1 : 0;
+  const ThreadsUsed threads = threads_used(options, session, prompt_threads);
   if (options.json) {
-    print_json(prompt, generated_ids, text, generator.stop_reason());
+    print_json(prompt, generated_ids, text, generator.stop_reason(), options, threads);
   } else {
     std::fputs("\n", stdout);
   }
@@ -95,10 +123,11 @@ Result<void> generate(const Options& options) {
 
   std::fprintf(stderr,
                "prompt: %zu tokens, %.1f tokens/s | generation: %d tokens, %.1f tokens/s | stopped: %s | "
-               "%d thread(s), %s\n",
+               "threads %s: prompt %d, generation %d (%s) | %s\n",
                prompt.size(), prompt_seconds > 0 ? prompt.size() / prompt_seconds : 0.0, generated,
                generation_seconds > 0 ? generation_passes / generation_seconds : 0.0,
-               to_string(generator.stop_reason()), options.threads, build_description());
+               to_string(generator.stop_reason()), options.threads.value.c_str(), threads.prompt,
+               threads.generation, threads.why.c_str(), build_description());
   return ok();
 }
 

@@ -23,6 +23,29 @@ void add_threads_flag(CLI::App& app, int& threads) {
       ->capture_default_str();
 }
 
+void add_threads_flag(CLI::App& app, ThreadsSetting& threads) {
+  const CLI::Validator count_or_auto(
+      [](std::string& value) -> std::string {
+        if (value == "auto") return {};
+        int count = 0;
+        const bool is_count = CLI::detail::lexical_cast(value, count);
+        return is_count && count >= 1 && count <= 256
+                   ? std::string()
+                   : "Value " + value + " is neither auto nor a count in range 1 to 256";
+      },
+      "N|auto");
+  app.add_option("--threads", threads.value,
+                 "threads for the matrix products: auto (each pass uses those that pay for its work, up to "
+                 "this machine's cores) or N, always N (results are the same for any count)")
+      ->type_name("N|auto")
+      ->check(count_or_auto)
+      ->capture_default_str();
+}
+
+int ThreadsSetting::most() const {
+  return automatic() ? default_threads() : std::stoi(value);
+}
+
 int default_threads() {
 #if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
   return 1;  // the single-threaded WebAssembly build of the CLI runs on one thread whatever it is asked

@@ -23,6 +23,15 @@ void add_model_flags(CLI::App& app, ModelFlags& flags);
 // Adds --threads N (1..256), storing it in `threads`, whose value is the default.
 void add_threads_flag(CLI::App& app, int& threads);
 
+// --threads N|auto for the commands that generate: auto (the default) lets each forward pass use the
+// threads that pay for its work (glassbox/thread_choice.hpp), up to this machine's cores; N uses N always.
+struct ThreadsSetting {
+  std::string value = "auto";
+  bool automatic() const { return value == "auto"; }
+  int most() const;  // N, or this machine's cores for auto
+};
+void add_threads_flag(CLI::App& app, ThreadsSetting& threads);
+
 // The CLI's default thread count: this machine's cores (at least 1, at most 256). The library's own default
 // stays one thread (SessionOptions{}.threads); results are the same for any count.
 int default_threads();

@@ -111,3 +111,49 @@ test('3. a host without the headers: the service worker adds them, and the next 
     await plain.close();
   }
 });
+
+/** The thread statistic beside the speed: the count in use and the reason in the engine's words. */
+async function threadStats(page) {
+  return page.evaluate(() => ({
+    inUse: document.querySelector('#stat-threads')?.textContent ?? null,
+    why: document.querySelector('#stat-threads-why')?.textContent ?? null,
+    title: document.querySelector('#stat-threads')?.getAttribute('title') ?? null,
+  }));
+}
+
+test('4. threads only where they pay: auto runs stories260K on one thread and says why; the user can force more, with the same tokens', async (t) => {
+  if (!haveStories) return skipOrFail(t, 'models/stories260K.bin and models/tok512.bin are absent: run scripts/fetch-models.sh');
+  if (!threaded) return t.skip('the threaded run (test 1) did not run');
+  const { context, page, errors } = await openPage(suite.env, { serviceWorkers: 'block' });
+  try {
+    await whenModelLoaded(page);
+    assert.equal(await page.inputValue('#threads-select'), 'auto', 'auto is the default');
+    const auto = await generate(page, PROMPTS[0], { temperature: 0, maxTokens: 60 });
+    assert.equal(auto.error, null);
+    let shown = await threadStats(page);
+    // The engine's rule (glassbox/thread_choice.hpp): each token of stories260K is too small to hand to a thread.
+    assert.equal(shown.inUse, '1 thread', JSON.stringify(shown));
+    assert.match(shown.why, /^1 thread: each token is too small for threads to pay$/);
+    assert.match(shown.title, /Prompt: /);
+
+    await page.selectOption('#threads-select', String(threaded.threads));
+    const forced = await generate(page, PROMPTS[0], { temperature: 0, maxTokens: 60 });
+    shown = await threadStats(page);
+    assert.equal(shown.inUse, `${threaded.threads} threads`, JSON.stringify(shown));
+    assert.equal(shown.why, `${threaded.threads} threads: as chosen`);
+    assert.match(shown.title, /auto would use 1/);
+    assert.deepEqual(forced.ids, auto.ids, 'forced threads give the same tokens');
+
+    await page.selectOption('#threads-select', '1'); // fewer than the threads started
+    await generate(page, PROMPTS[0], { temperature: 0, maxTokens: 10 });
+    assert.equal((await threadStats(page)).inUse, '1 thread', 'a forced single thread');
+
+    await page.selectOption('#threads-select', 'auto');
+    await generate(page, PROMPTS[0], { temperature: 0, maxTokens: 10 });
+    assert.equal((await threadStats(page)).inUse, '1 thread', 'back to auto');
+    await screenshot(page, 'threads-auto');
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});

@@ -325,3 +325,19 @@ test('foreignBytes() and isGguf() are the core\'s rule on a file\'s first bytes'
   // Text may be a tokenizer (tokenizer.json).
   assert.equal(engine.foreignBytes(text('{"model": {"type": "BPE"}}'), 'tokenizer'), null);
 });
+
+test('threads: the core rule\'s choice and its reason through the bindings, the setting kept, each step\'s count', async (t) => {
+  if (!requireFiles(t, engineFile, bin, tok)) return;
+  const { createEngine: fresh } = await import('./helpers.mjs');
+  const empty = await fresh();
+  assert.equal(empty.setThreads(2, true), null, 'no model yet: the setting waits for one');
+  assert.throws(() => empty.threadChoice(1), (e) => e.code === 'invalid-state');
+  const engine = await loadedEngine();
+  // The single-threaded build started one thread: every setting runs on it, and says so.
+  assert.deepEqual(engine.threadChoice(1), { threads: 1, why: '1 thread: the most this setting allows', automatic: true, limit: 1, most: 1 });
+  assert.deepEqual(engine.setThreads(4, false), { threads: 1, why: '1 thread: as chosen (auto would use 1)', automatic: false, limit: 1, most: 1 });
+  const { last } = run(engine, 'Once upon a time', { maxTokens: 3 });
+  assert.equal(last.threads, 1, 'each step says the threads its pass ran on');
+  engine.dispose();
+  empty.dispose();
+});

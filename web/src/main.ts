@@ -231,7 +231,7 @@ function generate(only?: { maxTokens?: number; chat?: ChatMessage[]; extend?: Ge
     started(event) {
       // A continued run keeps its prompt: the ids the worker took are the prompt and the tokens generated so far.
       if (!extend) update(() => ({ promptIds: event.promptIds }));
-      if (!extend) output.started(event.promptIds.length);
+      if (!extend) output.started(event.promptIds.length, event.threads);
       stepInspector.generationStarted(event.promptIds, sampler, extend?.promptIds.length);
       if (only?.chat) chat.started(event);
     },
@@ -260,6 +260,22 @@ function generate(only?: { maxTokens?: number; chat?: ChatMessage[]; extend?: Ge
       modelInspector.generationDone(event.count); // model-inspector.ts
     },
   }, only?.chat ? { messages: only.chat } : undefined, extend ? { ids: [...extend.promptIds, ...extend.ids], generated: extend.ids.length } : undefined);
+}
+
+/**
+ * The user's thread setting: auto (each forward pass takes the threads that pay for its work, the engine's
+ * rule) or a count for every pass. The output's statistics say what is in use and why.
+ */
+function offerThreadSetting(most: number) {
+  const select = byId<HTMLSelectElement>('threads-select');
+  const options = [new Option(`auto (up to ${most})`, 'auto')];
+  for (let n = 1; n <= most; n++) options.push(new Option(n === 1 ? '1 thread' : `${n} threads`, String(n)));
+  select.replaceChildren(...options);
+  select.addEventListener('change', () => {
+    const automatic = select.value === 'auto';
+    void client.request('threads', { count: automatic ? most : Number(select.value), automatic }).catch((error: unknown) => panel.showError(reportOf(error)));
+  });
+  byId('threads-setting').hidden = false;
 }
 
 chat.onSend = (messages) => {
@@ -405,6 +421,7 @@ async function start() {
   // Which build runs, and on how many threads: the threaded one needs a cross-origin isolated page (docs/hosting.md).
   byId('engine-build').textContent = ready.build;
   byId('engine-threads').textContent = ready.threaded ? `, threaded build, ${ready.threads} threads` : ', single-threaded build';
+  if (ready.threaded) offerThreadSetting(ready.threads);
   store.set({ engine: ready });
   status.set('loading', 'Reading the model catalog…');
   try {

@@ -3,7 +3,7 @@
 // one `token` per step, then `done`. The worker produces token n+1 only after the page has acknowledged
 // token n (`ack`), so the page is never flooded and a Stop lands within one token.
 // The engine's own types (wasm/engine.d.ts) are used as they are, not restated.
-import type { ErrorCode, ModelInfo, SamplerSettings, StopReason, TokenSpan, TopToken as EngineTopToken } from '@glassbox/engine';
+import type { ErrorCode, ModelInfo, SamplerSettings, StopReason, ThreadChoice, TokenSpan, TopToken as EngineTopToken } from '@glassbox/engine';
 import type { ChatRequest, ChatStarted, ChatSupport } from './protocol-chat';
 import type { CircuitsReplies, CircuitsRequest } from './protocol-circuits';
 import type { EncoderReplies, EncoderRequest } from './protocol-encoder';
@@ -110,6 +110,7 @@ export type ToWorker =
   | { type: 'memory'; req: number }
   | { type: 'hub-cached'; req: number; urls: string[] } // what the browser keeps of each: Record<url, CachedState>
   | { type: 'hub-delete'; req: number; url: string }
+  | { type: 'threads'; req: number; count: number; automatic: boolean } // the user's thread setting: auto, or `count` always
   | { type: 'generate'; gen: number; prompt: string; sampler: SamplerSettings; maxTokens: number; topK: number; chat?: ChatRequest; extend?: ExtendRun }
   | { type: 'ack'; gen: number; index: number }
   | { type: 'stop'; gen: number };
@@ -131,7 +132,15 @@ export type FromWorker =
   | { type: 'progress'; req: number; file: 'model' | 'tokenizer'; name: string; loaded: number; total: number | null }
   | { type: 'reply'; req: number; ok: true; value: unknown }
   | { type: 'reply'; req: number; ok: false; error: ErrorReport }
-  | { type: 'started'; gen: number; promptIds: number[]; promptPieces: Uint8Array[]; chat?: ChatStarted }
+  | {
+      type: 'started';
+      gen: number;
+      promptIds: number[];
+      promptPieces: Uint8Array[];
+      chat?: ChatStarted;
+      // The threads the prompt's pass and each generated token's take, and why (the core's rule: glassbox/thread_choice.hpp).
+      threads: { prompt: ThreadChoice; generation: ThreadChoice };
+    }
   | {
       type: 'token';
       gen: number;
@@ -144,6 +153,7 @@ export type FromWorker =
       top: TopToken[]; // the distribution this token was drawn from
       pipeline?: StepPipeline; // what the sampler did to it (protocol-step-inspector.ts), when topK > 0
       stepMs: number;
+      threads: number; // what the token's forward pass ran on (the first one's also read the prompt)
     }
   | { type: 'done'; gen: number; reason: DoneReason; count: number; elapsedMs: number; error?: ErrorReport };
 
@@ -155,6 +165,7 @@ export interface Replies extends EncoderReplies, ModelInspectorReplies, StepInsp
   memory: MemoryReport;
   'hub-cached': Record<string, CachedState>; // a URL the browser keeps nothing of is absent
   'hub-delete': null;
+  threads: ThreadChoice | null; // a generated token's choice under the new setting; null: no decoder loaded yet
 }
 
 /** The requests: the messages to the worker that carry a `req` and are answered by one `reply`. */

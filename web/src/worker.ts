@@ -123,7 +123,9 @@ function generate(e: GlassboxEngine, gen: number, prompt: string, sampler: Sampl
     return;
   }
   generation = { gen, topK, count: extend?.generated ?? 0, started };
-  post({ type: 'started', gen, promptIds: ids, promptPieces: e.pieces(ids), chat });
+  // The session has not read the prompt yet: what it will take for it, and then for each new token.
+  const threads = { prompt: e.threadChoice(Math.max(1, ids.length - e.sequence().length)), generation: e.threadChoice(1) };
+  post({ type: 'started', gen, promptIds: ids, promptPieces: e.pieces(ids), chat, threads });
   step(e);
 }
 
@@ -148,6 +150,7 @@ function step(e: GlassboxEngine) {
       top,
       pipeline: g.topK > 0 ? stepPipeline(e, token.position, g.topK) : undefined,
       stepMs,
+      threads: token.threads,
     });
     g.count += 1;
     if (token.end) endGeneration(token.reason);
@@ -231,6 +234,9 @@ scope.onmessage = (event) => {
         () => post(replyTo(message.type, message.req, null)),
         (error: unknown) => post({ type: 'reply', req: message.req, ok: false, error: explain(error, 'Could not delete the saved copy') }),
       );
+      break;
+    case 'threads':
+      reply(message.type, message.req, () => engine!.setThreads(message.count, message.automatic), 'Could not change the threads');
       break;
     case 'memory':
       reply(

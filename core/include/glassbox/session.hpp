@@ -22,7 +22,11 @@ class ThreadPool;
 struct RunState;
 
 struct SessionOptions {
-  int threads = 1;         // worker threads for the matrix products (1: run on the caller's thread)
+  int threads = 1;  // worker threads for the matrix products (1: run on the caller's thread)
+  // true: `threads` is the most a pass may use, and each pass (a prompt chunk, a generated token) uses the
+  // count glassbox/thread_choice.hpp chooses for its work; a tiny model's decode runs on one. false: every
+  // pass uses all `threads`. The results are the same bits either way.
+  bool auto_threads = false;
   int context_length = 0;  // positions the KV cache holds; 0: the model's max_seq_len, capped at 4096
   // The full attention record: every probability of every head, layers x heads x n(n+1)/2 floats. Only for
   // short sequences asked for explicitly; views recompute the rows they show from the residual trace instead.
@@ -70,6 +74,15 @@ class Session {
   Result<std::span<const float>> prefill(std::span<const int> tokens);
 
   int position() const { return position_; }
+  // The threads the last forward pass used (with auto_threads, the rule's choice for it; 0 before any pass)
+  // and the most any pass may use (the threads the session started).
+  int last_pass_threads() const { return last_pass_threads_; }
+  int max_threads() const;
+  // From the next pass on: `threads` (clamped to 1..max_threads()) for every pass, or with `automatic` the
+  // most a pass may use, each taking what glassbox/thread_choice.hpp chooses. The bits do not change.
+  void use_threads(int threads, bool automatic);
+  int thread_limit() const { return thread_limit_; }
+  bool auto_threads() const { return auto_threads_; }
   int context_length() const { return context_length_; }
   void reset();  // back to position 0; the trace is cleared too
 
@@ -137,6 +150,9 @@ class Session {
   bool residuals_enabled_ = false;
   int position_ = 0;
   int context_length_ = 0;
+  bool auto_threads_ = false;
+  int thread_limit_ = 1;
+  int last_pass_threads_ = 0;
 };
 
 }  // namespace glassbox

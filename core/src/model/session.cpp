@@ -5,6 +5,7 @@
 
 #include "glassbox/ablation.hpp"
 #include "glassbox/error.hpp"
+#include "glassbox/thread_choice.hpp"
 #include "glassbox/token_ids.hpp"
 #include "inspect/logit_attribution.hpp"
 #include "model/forward.hpp"
@@ -65,6 +66,8 @@ Result<Session> Session::create(std::shared_ptr<const Model> model, SessionOptio
   session.model_ = std::move(model);
   session.context_length_ = context;
   session.pool_ = std::make_unique<ThreadPool>(options.threads);
+  session.auto_threads_ = options.auto_threads;
+  session.thread_limit_ = session.pool_->size();
   session.state_ = std::make_unique<RunState>(c, context, session.pool_->size(), batch);
   session.state_->use_attention(c, options.attention);
   session.trace_ = AttentionTrace(c.n_layers, c.n_heads);
@@ -110,12 +113,27 @@ Result<std::span<const float>> Session::prefill(std::span<const int> tokens) {
       if (trace_enabled_) trace_.begin_position(p);
       if (residuals_enabled_) residuals_.begin_position(p);
     }
+    const int threads = auto_threads_
+                            ? threads_for_pass(c, static_cast<int>(chunk.size()), position_, thread_limit_)
+                            : thread_limit_;
+    pool_->set_active(threads);
     forward(*model_, *state_, chunk, position_, trace_enabled_ ? &trace_ : nullptr,
             residuals_enabled_ ? &residuals_ : nullptr, *pool_);
+    pool_->set_active(pool_->size());  // the views' recomputations keep every thread, as before
+    last_pass_threads_ = threads;
     position_ += static_cast<int>(chunk.size());
     tokens = tokens.subspan(chunk.size());
   }
   return logits();
+}
+
+int Session::max_threads() const {
+  return pool_->size();
+}
+
+void Session::use_threads(int threads, bool automatic) {
+  thread_limit_ = std::clamp(threads, 1, pool_->size());
+  auto_threads_ = automatic;
 }
 
 const AttentionVariant& Session::attention() const {

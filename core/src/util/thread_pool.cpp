@@ -87,6 +87,7 @@ ThreadPool::ThreadPool(int threads) {
     workers_.emplace_back([this, i] { work(i); });
 #endif
   }
+  active_ = size();
 }
 
 ThreadPool::~ThreadPool() {
@@ -106,7 +107,7 @@ ThreadPool::~ThreadPool() {
 }
 
 void ThreadPool::parallel_for(std::size_t n, ChunkFn fn, std::size_t split_from) {
-  const int parts = static_cast<int>(std::min<std::size_t>(n, static_cast<std::size_t>(size())));
+  const int parts = static_cast<int>(std::min<std::size_t>(n, static_cast<std::size_t>(active_)));
   if (parts < 2 || n < split_from) {
     if (n > 0) fn(0, n, 0);
     return;
@@ -138,13 +139,13 @@ void ThreadPool::parallel_for(std::size_t n, ChunkFn fn, std::size_t split_from)
 
 void ThreadPool::parallel_pieces(std::size_t n, std::size_t piece, ChunkFn fn, std::size_t split_from) {
   piece = std::max<std::size_t>(piece, 1);
-  if (size() == 1 || n < split_from || n <= piece) {
+  if (active_ == 1 || n < split_from || n <= piece) {
     if (n > 0) fn(0, n, 0);
     return;
   }
   std::atomic<std::size_t> next{0};
   // One chunk per thread, each taking pieces until none are left.
-  parallel_for(static_cast<std::size_t>(size()), [&](std::size_t, std::size_t, int worker) {
+  parallel_for(static_cast<std::size_t>(active_), [&](std::size_t, std::size_t, int worker) {
     for (;;) {
       const std::size_t begin = next.fetch_add(piece, std::memory_order_relaxed);
       if (begin >= n) return;

@@ -53,6 +53,12 @@ class ThreadPool {
 
   int size() const { return static_cast<int>(workers_.size()) + 1; }
 
+  // The threads parallel_for and parallel_pieces hand work to, 1..size() (size() unless set): a forward
+  // pass too small for all of them runs on fewer (glassbox/thread_choice.hpp). Below 2 a loop is a plain
+  // loop on the caller's thread, and the idle workers go to sleep after their spin.
+  int active() const { return active_; }
+  void set_active(int threads) { active_ = threads < 1 ? 1 : (threads > size() ? size() : threads); }
+
   // Calls fn(begin, end, worker) on disjoint chunks covering [0, n), worker in [0, size()) and distinct per
   // chunk (one chunk per worker), and returns when all chunks are done. Not reentrant: one caller at a time.
   // Below split_from items the whole loop runs on the caller's thread as fn(0, n, 0): the callers' one
@@ -82,6 +88,7 @@ class ThreadPool {
   uint32_t wait_for_generation(uint32_t seen);
 
   std::vector<Thread> workers_;
+  int active_ = 1;  // set to size() once the workers are started
   // The job of the current generation. Plain fields: written by the caller before it publishes a generation
   // (release) and read by workers after they see it (acquire); the caller writes again only after every
   // worker has reported done (pending_ reaches 0).

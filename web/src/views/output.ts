@@ -3,7 +3,7 @@
 // prompt's speed up to the first new token, and the generation speed from the first new token on (so a
 // long prompt does not make generation look slow).
 // Clicking a generated token selects it (the next-token panel then shows the distribution it came from).
-import type { DoneEvent, TokenEvent } from '../client';
+import type { DoneEvent, StartedEvent, TokenEvent } from '../client';
 import { el, hexBytes, tokenLabel } from '../ui/text';
 import { hideTip, showTip } from '../ui/tooltip';
 
@@ -32,6 +32,8 @@ export class OutputView {
   private selected = -1;
   private tabStop = 0; // the one token Tab lands on (roving tabindex): the selected one, else the first
   private resumed = false; // the run was continued by Step (resume()): its speed is the engine's
+  private threads: StartedEvent['threads'] | null = null; // what the engine's rule chose for this run, and why
+  private threadsInUse = 0; // what the newest token's pass ran on
   onSelect: (index: number, reveal: boolean) => void = () => {};
 
   constructor(
@@ -82,13 +84,16 @@ export class OutputView {
     this.meta.textContent = 'stepping…';
   }
 
-  /** The prompt's length in tokens, once the worker has tokenized it. */
-  started(promptTokens: number) {
+  /** The prompt's length in tokens, once the worker has tokenized it, and the threads the engine chose. */
+  started(promptTokens: number, threads: StartedEvent['threads']) {
     this.promptTokens = promptTokens;
+    this.threads = threads;
+    this.threadsInUse = 0;
   }
 
   token(event: TokenEvent) {
     this.count = event.index + 1;
+    this.threadsInUse = event.threads;
     if (event.index === 0) this.firstTokenAt = performance.now();
     else this.engineMs += event.stepMs; // a Step's token too: its step reads one token, as a generation's do
     // An end-of-text token adds no text: it is shown by its piece (</s>), marked as such.
@@ -182,6 +187,24 @@ export class OutputView {
     return this.generatedText;
   }
 
+  /**
+   * The threads in use and why, in the engine's words (its rule: glassbox/thread_choice.hpp): the count the
+   * newest token ran on (before the first, what each token will take), and the reason for generation's count;
+   * the prompt's choice and the full reason in the tooltip.
+   */
+  private threadStats(threads: NonNullable<OutputView['threads']>) {
+    const inUse = this.threadsInUse || threads.generation.threads;
+    const node = el('span', 'stat');
+    node.id = 'stat-threads';
+    node.title = `Generation: ${threads.generation.why}. Prompt: ${threads.prompt.why}.`;
+    node.append(el('strong', '', String(inUse)), document.createTextNode(inUse === 1 ? ' thread' : ' threads'));
+    // The reason's plain part; its figures stay in the tooltip.
+    const why = el('span', 'stat threads-why', threads.generation.why.replace(/ \(.*\)$/, ''));
+    why.id = 'stat-threads-why';
+    why.title = node.title;
+    return [node, why];
+  }
+
   private renderStats(force: boolean, elapsedMs?: number) {
     const now = performance.now();
     if (!force && now - this.lastStats < 100) return;
@@ -225,6 +248,7 @@ export class OutputView {
       );
     }
     nodes.push(stat(seconds.toFixed(2), 's', 'stat-time', 'Time since Generate was pressed.'));
+    if (this.threads) nodes.push(...this.threadStats(this.threads));
     if (this.count > 1) {
       nodes.push(
         stat(
