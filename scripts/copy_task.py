@@ -3,7 +3,7 @@
 random words followed by the same twelve again must learn to copy (on new lines the repeated half's loss
 falls far below the first half's) and `glassbox inspect` must then report an induction head.
 
-  scripts/copy_task.py [--steps 400] [--out DIR]     (build/glassbox and models/tok512.bin by default)
+  scripts/copy_task.py [--steps 2500] [--out DIR]     (build/glassbox and models/tok512.bin by default)
 
 The words are the most frequent words of a corpus (../shared/corpus/tinyshakespeare.txt; --words 100), twelve
 distinct ones per line, which tok512 splits into 1 to 3 tokens each, so the distance in tokens from a word to
@@ -13,6 +13,14 @@ is no induction head. --mix-long mixes one-token and long words so that the dist
 Prints the training time, the held-out losses of both halves, the best head's mean weight on the induction
 target on held-out copy lines, and inspect's induction score of the best head (its probe: BOS, 32 random
 tokens, the same 32 again).
+
+Measured (2026-11-27, 2 shared cores, load average 12-13, --threads 2): the defaults with --steps 2500 train in
+688 s (4,300 tokens/s); held out, the repeated half's loss is 0.071 nats/token against the first half's 1.811,
+so the model copies; but no head is an induction head (inspect's probe: best 0.06; on copy lines the best head
+puts 0.29 of its weight on the induction target): the layer-1 heads attend to roughly "one half back"
+(35-42 tokens) and match content there, which the nearly constant half length allows. --mix-long (context 256,
+batch 6, 2500 steps, 687 s) copied less (0.61 against 1.05) and formed none either; nor did 4000 steps of the
+defaults (427 s at 12,400 tokens/s on a quieter machine: 0.160 against 1.808, probe 0.09).
 """
 import argparse
 import json

@@ -346,6 +346,23 @@ TEST(TrainCli, TrainsFromAConfigPrintsJsonPerStepAndWritesAModelThatScores) {
     std::filesystem::remove(p);
 }
 
+TEST(TrainCli, StepZeroLossIsScoresLossForOneLineAtBatchOne) {
+  GLASSBOX_REQUIRE_FILE(test::model_path("stories260K.gguf"));
+  const std::string model = test::model_path("stories260K.gguf");
+  const std::string data = write_text("cli-one-line.txt", std::string(test::kStoriesText) + "\n");
+  const std::string out = temp_file("cli-one-line.gguf");
+  auto trained = test::run_cli(
+      {"train", "--model", model, "--data", data, "--steps", "1", "--batch", "1", "--output", out, "--json"});
+  ASSERT_EQ(trained.exit_code, 0) << trained.err;
+  auto scored = test::run_cli({"score", "--model", model, "--text", test::kStoriesText, "--json"});
+  ASSERT_EQ(scored.exit_code, 0) << scored.err;
+  const json::Document step = test::parse_json(trained.out, "train");
+  const json::Document score = test::parse_json(scored.out, "score");
+  EXPECT_EQ(test::number(test::member(step, "loss")), test::number(test::member(score, "loss")));
+  for (const std::string& p : {data, out})
+    std::filesystem::remove(p);
+}
+
 TEST(TrainCli, BadInputExitsWithAMessage) {
   GLASSBOX_REQUIRE_FILE(test::model_path("stories260K.gguf"));
   const std::string empty = write_text("cli-empty.txt", "");
