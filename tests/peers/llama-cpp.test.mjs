@@ -187,3 +187,42 @@ test('llama.cpp reads the GGUF files glassbox convert writes, and decodes storie
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+// glassbox train's output (issue 28): a fine-tuned stories260K and a Llama trained from a --config, each
+// written as F32 GGUF with its tokenizer, must load in llama.cpp and decode the same greedy tokens there.
+test('llama.cpp reads the GGUF files glassbox train writes, and decodes them the same', async (t) => {
+  const bin = path.join(modelsDir, 'stories260K.bin');
+  const tok = path.join(modelsDir, 'tok512.bin');
+  if (!requireFiles(t, cli, bin, tok)) return;
+  const llama = await llamaCpp();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'glassbox-train-'));
+  try {
+    const data = path.join(dir, 'lines.txt');
+    fs.writeFileSync(data, 'Once upon a time, there was a cat named Tom.\nTom liked to sit in the sun all day long.\n'.repeat(4));
+    const config = path.join(dir, 'config.json');
+    fs.writeFileSync(config, JSON.stringify({ architecture: 'llama', dim: 32, layers: 2, heads: 4, kv_heads: 2, hidden_dim: 64, context: 64 }));
+    const runs = {
+      'fine-tuned': ['--model', bin, '--tokenizer', tok, '--steps', '3', '--lr', '0.001'],
+      'from a config': ['--config', config, '--tokenizer', tok, '--steps', '30', '--lr', '0.01', '--batch', '2'],
+    };
+    for (const [what, args] of Object.entries(runs)) {
+      const out = path.join(dir, `${what.replace(/ /g, '-')}.gguf`);
+      glassbox(['train', ...args, '--data', data, '--output', out, '--json']);
+      const model = await llama.loadModel({ modelPath: out });
+      try {
+        const theirs = await llamaGreedy(model, [model.tokens.bos], GREEDY_TOKENS, []);
+        // glassbox ends a llama2.c-vocabulary text where it draws BOS (a new story); llama.cpp writes on.
+        const ours = glassboxGreedy(out, '', GREEDY_TOKENS + 1).generated_ids;
+        const n = Math.min(theirs.length, ours.length);
+        const agree = theirs.findIndex((id, i) => id !== ours[i]);
+        t.diagnostic(`${what}: llama.cpp and glassbox agree on ${agree < 0 || agree >= n ? n : agree}/${n} greedy tokens`);
+        assert.ok(n >= 8, `${what}: ${n} tokens to compare`);
+        assert.deepEqual(theirs.slice(0, n), ours.slice(0, n), `${what}: greedy tokens`);
+      } finally {
+        await model.dispose();
+      }
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
