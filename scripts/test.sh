@@ -116,11 +116,11 @@ if [ "$deep" = 1 ]; then
   tsan_shard() {
     TSAN_OPTIONS="halt_on_error=1 exitcode=66" GTEST_TOTAL_SHARDS=2 GTEST_SHARD_INDEX="$1" \
       build-tsan/tests/glassbox_thread_tests --gtest_brief=1 \
-      --gtest_filter='Session*:Forward*:Generator*:ThreadPool*:KernelsBitExact*:QuantizedIntDot*:HeadAblation*:*AttentionDetail*:MeasureHeads*:HeadMeasurement*:Inspection*:*Encoder*'
+      --gtest_filter='Session*:Forward*:Generator*:ThreadPool*:KernelsBitExact*:QuantizedIntDot*:HeadAblation*:MeanAblation*:*AttentionDetail*:MeasureHeads*:HeadMeasurement*:Inspection*:*Encoder*:TrainTrainer.OneAndThreeThreads*'
   }
   tsan_shard_0() { tsan_shard 0; }
   tsan_shard_1() { tsan_shard 1; }
-  together "ThreadSanitizer: sessions, encoders, forward pass, generator, thread pool, ablation and inspection" \
+  together "ThreadSanitizer: sessions, encoders, forward pass, generator, thread pool, ablation, inspection and training" \
     tsan_shard_0 tsan_shard_1
 
   step "AddressSanitizer and UndefinedBehaviorSanitizer: the whole native suite"

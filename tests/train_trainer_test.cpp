@@ -278,7 +278,9 @@ TEST(TrainTrainer, ALearningRateThatMakesTheLossNaNStopsNamingTheStepWithTheLast
   FAIL() << "a learning rate of 1e30 never made the loss NaN";
 }
 
-#if !defined(__EMSCRIPTEN__)
+#if !defined(__EMSCRIPTEN__) && \
+    defined(                    \
+        GLASSBOX_CLI_PATH)  // the CLI tests: not in WebAssembly, nor in the ThreadSanitizer binary (no CLI)
 std::string write_text(const std::string& name, const std::string& text) {
   const std::string path = temp_file(name);
   std::ofstream(path, std::ios::binary) << text;
