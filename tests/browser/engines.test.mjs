@@ -185,7 +185,7 @@ for (const engine of ENGINES) {
             for (let i = 0; i < data.length; i += 4) if (data[i + 3] > 0 && !(data[i] === 255 && data[i + 1] === 255 && data[i + 2] === 255)) n++;
             return n;
           });
-          return { n: r.n, bars: document.querySelectorAll('.lab-bar').length, kl: r.klByPosition.length, widths: canvases.map((c) => c.width), inked };
+          return { n: r.n, bars: document.querySelectorAll('.lab-body .kl-bar').length, kl: r.klByPosition.length, widths: canvases.map((c) => c.width), inked };
         });
         assert.equal(lab.n, at + 1, 'the text up to the current step');
         assert.deepEqual(lab.widths, [lab.n, lab.n, lab.n]);
