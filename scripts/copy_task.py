@@ -58,10 +58,11 @@ def corpus_words(path, count):
     return sorted(sorted(frequency), key=lambda w: -frequency[w])[:count]
 
 
-def copy_lines(words, count, rng, half=12):
+def copy_lines(words, count, rng, half=12, half_range=None):
     lines = []
     for _ in range(count):
-        first = rng.sample(words, half)  # distinct: each token's earlier occurrence says where to copy from
+        n = rng.randint(*half_range) if half_range else half  # a varying length: no fixed offset finds the copy
+        first = rng.sample(words, n)  # distinct: each token's earlier occurrence says where to copy from
         lines.append(" ".join(first + first))
     return lines
 
@@ -80,6 +81,9 @@ def main():
     p.add_argument("--mix-long", action="store_true",
                    help="half one-token words (the vocabulary's), half long corpus words of several tokens, so "
                         "that a half's length in tokens varies more from line to line")
+    p.add_argument("--half-range", default=None,
+                   help="MIN,MAX: each line's first half has a random number of words in this range (default: "
+                        "always 12, as the issue states)")
     p.add_argument("--lines", type=int, default=4000)
     p.add_argument("--held-out", type=int, default=40)
     p.add_argument("--steps", type=int, default=400)
@@ -98,10 +102,12 @@ def main():
         short = whole_word_pieces(a.tokenizer)
         long_words = [w for w in corpus_words(a.corpus, 5000) if len(w) >= 10][:len(short)]
         words = short + long_words
+    half_range = tuple(int(x) for x in a.half_range.split(",")) if a.half_range else None
+    lines_of = lambda count, rng: copy_lines(words, count, rng, half_range=half_range)
     rng = random.Random(a.seed)
     data = os.path.join(a.out, "copy.txt")
     with open(data, "w") as f:
-        f.write("\n".join(copy_lines(words, a.lines, rng)) + "\n")
+        f.write("\n".join(lines_of(a.lines, rng)) + "\n")
     config = os.path.join(a.out, "config.json")
     with open(config, "w") as f:
         json.dump({"architecture": "llama", "dim": a.dim, "layers": 2, "heads": a.heads, "kv_heads": a.heads,
@@ -119,7 +125,7 @@ def main():
           f"{tokens_per_second:.0f} tokens/s; loss {steps[0]['loss']:.3f} -> {steps[-1]['loss']:.3f}")
 
     first_half, second_half = [], []
-    for line in copy_lines(words, a.held_out, random.Random(a.seed + 1000)):
+    for line in lines_of(a.held_out, random.Random(a.seed + 1000)):
         scored = json.loads(run([a.glassbox, "score", "--model", model, "--text", line, "--json"]).stdout)
         ids = [t["id"] for t in scored["tokens"]]
         n = (len(ids) - 1) // 2
@@ -132,7 +138,7 @@ def main():
     print(f"held-out loss: first half {mean(first_half):.3f} nats/token, repeated half {mean(second_half):.3f} "
           f"({len(first_half)} and {len(second_half)} tokens)")
 
-    best_on_lines = line_induction(a.glassbox, model, copy_lines(words, 5, random.Random(a.seed + 2000)))
+    best_on_lines = line_induction(a.glassbox, model, lines_of(5, random.Random(a.seed + 2000)))
     print(f"on held-out copy lines, the largest mean weight from a repeated token to the one after its first "
           f"occurrence: {best_on_lines[0]:.3f} (layer {best_on_lines[1]}, head {best_on_lines[2]})")
     inspected = json.loads(run([a.glassbox, "inspect", "--model", model, "--prompt", "Once upon a time",
