@@ -85,12 +85,7 @@ TEST_P(SessionRecomputeArchitectures, RowsEqualTheForwardPassBitForBit) {
 
 INSTANTIATE_TEST_SUITE_P(Architectures, SessionRecomputeArchitectures,
                          ::testing::ValuesIn(test::architecture_cases()),
-                         [](const ::testing::TestParamInfo<test::Case>& info) {
-                           std::string name = info.param.label;
-                           for (char& ch : name)
-                             if (ch == '-') ch = '_';
-                           return name;
-                         });
+                         [](const auto& info) { return test::test_name(info.param.label); });
 
 // A llama2.c-shaped model (RoPE, grouped-query attention) long enough that heads split across threads.
 Model llama_model() {

@@ -167,18 +167,8 @@ TEST_P(CircuitsReference, MeanAblationMatchesTheReference) {
   EXPECT_GT(*std::max_element(expected.begin(), expected.end()), 1e-3);  // the ablation moves something
 }
 
-INSTANTIATE_TEST_SUITE_P(Models, CircuitsReference,
-                         ::testing::Values("stories260K", "llama-like", "rope-half-partial", "gpt2-like",
-                                           "transformer-postln", "mqa-postln-geglu",
-                                           "rmsnorm-sinusoidal-reglu", "layernorm-gqa",
-                                           "layernorm-mqa-postln", "qk-norm-wide-heads",
-                                           "sandwich-sliding-softcap", "alibi-rmsnorm-gqa"),
-                         [](const auto& info) {
-                           std::string name = info.param;
-                           for (char& ch : name)
-                             if (ch == '-') ch = '_';
-                           return name;
-                         });
+INSTANTIATE_TEST_SUITE_P(Models, CircuitsReference, ::testing::ValuesIn(test::reference_circuit_models()),
+                         [](const auto& info) { return test::test_name(info.param); });
 
 // Weights whose products round their inputs to 8 bits (the integer kernels): the heads' parts are taken over
 // W_o's input rounded the same way, so the parts still add up to the logit (before the classifier's own

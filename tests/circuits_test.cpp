@@ -72,12 +72,8 @@ TEST_P(AttributionArchitectures, PartsAddUpToTheModelsLogit) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Architectures, AttributionArchitectures,
-                         ::testing::ValuesIn(test::architecture_cases()), [](const auto& info) {
-                           std::string name = info.param.label;
-                           for (char& ch : name)
-                             if (ch == '-') ch = '_';
-                           return name;
-                         });
+                         ::testing::ValuesIn(test::architecture_cases()),
+                         [](const auto& info) { return test::test_name(info.param.label); });
 
 TEST(Attribution, AnAblatedHeadContributesNothingAndTheRestStillAddUp) {
   const test::Case c = test::architecture_cases().front();

@@ -256,12 +256,7 @@ TEST_P(GgufRoundTrip, EveryConfigFieldAndWeightComesBack) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Architectures, GgufRoundTrip, ::testing::ValuesIn(test::architecture_cases()),
-                         [](const ::testing::TestParamInfo<Case>& info) {
-                           std::string name = info.param.label;
-                           for (char& ch : name)
-                             if (ch == '-') ch = '_';
-                           return name;
-                         });
+                         [](const auto& info) { return test::test_name(info.param.label); });
 
 TEST(GgufRoundTripTokenizer, EveryVocabularyKindAndPreTokenizerComesBack) {
   const RandomModel source(test::base_config(), {}, 3);

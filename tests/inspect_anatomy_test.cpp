@@ -33,12 +33,7 @@ TEST_P(AnatomyOfEveryArchitecture, TotalsEqualTheModelsTensors) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Random, AnatomyOfEveryArchitecture, testing::ValuesIn(test::architecture_cases()),
-                         [](const auto& info) {
-                           std::string name = info.param.label;
-                           for (char& ch : name)
-                             if (ch == '-') ch = '_';
-                           return name;
-                         });
+                         [](const auto& info) { return test::test_name(info.param.label); });
 
 // Encoders have parts decoders lack (token types, the embeddings' norm, the MLM head) and no final norm; the
 // anatomy counts each, so its total is the file's.

@@ -157,18 +157,8 @@ TEST_P(NeuronsReference, TheTopNeuronsAndTheirTokensAreTheReferences) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Models, NeuronsReference,
-                         ::testing::Values("stories260K", "llama-like", "rope-half-partial", "gpt2-like",
-                                           "transformer-postln", "mqa-postln-geglu",
-                                           "rmsnorm-sinusoidal-reglu", "layernorm-gqa",
-                                           "layernorm-mqa-postln", "qk-norm-wide-heads",
-                                           "sandwich-sliding-softcap", "alibi-rmsnorm-gqa"),
-                         [](const auto& info) {
-                           std::string name = info.param;
-                           for (char& ch : name)
-                             if (ch == '-') ch = '_';
-                           return name;
-                         });
+INSTANTIATE_TEST_SUITE_P(Models, NeuronsReference, ::testing::ValuesIn(test::reference_circuit_models()),
+                         [](const auto& info) { return test::test_name(info.param); });
 
 }  // namespace
 }  // namespace glassbox

@@ -122,4 +122,19 @@ inline ProcessResult run_cli(std::vector<std::string> args) {
 }
 #endif
 
+// A parameterized test's name from a model's label or file stem: GoogleTest allows no '-' in names.
+inline std::string test_name(std::string label) {
+  for (char& ch : label)
+    if (ch == '-') ch = '_';
+  return label;
+}
+
+// The models the NumPy reference's circuits and neurons fixtures cover (tests/reference/circuit_fixtures.py,
+// neuron_fixtures.py): stories260K and a random model of every reference architecture, by file stem.
+inline std::vector<std::string> reference_circuit_models() {
+  return {"stories260K",          "llama-like",         "rope-half-partial",        "gpt2-like",
+          "transformer-postln",   "mqa-postln-geglu",   "rmsnorm-sinusoidal-reglu", "layernorm-gqa",
+          "layernorm-mqa-postln", "qk-norm-wide-heads", "sandwich-sliding-softcap", "alibi-rmsnorm-gqa"};
+}
+
 }  // namespace glassbox::test
