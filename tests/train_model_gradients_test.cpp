@@ -1,4 +1,4 @@
-// A whole Llama model's loss and gradients (train/llama_gradients.hpp): the loss is score_tokens' loss on
+// A whole Llama model's loss and gradients (train/model_gradients.hpp): the loss is score_tokens' loss on
 // stories260K (training's step 0 scores a text as `glassbox score` does), and the derivative by sampled
 // weights of every tensor matches central finite differences of the loss, in double, on tiny random Llamas
 // (tied and untied classifier, GQA, both RoPE pairings) and on stories260K.
@@ -6,12 +6,14 @@
 
 #include <cstdio>
 #include <random>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "glassbox/score.hpp"
 #include "random_models.hpp"
 #include "stories_model.hpp"
-#include "train/llama_gradients.hpp"
+#include "train/model_gradients.hpp"
 #include "train_gradient_check.hpp"
 
 namespace glassbox::train {
@@ -20,11 +22,12 @@ namespace {
 constexpr double kTolerance = 1e-6;  // on the largest relative error (tests/train_gradient_check.hpp)
 
 // The derivative by `samples` random elements of each tensor, analytic against finite differences; returns
-// the largest relative error over all of them and prints each tensor's.
-double check_sampled_gradients(const ModelConfig& config, LlamaParameters<double> parameters,
-                               const std::vector<int>& tokens, int samples, uint32_t seed) {
-  LlamaParameters<double> gradients = zeros_like(parameters);
-  auto loss_and_gradients = llama_loss_and_gradients(config, parameters, tokens, gradients);
+// the largest relative error over all of them and prints each tensor's. `checked` gathers the tensors' names.
+double check_sampled_gradients(const ModelConfig& config, ModelParameters<double> parameters,
+                               const std::vector<int>& tokens, int samples, uint32_t seed,
+                               std::set<std::string>* checked = nullptr) {
+  ModelParameters<double> gradients = zeros_like(parameters);
+  auto loss_and_gradients = model_loss_and_gradients(config, parameters, tokens, gradients);
   EXPECT_TRUE(loss_and_gradients.ok()) << loss_and_gradients.error().message;
   std::vector<std::vector<double>*> analytic;
   gradients.for_each([&](const std::string&, std::vector<double>& g) { analytic.push_back(&g); });
@@ -39,7 +42,7 @@ double check_sampled_gradients(const ModelConfig& config, LlamaParameters<double
       const double saved = weights[i];
       const auto loss_at = [&](double value) {
         weights[i] = value;
-        return *llama_loss(config, parameters, tokens);
+        return *model_loss(config, parameters, tokens);
       };
       const double numeric =
           (loss_at(saved + test::kFiniteDifferenceStep) - loss_at(saved - test::kFiniteDifferenceStep)) /
@@ -48,6 +51,7 @@ double check_sampled_gradients(const ModelConfig& config, LlamaParameters<double
       worst_here = std::max(worst_here, test::max_relative_error({g[i]}, {numeric}));
     }
     std::printf("gradient check %-22s max relative error %.2e\n", name.c_str(), worst_here);
+    if (checked) checked->insert(name);
     worst = std::max(worst, worst_here);
   });
   return worst;
@@ -58,15 +62,15 @@ TEST(TrainModelGradients, StepZeroLossIsScoresLossOnStories260K) {
   const std::vector<int> tokens = stories.tokenizer->encode_prompt(test::kStoriesText);
   auto score = score_tokens(stories.model, tokens);
   ASSERT_TRUE(score.ok()) << score.error().message;
-  auto parameters = llama_parameters<float>(*stories.model);
+  auto parameters = model_parameters<float>(*stories.model);
   ASSERT_TRUE(parameters.ok()) << parameters.error().message;
-  auto loss = llama_loss(stories.model->config, *parameters, tokens);
+  auto loss = model_loss(stories.model->config, *parameters, tokens);
   ASSERT_TRUE(loss.ok()) << loss.error().message;
   std::printf("stories260K: score's loss %.9f, training's step-0 loss %.9f\n", score->loss, *loss);
   EXPECT_NEAR(*loss, score->loss, 1e-5);
   // The gradient pass gives the same loss as the forward pass alone.
-  LlamaParameters<float> gradients = zeros_like(*parameters);
-  auto with_gradients = llama_loss_and_gradients(stories.model->config, *parameters, tokens, gradients);
+  ModelParameters<float> gradients = zeros_like(*parameters);
+  auto with_gradients = model_loss_and_gradients(stories.model->config, *parameters, tokens, gradients);
   ASSERT_TRUE(with_gradients.ok());
   EXPECT_EQ(*with_gradients, *loss);
 }
@@ -81,7 +85,7 @@ TEST(TrainModelGradients, EveryTensorOfTinyRandomLlamasAgreesWithFiniteDifferenc
       // pairs (i, i + 2) differ from adjacent's (with 2 rotary values both pairings are the same pair).
       c.rope_dim = pairing == RopePairing::Adjacent ? 2 : 0;
       test::RandomModel random(c, {}, 11);
-      auto parameters = llama_parameters<double>(random.model());
+      auto parameters = model_parameters<double>(random.model());
       ASSERT_TRUE(parameters.ok()) << parameters.error().message;
       if (!tied) {
         EXPECT_FALSE(parameters->output.empty());
@@ -94,9 +98,80 @@ TEST(TrainModelGradients, EveryTensorOfTinyRandomLlamasAgreesWithFiniteDifferenc
   }
 }
 
+const test::Case& gpt2_case() {
+  static const std::vector<test::Case> cases = test::architecture_cases();
+  for (const test::Case& c : cases)
+    if (std::string(c.label) == "gpt2") return c;
+  return cases.front();
+}
+
+TEST(TrainModelGradients, StepZeroLossIsScoresLossOnATinyGpt2) {
+  const test::Case& gpt2 = gpt2_case();
+  ASSERT_STREQ(gpt2.label, "gpt2");
+  test::RandomModel random(gpt2.config, gpt2.biases, 21);
+  const auto model = std::make_shared<const Model>(random.model());
+  const std::vector<int> tokens = {1, 5, 2, 9, 5, 2, 9, 0, 3, 5, 7, 4};  // the whole context of 12
+  auto score = score_tokens(model, tokens);
+  ASSERT_TRUE(score.ok()) << score.error().message;
+  auto parameters = model_parameters<float>(*model);
+  ASSERT_TRUE(parameters.ok()) << parameters.error().message;
+  auto loss = model_loss(model->config, *parameters, tokens);
+  ASSERT_TRUE(loss.ok()) << loss.error().message;
+  std::printf("tiny gpt2: score's loss %.9f, training's step-0 loss %.9f\n", score->loss, *loss);
+  EXPECT_NEAR(*loss, score->loss, 1e-5);
+  ModelParameters<float> gradients = zeros_like(*parameters);
+  auto with_gradients = model_loss_and_gradients(model->config, *parameters, tokens, gradients);
+  ASSERT_TRUE(with_gradients.ok());
+  EXPECT_EQ(*with_gradients, *loss);
+}
+
+TEST(TrainModelGradients, EveryTensorOfATinyRandomGpt2AgreesWithFiniteDifferences) {
+  for (bool tied : {true, false}) {
+    ModelConfig c = gpt2_case().config;
+    c.tied_embeddings = tied;
+    test::RandomModel random(c, gpt2_case().biases, 17);
+    auto parameters = model_parameters<double>(random.model());
+    ASSERT_TRUE(parameters.ok()) << parameters.error().message;
+    // Tokens repeat, so that an embedding row gathers several positions' derivatives.
+    const std::vector<int> tokens = {1, 5, 2, 9, 5, 2, 9, 0, 3, 5, 10};
+    std::printf("tiny gpt2, %s classifier:\n", tied ? "tied" : "untied");
+    std::set<std::string> checked;
+    EXPECT_LT(check_sampled_gradients(c, *parameters, tokens, 6, 19, &checked), kTolerance);
+    // Every kind of tensor GPT-2 adds to a Llama was among them.
+    for (const char* name : {"position_embedding", "layers.1.attn_norm_bias", "layers.1.bq", "layers.1.bk",
+                             "layers.1.bv", "layers.1.bo", "layers.1.ffn_norm_bias", "layers.1.ffn_up_bias",
+                             "layers.1.ffn_down_bias", "final_norm_bias"})
+      EXPECT_TRUE(checked.count(name)) << name;
+    EXPECT_FALSE(checked.count("layers.0.ffn_gate"));  // a plain feed-forward
+    EXPECT_EQ(checked.count("output"), tied ? 0u : 1u);
+  }
+}
+
+// The architecture cases this pass trains (the rest are refused: RejectsWhatItCannotTrain).
+const std::set<std::string> kTrainableCases = {"llama",
+                                               "llama-untied-biases",
+                                               "qwen2",
+                                               "gpt2",
+                                               "half-split-partial-rope",
+                                               "adjacent-partial-rope",
+                                               "layernorm-learned-swiglu",
+                                               "layernorm-rope-gelu-plain"};
+
+TEST(TrainModelGradients, EveryTrainableArchitectureCaseAgreesWithFiniteDifferences) {
+  for (const test::Case& c : test::architecture_cases()) {
+    if (!kTrainableCases.count(c.label)) continue;
+    test::RandomModel random(c.config, c.biases, 23);
+    auto parameters = model_parameters<double>(random.model());
+    ASSERT_TRUE(parameters.ok()) << c.label << ": " << parameters.error().message;
+    const std::vector<int> tokens = {2, 7, 1, 9, 7, 1, 4};
+    std::printf("%s:\n", c.label);
+    EXPECT_LT(check_sampled_gradients(c.config, *parameters, tokens, 2, 29), kTolerance) << c.label;
+  }
+}
+
 TEST(TrainModelGradients, SampledWeightsOfStories260KAgreeWithFiniteDifferences) {
   REQUIRE_STORIES();
-  auto parameters = llama_parameters<double>(*stories.model);
+  auto parameters = model_parameters<double>(*stories.model);
   ASSERT_TRUE(parameters.ok()) << parameters.error().message;
   std::vector<int> tokens = stories.tokenizer->encode_prompt(test::kStoriesText);
   tokens.resize(12);  // a short text keeps the ~100 forward passes of the check quick
@@ -106,24 +181,26 @@ TEST(TrainModelGradients, SampledWeightsOfStories260KAgreeWithFiniteDifferences)
 TEST(TrainModelGradients, RejectsWhatItCannotTrain) {
   ModelConfig c = test::base_config();
   test::RandomModel llama(c, {}, 1);
-  auto parameters = llama_parameters<float>(llama.model());
+  auto parameters = model_parameters<float>(llama.model());
   ASSERT_TRUE(parameters.ok());
   const std::vector<int> one = {3};
-  EXPECT_EQ(llama_loss(c, *parameters, one).error().code, ErrorCode::BadArgument);
+  EXPECT_EQ(model_loss(c, *parameters, one).error().code, ErrorCode::BadArgument);
   const std::vector<int> outside = {3, c.vocab_size};
-  EXPECT_EQ(llama_loss(c, *parameters, outside).error().code, ErrorCode::BadArgument);
+  EXPECT_EQ(model_loss(c, *parameters, outside).error().code, ErrorCode::BadArgument);
   const std::vector<int> too_long(static_cast<std::size_t>(c.max_seq_len) + 1, 1);
-  EXPECT_EQ(llama_loss(c, *parameters, too_long).error().code, ErrorCode::PromptTooLong);
+  EXPECT_EQ(model_loss(c, *parameters, too_long).error().code, ErrorCode::PromptTooLong);
 
   for (const test::Case& other : test::architecture_cases()) {
-    const std::string label = other.label;
-    if (label == "llama" || label == "adjacent-partial-rope") continue;  // trainable
     test::RandomModel model(other.config, other.biases, 1);
-    auto rejected = llama_parameters<float>(model.model());
-    EXPECT_FALSE(rejected.ok()) << other.label;
+    auto parameters_of = model_parameters<float>(model.model());
+    EXPECT_EQ(parameters_of.ok(), kTrainableCases.count(other.label) == 1) << other.label;
+    if (!parameters_of.ok()) {
+      EXPECT_EQ(parameters_of.error().code, ErrorCode::UnsupportedArchitecture) << other.label;
+    }
   }
-  test::RandomModel with_biases(c, {.qkv = true}, 1);
-  auto rejected = llama_parameters<float>(with_biases.model());
+  // RMSNorm's bias the forward pass ignores: not a weight to train.
+  test::RandomModel rms_bias(c, {.norm = true}, 1);
+  auto rejected = model_parameters<float>(rms_bias.model());
   ASSERT_FALSE(rejected.ok());
   EXPECT_EQ(rejected.error().code, ErrorCode::UnsupportedArchitecture);
 }

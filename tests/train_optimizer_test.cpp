@@ -1,6 +1,6 @@
 // AdamW, the learning-rate schedule and global-norm clipping (train/adamw.hpp, schedule.hpp, clipping.hpp)
 // against their formulas, written out again here in double; and the three with the whole-model gradients
-// (train/llama_gradients.hpp) overfitting one sequence, as any correct trainer must.
+// (train/model_gradients.hpp) overfitting one sequence, as any correct trainer must.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -10,7 +10,7 @@
 #include "random_models.hpp"
 #include "train/adamw.hpp"
 #include "train/clipping.hpp"
-#include "train/llama_gradients.hpp"
+#include "train/model_gradients.hpp"
 #include "train/schedule.hpp"
 
 namespace glassbox::train {
@@ -58,6 +58,12 @@ TEST(TrainAdamW, NormsAndBiasesTakeNoWeightDecay) {
   EXPECT_FALSE(takes_weight_decay("layers.0.attn_norm"));
   EXPECT_FALSE(takes_weight_decay("final_norm"));
   EXPECT_FALSE(takes_weight_decay("layers.0.bq_bias"));
+  EXPECT_TRUE(takes_weight_decay("position_embedding"));
+  // GPT-2's biases, named as glassbox::for_each_weight names them.
+  for (const char* bias :
+       {"layers.0.bq", "layers.0.bk", "layers.0.bv", "layers.1.bo", "layers.0.attn_norm_bias",
+        "layers.0.ffn_up_bias", "layers.0.ffn_down_bias", "final_norm_bias"})
+    EXPECT_FALSE(takes_weight_decay(bias)) << bias;
 }
 
 TEST(TrainSchedule, WarmupThenCosineToTheMinimum) {
@@ -96,16 +102,16 @@ TEST(TrainClipping, ScalesToMaxNormOnlyAboveIt) {
 TEST(TrainAdamW, OverfitsOneSequenceOfATinyLlama) {
   ModelConfig c = test::base_config();
   test::RandomModel random(c, {}, 5);
-  auto parameters = llama_parameters<float>(random.model());
+  auto parameters = model_parameters<float>(random.model());
   ASSERT_TRUE(parameters.ok());
-  LlamaParameters<float> m = zeros_like(*parameters), v = zeros_like(*parameters);
+  ModelParameters<float> m = zeros_like(*parameters), v = zeros_like(*parameters);
   const std::vector<int> tokens = {1, 7, 2, 9, 4, 2, 9, 0, 3, 5};
   const LearningRateSchedule schedule{.peak = 0.02, .warmup = 10, .steps = 150};
   const AdamWSettings settings{.weight_decay = 0.01};
   double first = 0, last = 0;
   for (int step = 0; step < schedule.steps; ++step) {
-    LlamaParameters<float> g = zeros_like(*parameters);
-    auto loss = llama_loss_and_gradients(c, *parameters, tokens, g);
+    ModelParameters<float> g = zeros_like(*parameters);
+    auto loss = model_loss_and_gradients(c, *parameters, tokens, g);
     ASSERT_TRUE(loss.ok());
     (step == 0 ? first : last) = *loss;
     std::vector<std::span<float>> grads;

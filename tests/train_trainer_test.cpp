@@ -1,6 +1,6 @@
 // The trainer (glassbox/train.hpp) and `glassbox train`: step 0's loss is score's, the packing rule, the same
 // bits for 1 and 3 threads and for the same seed, the written GGUF loads and scores as the trainer's model,
-// --save-gradients writes llama_gradients' numbers under the input GGUF's names and shapes, and bad input
+// --save-gradients writes model_gradients' numbers under the input GGUF's names and shapes, and bad input
 // (empty data, a line past the context, a config that does not fit the tokenizer, a learning rate that makes
 // the loss NaN) stops with a message naming what is wrong.
 #include <gtest/gtest.h>
@@ -19,7 +19,7 @@
 #include "stories_model.hpp"
 #include "test_json.hpp"
 #include "test_support.hpp"
-#include "train/llama_gradients.hpp"
+#include "train/model_gradients.hpp"
 #include "train/training_data.hpp"
 
 namespace glassbox {
@@ -168,7 +168,7 @@ TEST(TrainTrainer, TheWrittenGgufLoadsAndScoresAsTheTrainersModel) {
   std::filesystem::remove(path);
 }
 
-TEST(TrainTrainer, FirstGradientsAreLlamaGradientsUnderTheInputGgufsNamesAndShapes) {
+TEST(TrainTrainer, FirstGradientsAreModelGradientsUnderTheInputGgufsNamesAndShapes) {
   GLASSBOX_REQUIRE_FILE(test::model_path("stories260K.gguf"));
   auto bytes = map_file(test::model_path("stories260K.gguf"));
   ASSERT_TRUE(bytes.ok());
@@ -183,11 +183,11 @@ TEST(TrainTrainer, FirstGradientsAreLlamaGradientsUnderTheInputGgufsNamesAndShap
   const std::string path = temp_file("gradients.safetensors");
   ASSERT_TRUE(trainer->write_first_gradients(path).ok());
 
-  auto parameters = train::llama_parameters<float>(*loaded->model);
+  auto parameters = train::model_parameters<float>(*loaded->model);
   ASSERT_TRUE(parameters.ok());
-  train::LlamaParameters<float> expected = train::zeros_like(*parameters);
+  train::ModelParameters<float> expected = train::zeros_like(*parameters);
   const std::vector<int> tokens = loaded->tokenizer->encode_prompt(test::kStoriesText);
-  ASSERT_TRUE(train::llama_loss_and_gradients(loaded->model->config, *parameters, tokens, expected).ok());
+  ASSERT_TRUE(train::model_loss_and_gradients(loaded->model->config, *parameters, tokens, expected).ok());
   std::vector<const std::vector<float>*> expected_tensors;
   expected.for_each([&](const std::string&, std::vector<float>& g) { expected_tensors.push_back(&g); });
 
@@ -203,7 +203,7 @@ TEST(TrainTrainer, FirstGradientsAreLlamaGradientsUnderTheInputGgufsNamesAndShap
     EXPECT_EQ(found->second.dtype, "F32");
     EXPECT_EQ(found->second.shape, std::vector<uint64_t>(info.dims.rbegin(), info.dims.rend())) << info.name;
   }
-  // In the trainer's tensor order, the values are llama_gradients' to the bit (one row: weight 1).
+  // In the trainer's tensor order, the values are model_gradients' to the bit (one row: weight 1).
   const char* names[] = {"token_embd.weight",     "blk.0.attn_norm.weight", "blk.0.attn_q.weight",
                          "blk.0.attn_k.weight",   "blk.0.attn_v.weight",    "blk.0.attn_output.weight",
                          "blk.0.ffn_norm.weight", "blk.0.ffn_gate.weight",  "blk.0.ffn_up.weight",

@@ -1,7 +1,8 @@
 // Training a model on text: `glassbox train` and whoever else trains call this. A Trainer holds the
 // weights (F32), AdamW's state and the data; each step() reads a batch of packed rows, computes the loss and
-// the gradient of every weight (train/llama_gradients.hpp, Llama-architecture models), clips the gradients'
-// global norm, and applies one AdamW update at the step's learning rate (warmup, then cosine or constant).
+// the gradient of every weight (train/model_gradients.hpp: Llama- and GPT-2-architecture models), clips the
+// gradients' global norm, and applies one AdamW update at the step's learning rate (warmup, then cosine or
+// constant).
 //
 // Determinism: the same data, settings and seed give the same weights bit for bit, and so does any thread
 // count: threads split a batch's rows, each row's gradient is computed alone, and the rows' gradients are
@@ -73,7 +74,8 @@ class Trainer {
 
   // The weights as they are now, as a model the engine runs (views: valid while the trainer lives).
   std::shared_ptr<const Model> model() const;
-  // The weights as an F32 GGUF file with the tokenizer (export_gguf: a llama GGUF that llama.cpp reads).
+  // The weights as an F32 GGUF file with the tokenizer (export_gguf: a llama or gpt2 GGUF that
+  // llama.cpp reads).
   Result<void> write_gguf(const std::string& path, const std::string& name) const;
   // Step 0's gradients (keep_first_gradients) as F32 safetensors: one tensor per model tensor, named and
   // shaped as the GGUF file stores it ("blk.0.attn_q.weight" [rows, cols]), element i the derivative of

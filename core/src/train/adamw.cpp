@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstddef>
 
+#include "train/model_gradients.hpp"
+
 namespace glassbox::train {
 
 void adamw_update(std::span<float> weights, std::span<const float> gradients, std::span<float> m,
@@ -24,8 +26,7 @@ void adamw_update(std::span<float> weights, std::span<const float> gradients, st
 }
 
 bool takes_weight_decay(std::string_view name) {
-  const bool norm = name.size() >= 4 && name.substr(name.size() - 4) == "norm";
-  return !norm && name.find("bias") == std::string_view::npos;
+  return !names_norm_gain(name) && !names_bias(name);
 }
 
 }  // namespace glassbox::train

@@ -29,8 +29,8 @@ void adamw_update(std::span<float> weights, std::span<const float> gradients, st
 
 // Which tensors weight decay pulls toward 0: the matrices (embeddings, projections, classifier), not the
 // norms' gains or the biases, whose size is no sign of overfitting and which a pull toward 0 would distort
-// (a norm's gain of 0 switches its features off). By the tensor's name as train/llama_gradients.hpp names
-// them: a name ending in "norm" or containing "bias" takes none.
+// (a norm's gain of 0 switches its features off). By the tensor's name as train/model_gradients.hpp names
+// them (names_norm_gain, names_bias).
 bool takes_weight_decay(std::string_view tensor_name);
 
 }  // namespace glassbox::train

@@ -1,5 +1,5 @@
 // The training loop behind glassbox/train.hpp: batches of packed rows (train/training_data.hpp), each row's
-// loss and gradients alone (train/llama_gradients.hpp) on the thread pool, the rows' gradients summed in row
+// loss and gradients alone (train/model_gradients.hpp) on the thread pool, the rows' gradients summed in row
 // order, global-norm clipping, AdamW at the scheduled learning rate.
 #include "glassbox/train.hpp"
 
@@ -12,7 +12,7 @@
 #include "glassbox/score.hpp"
 #include "train/adamw.hpp"
 #include "train/clipping.hpp"
-#include "train/llama_gradients.hpp"
+#include "train/model_gradients.hpp"
 #include "train/parameters_model.hpp"
 #include "train/schedule.hpp"
 #include "train/training_config.hpp"
@@ -21,23 +21,23 @@
 
 namespace glassbox {
 
-using train::LlamaParameters;
+using train::ModelParameters;
 
 namespace {
 
-// Every tensor of `p` with its name, in LlamaParameters::for_each order (the same order for any two
+// Every tensor of `p` with its name, in ModelParameters::for_each order (the same order for any two
 // parameter sets of one model, so the i-th entries of two lists are the same tensor).
-std::vector<std::pair<std::string, std::vector<float>*>> tensors_of(LlamaParameters<float>& p) {
+std::vector<std::pair<std::string, std::vector<float>*>> tensors_of(ModelParameters<float>& p) {
   std::vector<std::pair<std::string, std::vector<float>*>> out;
   p.for_each([&](const std::string& name, std::vector<float>& t) { out.emplace_back(name, &t); });
   return out;
 }
 
-void set_zero(LlamaParameters<float>& p) {
+void set_zero(ModelParameters<float>& p) {
   p.for_each([](const std::string&, std::vector<float>& t) { std::fill(t.begin(), t.end(), 0.0f); });
 }
 
-void copy_values(LlamaParameters<float>& to, LlamaParameters<float>& from) {
+void copy_values(ModelParameters<float>& to, ModelParameters<float>& from) {
   const auto source = tensors_of(from);
   std::size_t i = 0;
   to.for_each([&](const std::string&, std::vector<float>& t) {
@@ -54,15 +54,15 @@ struct Trainer::State {
   TrainingSettings settings;
   std::vector<train::TrainingLine> lines;
   std::optional<train::RowStream> rows;  // reads `lines`: the state lives on the heap and never moves
-  std::shared_ptr<LlamaParameters<float>> parameters;
+  std::shared_ptr<ModelParameters<float>> parameters;
   std::shared_ptr<const Model> model;  // views `parameters`
-  LlamaParameters<float> gradients, m, v;
+  ModelParameters<float> gradients, m, v;
   // The weights before the last update, whose loss was finite (last_good_loss): put back when the update
   // turns out to have broken them.
-  LlamaParameters<float> last_good;
+  ModelParameters<float> last_good;
   double last_good_loss = 0;
-  std::optional<LlamaParameters<float>> first_gradients;
-  std::vector<LlamaParameters<float>> row_gradients;  // one per row of a wave (as many rows as threads)
+  std::optional<ModelParameters<float>> first_gradients;
+  std::vector<ModelParameters<float>> row_gradients;  // one per row of a wave (as many rows as threads)
   std::unique_ptr<ThreadPool> pool;
   int steps_done = 0;
 };
@@ -86,7 +86,7 @@ Result<void> validate(const TrainingSettings& s) {
 
 namespace {
 
-Result<std::unique_ptr<Trainer::State>> make_state(ModelConfig config, LlamaParameters<float> parameters,
+Result<std::unique_ptr<Trainer::State>> make_state(ModelConfig config, ModelParameters<float> parameters,
                                                    std::shared_ptr<const Tokenizer> tokenizer,
                                                    std::string_view data, const TrainingSettings& settings) {
   GLASSBOX_TRY(validate(settings));
@@ -104,7 +104,7 @@ Result<std::unique_ptr<Trainer::State>> make_state(ModelConfig config, LlamaPara
   s->config = std::move(config);
   s->tokenizer = std::move(tokenizer);
   s->settings = settings;
-  s->parameters = std::make_shared<LlamaParameters<float>>(std::move(parameters));
+  s->parameters = std::make_shared<ModelParameters<float>>(std::move(parameters));
   s->model = train::model_viewing(s->config, s->parameters);
   s->gradients = train::zeros_like(*s->parameters);
   s->m = s->gradients;
@@ -119,7 +119,7 @@ Result<std::unique_ptr<Trainer::State>> make_state(ModelConfig config, LlamaPara
 
 Result<Trainer> Trainer::from_model(const Model& model, std::shared_ptr<const Tokenizer> tokenizer,
                                     std::string_view data, const TrainingSettings& settings) {
-  GLASSBOX_ASSIGN(LlamaParameters<float> parameters, train::llama_parameters<float>(model));
+  GLASSBOX_ASSIGN(ModelParameters<float> parameters, train::model_parameters<float>(model));
   GLASSBOX_ASSIGN(std::unique_ptr<State> state,
                   make_state(model.config, std::move(parameters), std::move(tokenizer), data, settings));
   return Trainer(std::move(state));
@@ -128,13 +128,13 @@ Result<Trainer> Trainer::from_model(const Model& model, std::shared_ptr<const To
 Result<Trainer> Trainer::from_config(const ModelConfig& config, std::shared_ptr<const Tokenizer> tokenizer,
                                      std::string_view data, const TrainingSettings& settings) {
   GLASSBOX_TRY(validate(config, "the training config"));
-  GLASSBOX_TRY(train::check_llama_trainable(config));
+  GLASSBOX_TRY(train::check_trainable(config));
   if (tokenizer && tokenizer->vocab_size() != config.vocab_size)
     return error(ErrorCode::VocabMismatch, "the config's vocabulary of ", config.vocab_size,
                  " tokens does not fit the tokenizer, which has ", tokenizer->vocab_size());
   GLASSBOX_ASSIGN(std::unique_ptr<State> state,
-                  make_state(config, train::random_llama_parameters(config, settings.seed),
-                             std::move(tokenizer), data, settings));
+                  make_state(config, train::random_parameters(config, settings.seed), std::move(tokenizer),
+                             data, settings));
   return Trainer(std::move(state));
 }
 
@@ -184,7 +184,7 @@ Result<TrainingStepReport> Trainer::step() {
       for (std::size_t i = begin; i < end; ++i) {
         const std::size_t r = first + i;
         set_zero(s.row_gradients[i]);
-        auto loss = train::llama_loss_and_gradients(s.config, *s.parameters, rows[r], s.row_gradients[i]);
+        auto loss = train::model_loss_and_gradients(s.config, *s.parameters, rows[r], s.row_gradients[i]);
         if (!loss) {
           failures[r] = loss.error();
           continue;
@@ -276,8 +276,10 @@ Result<void> Trainer::write_first_gradients(const std::string& path) const {
     return error(ErrorCode::InvalidState,
                  "training: step 0's gradients were not kept (keep_first_gradients, before the first step)");
   std::vector<SafetensorsF32> tensors;
-  for (const train::GgufNamedTensor& t : train::gguf_named_tensors(state_->config, *state_->first_gradients))
-    tensors.push_back({t.name, t.shape, *t.values});
+  const std::vector<train::GgufNamedTensor> named =
+      train::gguf_named_tensors(state_->config, *state_->first_gradients);
+  for (const train::GgufNamedTensor& t : named)
+    tensors.push_back({t.name, t.shape, t.values});
   return write_safetensors(path, tensors);
 }
 

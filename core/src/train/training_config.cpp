@@ -39,7 +39,7 @@ Result<ModelConfig> read_training_config(std::string_view json_text, const std::
   if (architecture == "gpt2")
     return error(ErrorCode::UnsupportedArchitecture, source,
                  ": training a \"gpt2\" config is not supported yet (LayerNorm, learned positions and biases "
-                 "have backward passes, but the whole-model trainer is Llama's); use \"llama\"");
+                 "have backward passes, but the trainer does not build GPT-2's blocks yet); use \"llama\"");
   if (architecture != "llama")
     return fields.fail("\"architecture\" must be \"llama\" (or, not yet trainable, \"gpt2\"), found \"",
                        architecture, "\"");
@@ -76,7 +76,7 @@ Result<ModelConfig> read_training_config(std::string_view json_text, const std::
     return fields.fail("\"heads\" must divide \"dim\": dim ", c.dim, " is not a multiple of heads ",
                        c.n_heads);
   GLASSBOX_TRY(validate(c, source));
-  GLASSBOX_TRY(train::check_llama_trainable(c));
+  GLASSBOX_TRY(train::check_trainable(c));
   return c;
 }
 
@@ -84,24 +84,40 @@ Result<ModelConfig> read_training_config(std::string_view json_text, const std::
 
 namespace glassbox::train {
 
-LlamaParameters<float> random_llama_parameters(const ModelConfig& c, uint64_t seed) {
+ModelParameters<float> random_parameters(const ModelConfig& c, uint64_t seed) {
   const auto u = [](int v) { return static_cast<std::size_t>(v); };
-  LlamaParameters<float> p;
-  p.token_embedding.resize(u(c.vocab_size) * u(c.dim));
+  const std::size_t dim = u(c.dim), hidden = u(c.hidden_dim), q_dim = u(c.q_dim()), kv_dim = u(c.kv_dim());
+  const bool biases = c.norm == NormKind::LayerNorm;
+  const auto bias = [&](std::vector<float>& tensor, std::size_t n) {
+    if (biases) tensor.resize(n);
+  };
+  ModelParameters<float> p;
+  p.token_embedding.resize(u(c.vocab_size) * dim);
+  if (c.position == PositionKind::Learned) p.position_embedding.resize(u(c.max_seq_len) * dim);
   p.layers.resize(u(c.n_layers));
-  for (LlamaLayer<float>& L : p.layers) {
-    L.attn_norm.resize(u(c.dim));
-    L.wq.resize(u(c.q_dim()) * u(c.dim));
-    L.wk.resize(u(c.kv_dim()) * u(c.dim));
-    L.wv.resize(u(c.kv_dim()) * u(c.dim));
-    L.wo.resize(u(c.dim) * u(c.q_dim()));
-    L.ffn_norm.resize(u(c.dim));
-    L.ffn_gate.resize(u(c.hidden_dim) * u(c.dim));
-    L.ffn_up.resize(u(c.hidden_dim) * u(c.dim));
-    L.ffn_down.resize(u(c.dim) * u(c.hidden_dim));
+  for (LayerParameters<float>& L : p.layers) {
+    L.attn_norm.resize(dim);
+    bias(L.attn_norm_bias, dim);
+    L.wq.resize(q_dim * dim);
+    L.wk.resize(kv_dim * dim);
+    L.wv.resize(kv_dim * dim);
+    bias(L.bq, q_dim), bias(L.bk, kv_dim), bias(L.bv, kv_dim);
+    L.wo.resize(dim * q_dim);
+    bias(L.bo, dim);
+    L.ffn_norm.resize(dim);
+    bias(L.ffn_norm_bias, dim);
+    if (c.gated_ffn) {
+      L.ffn_gate.resize(hidden * dim);
+      bias(L.ffn_gate_bias, hidden);
+    }
+    L.ffn_up.resize(hidden * dim);
+    bias(L.ffn_up_bias, hidden);
+    L.ffn_down.resize(dim * hidden);
+    bias(L.ffn_down_bias, dim);
   }
-  p.final_norm.resize(u(c.dim));
-  if (!c.tied_embeddings) p.output.resize(u(c.vocab_size) * u(c.dim));
+  p.final_norm.resize(dim);
+  bias(p.final_norm_bias, dim);
+  if (!c.tied_embeddings) p.output.resize(u(c.vocab_size) * dim);
 
   Rng rng(seed);
   const float bound = 0.02f * std::sqrt(3.0f);
@@ -111,7 +127,8 @@ LlamaParameters<float> random_llama_parameters(const ModelConfig& c, uint64_t se
     return s.size() >= n && s.compare(s.size() - n, n, tail) == 0;
   };
   p.for_each([&](const std::string& name, std::vector<float>& tensor) {
-    if (ends_with(name, "norm")) {
+    if (names_bias(name)) return;  // 0, as resized
+    if (names_norm_gain(name)) {
       std::fill(tensor.begin(), tensor.end(), 1.0f);
       return;
     }

@@ -10,15 +10,17 @@
 #include "glassbox/config.hpp"
 #include "glassbox/result.hpp"
 #include "glassbox/tokenizer.hpp"
-#include "train/llama_gradients.hpp"
+#include "train/model_gradients.hpp"
 
 namespace glassbox::train {
 
-// Seeded first weights: every matrix uniform in [-a, a] with a = 0.02 sqrt(3) (standard deviation 0.02, as
-// GPT-2 and llm.c draw theirs, but uniform: no library's normal distribution, so the same bits on every
-// platform), the matrices that write into the residual stream (wo, ffn_down) scaled by 1 / sqrt(2 layers) as
-// GPT-2 does so that the stream's variance does not grow with depth; every norm's gain 1. The generator is
-// the sampler's xorshift64*, tensors drawn in LlamaParameters::for_each order.
-LlamaParameters<float> random_llama_parameters(const ModelConfig& config, uint64_t seed);
+// Seeded first weights: every matrix (the position table too) uniform in [-a, a] with a = 0.02 sqrt(3)
+// (standard deviation 0.02, as GPT-2 and llm.c draw theirs, but uniform: no library's normal distribution, so
+// the same bits on every platform), the matrices that write into the residual stream (wo, ffn_down) scaled by
+// 1 / sqrt(2 layers) as GPT-2 does so that the stream's variance does not grow with depth; every norm's gain
+// 1, every bias 0. A LayerNorm config (GPT-2) has biases on its norms, projections and feed-forward, as GPT-2
+// and llama.cpp's gpt2 graph have; an RMSNorm one (Llama) has none. The generator is the sampler's
+// xorshift64*, tensors drawn in ModelParameters::for_each order.
+ModelParameters<float> random_parameters(const ModelConfig& config, uint64_t seed);
 
 }  // namespace glassbox::train

@@ -1,0 +1,117 @@
+// A whole model's loss on a token sequence and the derivative of that loss by every weight: the forward
+// pass of train/forward_ops.hpp, its activations kept, then the backward ops of train/backward_ops.hpp layer
+// by layer in reverse. One pass, parameterized by the config as the engine's forward pass is (Llama and
+// GPT-2 differ only in the knobs marked):
+//
+//   x = embed(tokens) (+ pos[t]: learned positions, GPT-2)
+//   per layer:  x += wo attention(rope(wq n + bq), rope(wk n + bk), wv n + bv) + bo      n = norm(x, attn_norm)
+//               x += w_down ffn(m) + b_down                                              m = norm(x, ffn_norm)
+//   logits = output norm(x, final_norm)      (output: the token embedding when tied)
+//   loss = mean over positions t < n-1 of -log softmax(logits[t])[tokens[t+1]]
+//
+// norm: RMSNorm (Llama) or LayerNorm with a bias (GPT-2); rope: only with RoPE positions (Llama); biases:
+// where the model has them (GPT-2 everywhere, Llama nowhere); ffn(m): act(w_gate m + b_gate) * (w_up m + b_up)
+// when gated (SwiGLU, GeGLU), act(w_up m + b_up) when not (GPT-2's GELU).
+//
+// The loss is what glassbox::score_tokens reports for the same tokens (tests/train_model_gradients_test.cpp
+// holds them to 1e-5 on stories260K and a GPT-2): training's step 0 scores the text as `score` does.
+//
+// Scalar except for the ops' own kernels, single-threaded: this is the reference that faster training is
+// checked against. Activations are kept whole (every layer's inputs, q, k, v, probabilities, feed-forward
+// values: O(layers x tokens x (dim + hidden + heads x tokens)) numbers), which is fine for the small models
+// and contexts this trains; recomputing them per layer would trade time for memory.
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "glassbox/model.hpp"
+#include "glassbox/result.hpp"
+
+namespace glassbox::train {
+
+// One layer's weights, or their gradients, laid out as the model stores them (matrices [out][in]), named as
+// glassbox::LayerWeights names them. A tensor the model does not have is empty: the biases of a Llama, the
+// gate of a plain (not gated) feed-forward, the norms' biases of an RMSNorm model.
+template <class T>
+struct LayerParameters {
+  std::vector<T> attn_norm, attn_norm_bias;
+  std::vector<T> wq, wk, wv, bq, bk, bv;
+  std::vector<T> wo, bo;
+  std::vector<T> ffn_norm, ffn_norm_bias;
+  std::vector<T> ffn_gate, ffn_up, ffn_down;
+  std::vector<T> ffn_gate_bias, ffn_up_bias, ffn_down_bias;
+};
+
+template <class T>
+struct ModelParameters {
+  std::vector<T> token_embedding;     // [vocab][dim]
+  std::vector<T> position_embedding;  // [context][dim], learned positions only
+  std::vector<LayerParameters<T>> layers;
+  std::vector<T> final_norm, final_norm_bias;  // [dim]
+  std::vector<T> output;  // [vocab][dim]; empty when the classifier is the token embedding
+
+  // fn(name, tensor) for every tensor the model has (the empty ones skipped), in the order and with the names
+  // of glassbox::for_each_weight ("layers.3.wq", "layers.3.bq"); the tied classifier is not visited twice.
+  template <class F>
+  void for_each(F&& fn) {
+    const auto visit = [&](const std::string& name, std::vector<T>& tensor) {
+      if (!tensor.empty()) fn(name, tensor);
+    };
+    visit("token_embedding", token_embedding);
+    visit("position_embedding", position_embedding);
+    for (std::size_t l = 0; l < layers.size(); ++l) {
+      const std::string at = "layers." + std::to_string(l) + ".";
+      LayerParameters<T>& L = layers[l];
+      visit(at + "attn_norm", L.attn_norm), visit(at + "attn_norm_bias", L.attn_norm_bias);
+      visit(at + "wq", L.wq), visit(at + "wk", L.wk), visit(at + "wv", L.wv);
+      visit(at + "bq", L.bq), visit(at + "bk", L.bk), visit(at + "bv", L.bv);
+      visit(at + "wo", L.wo), visit(at + "bo", L.bo);
+      visit(at + "ffn_norm", L.ffn_norm), visit(at + "ffn_norm_bias", L.ffn_norm_bias);
+      visit(at + "ffn_gate", L.ffn_gate), visit(at + "ffn_up", L.ffn_up), visit(at + "ffn_down", L.ffn_down);
+      visit(at + "ffn_gate_bias", L.ffn_gate_bias), visit(at + "ffn_up_bias", L.ffn_up_bias);
+      visit(at + "ffn_down_bias", L.ffn_down_bias);
+    }
+    visit("final_norm", final_norm);
+    visit("final_norm_bias", final_norm_bias);
+    visit("output", output);
+  }
+};
+
+// What a for_each name is: a norm's gain ("layers.0.attn_norm", "final_norm") or a bias ("layers.0.bq",
+// "layers.0.ffn_up_bias", "final_norm_bias"); the rest are matrices (embeddings, projections, classifier).
+bool names_norm_gain(std::string_view name);
+bool names_bias(std::string_view name);
+
+// Whether the config is one this pass trains: a causal Pre-LN decoder with RMSNorm or LayerNorm, RoPE (any
+// pairing, rotary width and scaling) or learned positions, a gated or plain feed-forward with any activation,
+// and no q/k norm, sliding windows, soft-cap or scaled or normalized embeddings. UnsupportedArchitecture
+// naming the first thing that is not.
+Result<void> check_trainable(const ModelConfig& config);
+
+// The model's weights copied out as trainable numbers (the forward pass's weights are views of the file).
+// Checks the config (above) and that norm biases come only with LayerNorm (UnsupportedArchitecture); F32
+// weights only for now (UnsupportedType names the first other tensor): a quantized model would be trained
+// from its dequantized weights.
+template <class T>
+Result<ModelParameters<T>> model_parameters(const Model& model);
+
+// The same shapes, every value 0: what the gradients are accumulated into.
+template <class T>
+ModelParameters<T> zeros_like(const ModelParameters<T>& parameters);
+
+// The mean next-token cross-entropy of `tokens` (at least 2, at most the model's context): the forward pass
+// alone. BadArgument for too few or too many tokens or a token outside the vocabulary.
+template <class T>
+Result<double> model_loss(const ModelConfig& config, const ModelParameters<T>& parameters,
+                          std::span<const int> tokens);
+
+// The same loss, and its derivative by every weight ADDED into `gradients` (zeros_like(parameters), or a
+// batch's running sum).
+template <class T>
+Result<double> model_loss_and_gradients(const ModelConfig& config, const ModelParameters<T>& parameters,
+                                        std::span<const int> tokens, ModelParameters<T>& gradients);
+
+}  // namespace glassbox::train
