@@ -1,11 +1,13 @@
 // The trainer (glassbox/train.hpp) and `glassbox train`: step 0's loss is score's, the packing rule, the same
 // bits for 1 and 3 threads and for the same seed, the written GGUF loads and scores as the trainer's model,
-// --save-gradients writes model_gradients' numbers under the input GGUF's names and shapes, and bad input
+// --save-gradients writes model_gradients' numbers under the input GGUF's names and shapes, a "gpt2" config
+// reads as GPT-2's blocks, overfits a few lines and round-trips through a gpt2 GGUF file, and bad input
 // (empty data, a line past the context, a config that does not fit the tokenizer, a learning rate that makes
 // the loss NaN) stops with a message naming what is wrong.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -239,8 +241,8 @@ TEST(TrainTrainer, BadInputIsRefusedByName) {
                                           "c.json", *tokenizer),
                      ErrorCode::VocabMismatch, "c.json", "vocab_size 32000 does not fit the tokenizer",
                      "512");
-  test::expect_error(read_training_config(R"({"architecture": "gpt2", "dim": 16})", "c.json", *tokenizer),
-                     ErrorCode::UnsupportedArchitecture, "not supported yet");
+  test::expect_error(read_training_config(R"({"architecture": "gpt3", "dim": 16})", "c.json", *tokenizer),
+                     ErrorCode::Malformed, "must be \"llama\" or \"gpt2\", found \"gpt3\"");
   test::expect_error(
       read_training_config(R"({"architecture": "llama", "dim": 16, "layer": 1})", "c.json", *tokenizer),
       ErrorCode::Malformed, "unknown key \"layer\"");
@@ -249,6 +251,133 @@ TEST(TrainTrainer, BadInputIsRefusedByName) {
                                      "c.json", *tokenizer);
   ASSERT_TRUE(config.ok()) << config.error().message;
   EXPECT_EQ(*config, c);
+}
+
+// GPT-2's shape at the tiny models' size: 2 layers, 2 heads of 8, a 4x feed-forward.
+constexpr const char* kTinyGpt2Json = R"({"architecture": "gpt2", "dim": 16, "layers": 2, "heads": 2,
+    "kv_heads": 2, "hidden_dim": 64, "context": 48})";
+
+TEST(TrainTrainer, AGpt2ConfigReadsAsGpt2sBlocks) {
+  REQUIRE_TOK512();
+  auto config = read_training_config(kTinyGpt2Json, "gpt2.json", *tokenizer);
+  ASSERT_TRUE(config.ok()) << config.error().message;
+  EXPECT_EQ(config->norm, NormKind::LayerNorm);
+  EXPECT_EQ(config->norm_eps, 1e-5f);
+  EXPECT_EQ(config->norm_placement, NormPlacement::PreNorm);
+  EXPECT_EQ(config->position, PositionKind::Learned);
+  EXPECT_EQ(config->activation, Activation::GELU);
+  EXPECT_FALSE(config->gated_ffn);
+  EXPECT_TRUE(config->tied_embeddings);
+  EXPECT_EQ(config->max_seq_len, 48);
+  EXPECT_EQ(config->head_dim, 8);
+  EXPECT_EQ(config->vocab_size, tokenizer->vocab_size());
+  test::expect_error(read_training_config(R"({"architecture": "gpt2", "dim": 16, "layers": 1, "heads": 2,
+      "kv_heads": 2, "hidden_dim": 64, "context": 48, "rope_theta": 10000})",
+                                          "gpt2.json", *tokenizer),
+                     ErrorCode::Malformed, "\"rope_theta\" is for \"llama\" configs");
+  // Its first weights: a position table of `context` rows, every bias 0 and every norm's gain 1.
+  auto trainer = Trainer::from_config(*config, tokenizer, kLines, {.steps = 1});
+  ASSERT_TRUE(trainer.ok()) << trainer.error().message;
+  const ModelWeights& w = trainer->model()->weights;
+  ASSERT_TRUE(w.position_embedding.present());
+  EXPECT_EQ(w.position_embedding.rows, 48);
+  for (const Tensor* bias : {&w.layers[1].bq, &w.layers[1].bo, &w.layers[1].ffn_up_bias,
+                             &w.layers[1].ffn_down_bias, &w.layers[1].attn_norm_bias, &w.final_norm_bias}) {
+    ASSERT_TRUE(bias->present());
+    for (int64_t i = 0; i < bias->elements(); ++i)
+      ASSERT_EQ(bias->f32()[i], 0.0f);
+  }
+  EXPECT_EQ(w.layers[0].ffn_norm.f32()[3], 1.0f);
+  EXPECT_FALSE(w.layers[0].ffn_gate.present());
+  EXPECT_NE(w.position_embedding.f32()[5], 0.0f);
+}
+
+TEST(TrainTrainer, ATinyGpt2ConfigOverfitsAFewLines) {
+  REQUIRE_TOK512();
+  auto config = read_training_config(kTinyGpt2Json, "gpt2.json", *tokenizer);
+  ASSERT_TRUE(config.ok()) << config.error().message;
+  const TrainingSettings settings{
+      .steps = 80, .batch = 2, .learning_rate = 1e-2, .warmup = 5, .schedule = LearningRateShape::Constant};
+  auto trainer = Trainer::from_config(*config, tokenizer, kLines, settings);
+  ASSERT_TRUE(trainer.ok()) << trainer.error().message;
+  double first = 0, last = 0;
+  for (int s = 0; s < settings.steps; ++s) {
+    auto report = trainer->step();
+    ASSERT_TRUE(report.ok()) << report.error().message;
+    (s == 0 ? first : last) = report->loss;
+  }
+  std::printf("tiny gpt2 overfitting 5 lines: loss %.4f -> %.4f\n", first, last);
+  EXPECT_GT(first, 5.0);  // about ln 512 = 6.24 at the start
+  EXPECT_LT(last, 0.5);
+}
+
+// A gpt2 written by the trainer is a gpt2 GGUF file (fused q|k|v, learned positions, biases) that loads and
+// scores as the trainer's model; fine-tuning that file gives step 0's gradients under its own tensor names
+// and shapes, attn_qkv's being the q, k and v gradients stacked.
+TEST(TrainTrainer, AGpt2WrittenByTheTrainerLoadsAndFineTunesWithItsGradientsUnderItsNames) {
+  REQUIRE_TOK512();
+  auto config = read_training_config(kTinyGpt2Json, "gpt2.json", *tokenizer);
+  ASSERT_TRUE(config.ok()) << config.error().message;
+  auto trainer =
+      Trainer::from_config(*config, tokenizer, kLines, {.steps = 2, .batch = 2, .learning_rate = 1e-2});
+  ASSERT_TRUE(trainer.ok()) << trainer.error().message;
+  ASSERT_TRUE(trainer->step().ok());
+  ASSERT_TRUE(trainer->step().ok());
+  const std::string path = temp_file("gpt2.gguf");
+  ASSERT_TRUE(trainer->write_gguf(path, "tiny-gpt2").ok());
+  auto bytes = map_file(path);
+  ASSERT_TRUE(bytes.ok());
+  auto gguf = read_gguf(*bytes);
+  ASSERT_TRUE(gguf.ok()) << gguf.error().message;
+  auto loaded = open_model(*bytes, nullptr);
+  ASSERT_TRUE(loaded.ok()) << loaded.error().message;
+  EXPECT_EQ(loaded->model->config.architecture, "gpt2");
+  auto from_file = score_text(loaded->model, *loaded->tokenizer, "The dog ran to the park.");
+  auto in_memory = score_text(trainer->model(), *tokenizer, "The dog ran to the park.");
+  ASSERT_TRUE(from_file.ok() && in_memory.ok());
+  EXPECT_EQ(from_file->loss, in_memory->loss);
+
+  const std::string line = "Lily liked to play with her ball.";
+  auto tuning = Trainer::from_model(*loaded->model, loaded->tokenizer, line,
+                                    {.steps = 1, .batch = 1, .keep_first_gradients = true});
+  ASSERT_TRUE(tuning.ok()) << tuning.error().message;
+  ASSERT_TRUE(tuning->step().ok());
+  const std::string gradients_path = temp_file("gpt2-gradients.safetensors");
+  ASSERT_TRUE(tuning->write_first_gradients(gradients_path).ok());
+  auto file_bytes = map_file(gradients_path);
+  ASSERT_TRUE(file_bytes.ok());
+  auto saved = read_safetensors(*file_bytes);
+  ASSERT_TRUE(saved.ok()) << saved.error().message;
+  ASSERT_EQ(saved->tensors.size(), gguf->tensors.size());
+  for (const GgufTensorInfo& info : gguf->tensors) {
+    auto found = saved->tensors.find(info.name);
+    ASSERT_NE(found, saved->tensors.end()) << info.name;
+    EXPECT_EQ(found->second.shape, std::vector<uint64_t>(info.dims.rbegin(), info.dims.rend())) << info.name;
+  }
+  EXPECT_EQ(saved->tensors.at("blk.1.attn_qkv.weight").shape, (std::vector<uint64_t>{48, 16}));
+  EXPECT_EQ(saved->tensors.at("position_embd.weight").shape, (std::vector<uint64_t>{48, 16}));
+
+  auto parameters = train::model_parameters<float>(*loaded->model);
+  ASSERT_TRUE(parameters.ok()) << parameters.error().message;
+  train::ModelParameters<float> expected = train::zeros_like(*parameters);
+  const std::vector<int> tokens = loaded->tokenizer->encode_prompt(line);
+  ASSERT_TRUE(train::model_loss_and_gradients(loaded->model->config, *parameters, tokens, expected).ok());
+  const auto same_floats = [](const SafetensorsTensor& t, const std::vector<float>& values) {
+    return t.bytes == values.size() * sizeof(float) && std::memcmp(t.data, values.data(), t.bytes) == 0;
+  };
+  const train::LayerParameters<float>& g = expected.layers[1];
+  std::vector<float> qkv = g.wq, qkv_bias = g.bq;
+  qkv.insert(qkv.end(), g.wk.begin(), g.wk.end());
+  qkv.insert(qkv.end(), g.wv.begin(), g.wv.end());
+  qkv_bias.insert(qkv_bias.end(), g.bk.begin(), g.bk.end());
+  qkv_bias.insert(qkv_bias.end(), g.bv.begin(), g.bv.end());
+  EXPECT_TRUE(same_floats(saved->tensors.at("blk.1.attn_qkv.weight"), qkv));
+  EXPECT_TRUE(same_floats(saved->tensors.at("blk.1.attn_qkv.bias"), qkv_bias));
+  EXPECT_TRUE(same_floats(saved->tensors.at("blk.1.ffn_up.bias"), g.ffn_up_bias));
+  EXPECT_TRUE(same_floats(saved->tensors.at("position_embd.weight"), expected.position_embedding));
+  EXPECT_TRUE(same_floats(saved->tensors.at("output_norm.bias"), expected.final_norm_bias));
+  for (const std::string& p : {path, gradients_path})
+    std::filesystem::remove(p);
 }
 
 TEST(TrainTrainer, ALearningRateThatMakesTheLossNaNStopsNamingTheStepWithTheLastGoodWeights) {
@@ -344,6 +473,49 @@ TEST(TrainCli, TrainsFromAConfigPrintsJsonPerStepAndWritesAModelThatScores) {
   EXPECT_EQ(plain.exit_code, 0) << plain.err;
   EXPECT_NE(plain.err.find("loss "), std::string::npos) << plain.err;
   EXPECT_NE(plain.err.find("ETA "), std::string::npos) << plain.err;
+  for (const std::string& p : {config, data, out, gradients})
+    std::filesystem::remove(p);
+}
+
+TEST(TrainCli, TrainsAGpt2ConfigAndSavesItsGradientsUnderGpt2Names) {
+  GLASSBOX_REQUIRE_FILE(test::model_path("tok512.bin"));
+  const std::string config = write_text("cli-gpt2.json", kTinyGpt2Json);
+  const std::string data = write_text("cli-gpt2-data.txt", kLines);
+  const std::string out = temp_file("cli-gpt2.gguf"), gradients = temp_file("cli-gpt2-gradients.safetensors");
+  auto run = test::run_cli({"train",
+                            "--config",
+                            config,
+                            "--tokenizer",
+                            test::model_path("tok512.bin"),
+                            "--data",
+                            data,
+                            "--steps",
+                            "3",
+                            "--batch",
+                            "2",
+                            "--lr",
+                            "0.01",
+                            "--threads",
+                            "2",
+                            "--output",
+                            out,
+                            "--save-gradients",
+                            gradients,
+                            "--json"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  auto gradient_bytes = map_file(gradients);
+  ASSERT_TRUE(gradient_bytes.ok());
+  auto saved = read_safetensors(*gradient_bytes);
+  ASSERT_TRUE(saved.ok()) << saved.error().message;
+  // The embedding (tied), the position table, 12 per layer (6 weights, 6 biases), the final norm and its bias.
+  EXPECT_EQ(saved->tensors.size(), 2u + 2 * 12 + 2);
+  EXPECT_EQ(saved->tensors.at("blk.0.attn_qkv.weight").shape, (std::vector<uint64_t>{48, 16}));
+  EXPECT_EQ(saved->tensors.at("blk.0.ffn_up.bias").shape, (std::vector<uint64_t>{64}));
+  const std::size_t lines = static_cast<std::size_t>(std::count(run.out.begin(), run.out.end(), '\n'));
+  EXPECT_EQ(lines, 3u) << run.out;
+  auto score = test::run_cli({"score", "--model", out, "--text", "The dog ran.", "--json"});
+  EXPECT_EQ(score.exit_code, 0) << score.err;
+  EXPECT_NE(score.out.find("\"loss\""), std::string::npos);
   for (const std::string& p : {config, data, out, gradients})
     std::filesystem::remove(p);
 }

@@ -1,6 +1,6 @@
-// glassbox train: trains a Llama-architecture model on a text file, one training sequence per line, from a
-// model file (fine-tuning) or from a JSON config (from scratch, with --tokenizer), and writes the result as
-// an F32 GGUF file with its tokenizer. The core's Trainer (glassbox/train.hpp) does the work; this file reads
+// glassbox train: trains a Llama- or GPT-2-architecture model on a text file, one training sequence per line,
+// from a model file (fine-tuning) or from a JSON config (from scratch, with --tokenizer), and writes the
+// result as an F32 GGUF file with its tokenizer. The core's Trainer (glassbox/train.hpp) does the work; this file reads
 // the flags, prints each step and writes the files.
 #include <CLI/CLI.hpp>
 #include <cerrno>
@@ -120,9 +120,9 @@ Result<void> train(Options o) {
 }  // namespace
 
 Command add_train_command(CLI::App& parent) {
-  CLI::App* app = parent.add_subcommand(
-      "train",
-      "Trains a Llama-architecture model on a text file (one sequence per line) and writes it as GGUF");
+  CLI::App* app = parent.add_subcommand("train",
+                                        "Trains a Llama- or GPT-2-architecture model on a text file (one "
+                                        "sequence per line) and writes it as GGUF");
   auto o = std::make_shared<Options>();
   TrainingSettings& s = o->settings;
   CLI::Option* model =
@@ -130,9 +130,10 @@ Command add_train_command(CLI::App& parent) {
                       "the model to start from (fine-tuning): GGUF, or llama2.c with --tokenizer")
           ->type_name("INIT");
   CLI::Option* config =
-      app->add_option("--config", o->config,
-                      "train from scratch: JSON {architecture: \"llama\", dim, layers, heads, kv_heads, "
-                      "hidden_dim, context}, vocabulary from --tokenizer, seeded random weights")
+      app->add_option(
+             "--config", o->config,
+             "train from scratch: JSON {architecture: \"llama\" or \"gpt2\", dim, layers, heads, kv_heads, "
+             "hidden_dim, context}, vocabulary from --tokenizer, seeded random weights")
           ->type_name("CONFIG.json");
   CLI::Option* tokenizer =
       app->add_option("--tokenizer", o->tokenizer,

@@ -188,8 +188,9 @@ test('llama.cpp reads the GGUF files glassbox convert writes, and decodes storie
   }
 });
 
-// glassbox train's output (issue 28): a fine-tuned stories260K and a Llama trained from a --config, each
-// written as F32 GGUF with its tokenizer, must load in llama.cpp and decode the same greedy tokens there.
+// glassbox train's output (issue 28): a fine-tuned stories260K, a Llama and a GPT-2 trained from a --config
+// (the GPT-2 written as llama.cpp's gpt2 architecture: fused q|k|v, learned positions, biases), each written as
+// F32 GGUF with its tokenizer, must load in llama.cpp and decode the same greedy tokens there.
 test('llama.cpp reads the GGUF files glassbox train writes, and decodes them the same', async (t) => {
   const bin = path.join(modelsDir, 'stories260K.bin');
   const tok = path.join(modelsDir, 'tok512.bin');
@@ -201,9 +202,12 @@ test('llama.cpp reads the GGUF files glassbox train writes, and decodes them the
     fs.writeFileSync(data, 'Once upon a time, there was a cat named Tom.\nTom liked to sit in the sun all day long.\n'.repeat(4));
     const config = path.join(dir, 'config.json');
     fs.writeFileSync(config, JSON.stringify({ architecture: 'llama', dim: 32, layers: 2, heads: 4, kv_heads: 2, hidden_dim: 64, context: 64 }));
+    const gpt2Config = path.join(dir, 'gpt2-config.json');
+    fs.writeFileSync(gpt2Config, JSON.stringify({ architecture: 'gpt2', dim: 32, layers: 2, heads: 4, kv_heads: 4, hidden_dim: 128, context: 64 }));
     const runs = {
       'fine-tuned': ['--model', bin, '--tokenizer', tok, '--steps', '3', '--lr', '0.001'],
       'from a config': ['--config', config, '--tokenizer', tok, '--steps', '30', '--lr', '0.01', '--batch', '2'],
+      'gpt2 from a config': ['--config', gpt2Config, '--tokenizer', tok, '--steps', '30', '--lr', '0.01', '--batch', '2'],
     };
     for (const [what, args] of Object.entries(runs)) {
       const out = path.join(dir, `${what.replace(/ /g, '-')}.gguf`);

@@ -92,10 +92,12 @@ class Trainer {
 // A config for Trainer::from_config, from JSON: {"architecture": "llama", "dim": 64, "layers": 2,
 // "heads": 4, "kv_heads": 4, "hidden_dim": 128, "context": 64}, with optional "vocab_size" (must equal the
 // tokenizer's: VocabMismatch otherwise), "tied" (the classifier is the token embedding; default true),
-// "rope_theta" (10000) and "norm_eps" (1e-5). The rest is Llama's: RMSNorm, Pre-LN, RoPE on adjacent pairs
-// (llama.cpp's "llama" layout, so the trained file is a plain llama GGUF), SwiGLU, head_dim = dim / heads.
-// "gpt2" is refused by name (not trainable yet); an unknown key is an error (a typo would otherwise train
-// another model than meant). Messages start with `source`.
+// "rope_theta" (10000, llama only) and "norm_eps" (1e-5). "llama": RMSNorm, Pre-LN, RoPE on adjacent pairs
+// (llama.cpp's "llama" layout, so the trained file is a plain llama GGUF), SwiGLU, no biases. "gpt2":
+// LayerNorm with biases, Pre-LN, learned positions (a table of `context` rows), biases on q, k, v, the output
+// projection and the feed-forward, a plain GELU (tanh) feed-forward (a gpt2 GGUF). Both: head_dim =
+// dim / heads. An unknown key is an error (a typo would otherwise train another model than meant). Messages
+// start with `source`.
 Result<ModelConfig> read_training_config(std::string_view json_text, const std::string& source,
                                          const Tokenizer& tokenizer);
 

@@ -36,15 +36,22 @@ Result<ModelConfig> read_training_config(std::string_view json_text, const std::
                          "context, and optionally vocab_size, tied, rope_theta, norm_eps)");
   }
   GLASSBOX_ASSIGN(const std::string architecture, fields.text(doc, "", "architecture", ""));
-  if (architecture == "gpt2")
-    return error(ErrorCode::UnsupportedArchitecture, source,
-                 ": training a \"gpt2\" config is not supported yet (LayerNorm, learned positions and biases "
-                 "have backward passes, but the trainer does not build GPT-2's blocks yet); use \"llama\"");
-  if (architecture != "llama")
-    return fields.fail("\"architecture\" must be \"llama\" (or, not yet trainable, \"gpt2\"), found \"",
-                       architecture, "\"");
   ModelConfig c;
-  c.architecture = "llama";
+  if (architecture == "gpt2") {
+    // GPT-2's blocks: LayerNorm (with biases), learned positions (a table of `context` rows), biases on every
+    // projection, a plain GELU (tanh) feed-forward; what llama.cpp's gpt2 architecture reads.
+    c.architecture = "gpt2";
+    c.norm = NormKind::LayerNorm;
+    c.position = PositionKind::Learned;
+    c.activation = Activation::GELU;
+    c.gated_ffn = false;
+    if (doc.HasMember("rope_theta"))
+      return fields.fail("\"rope_theta\" is for \"llama\" configs (a \"gpt2\" has learned positions)");
+  } else if (architecture == "llama") {
+    c.architecture = "llama";
+  } else {
+    return fields.fail("\"architecture\" must be \"llama\" or \"gpt2\", found \"", architecture, "\"");
+  }
   const auto number = [&](const char* key, int& out) -> Result<void> {
     GLASSBOX_ASSIGN(const int64_t n, fields.whole_number(doc, "", key, 1, INT32_MAX));
     out = static_cast<int>(n);
