@@ -10,9 +10,12 @@
 #include <string>
 #include <vector>
 
+#include "glassbox/glassbox.hpp"
 #include "glassbox/score.hpp"
 #include "random_models.hpp"
 #include "stories_model.hpp"
+#include "test_json.hpp"
+#include "test_support.hpp"
 #include "train/model_gradients.hpp"
 #include "train_gradient_check.hpp"
 
@@ -167,6 +170,38 @@ TEST(TrainModelGradients, EveryTrainableArchitectureCaseAgreesWithFiniteDifferen
     std::printf("%s:\n", c.label);
     EXPECT_LT(check_sampled_gradients(c.config, *parameters, tokens, 2, 29), kTolerance) << c.label;
   }
+}
+
+// The NumPy reference's tiny GPT-2 (tests/reference: an F32 gpt2 GGUF and its logits for 8 tokens): training's
+// loss is the cross-entropy of the reference's own logits, and every tensor's sampled derivatives agree with
+// finite differences.
+TEST(TrainModelGradients, TheNumPyReferencesGpt2LossAndGradients) {
+  const std::string gguf = test::fixture_path("gpt2-tiny.gguf"),
+                    expected = test::fixture_path("gpt2-tiny.json");
+  GLASSBOX_REQUIRE_FILE(gguf);
+  GLASSBOX_REQUIRE_FILE(expected);
+  auto model = load_model(gguf);
+  ASSERT_TRUE(model.ok()) << model.error().message;
+  const json::Document reference = test::parse_json(test::read_file(expected), expected);
+  const std::vector<int> tokens = test::ints(test::member(reference, "tokens"));
+  double reference_loss = 0;  // mean over t < n-1 of -log softmax(logits[t])[tokens[t+1]], in double
+  const auto rows = test::items(test::member(reference, "logits"));
+  for (std::size_t t = 0; t + 1 < tokens.size(); ++t) {
+    const std::vector<float> logits = test::floats(rows[static_cast<rapidjson::SizeType>(t)]);
+    double sum = 0;
+    const double largest = *std::max_element(logits.begin(), logits.end());
+    for (float l : logits)
+      sum += std::exp(l - largest);
+    reference_loss += largest + std::log(sum) - logits[static_cast<std::size_t>(tokens[t + 1])];
+  }
+  reference_loss /= static_cast<double>(tokens.size() - 1);
+  auto parameters = model_parameters<double>(*model);
+  ASSERT_TRUE(parameters.ok()) << parameters.error().message;
+  auto loss = model_loss(model->config, *parameters, tokens);
+  ASSERT_TRUE(loss.ok()) << loss.error().message;
+  std::printf("NumPy reference gpt2-tiny: its loss %.9f, training's %.9f\n", reference_loss, *loss);
+  EXPECT_NEAR(*loss, reference_loss, 1e-5);
+  EXPECT_LT(check_sampled_gradients(model->config, *parameters, tokens, 3, 31), kTolerance);
 }
 
 TEST(TrainModelGradients, SampledWeightsOfStories260KAgreeWithFiniteDifferences) {
