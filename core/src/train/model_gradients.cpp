@@ -318,8 +318,10 @@ Result<ModelParameters<T>> model_parameters(const Model& model) {
     }
     out.assign(t.f32(), t.f32() + t.elements());
   };
-  const bool layernorm = c.norm == NormKind::LayerNorm;
-  const auto rms_bias = [&](const Tensor& bias) { return !layernorm && bias.present(); };
+  // An RMSNorm's bias, which the forward pass ignores (layer_steps.hpp's normalize), is no weight to train.
+  const auto rms_bias = [&](const Tensor& bias) { return c.norm == NormKind::RMSNorm && bias.present(); };
+  const Error ignored_bias =
+      error(ErrorCode::UnsupportedArchitecture, "training: the model's RMSNorm has a bias, which it ignores");
   ModelParameters<T> p;
   copy("token_embedding", w.token_embedding, p.token_embedding);
   if (c.position == PositionKind::Learned) {
@@ -330,26 +332,30 @@ Result<ModelParameters<T>> model_parameters(const Model& model) {
     copy("position_embedding", w.position_embedding, p.position_embedding);
   }
   for (const LayerWeights& L : w.layers) {
-    if (rms_bias(L.attn_norm_bias) || rms_bias(L.ffn_norm_bias))
-      return error(ErrorCode::UnsupportedArchitecture,
-                   "training: an RMSNorm with a bias (the forward pass "
-                   "ignores it)");
+    if (rms_bias(L.attn_norm_bias) || rms_bias(L.ffn_norm_bias)) return ignored_bias;
     LayerParameters<T>& out = p.layers.emplace_back();
-    copy("attn_norm", L.attn_norm, out.attn_norm),
-        copy("attn_norm_bias", L.attn_norm_bias, out.attn_norm_bias);
-    copy("wq", L.wq, out.wq), copy("wk", L.wk, out.wk), copy("wv", L.wv, out.wv);
-    copy("bq", L.bq, out.bq), copy("bk", L.bk, out.bk), copy("bv", L.bv, out.bv);
-    copy("wo", L.wo, out.wo), copy("bo", L.bo, out.bo);
-    copy("ffn_norm", L.ffn_norm, out.ffn_norm), copy("ffn_norm_bias", L.ffn_norm_bias, out.ffn_norm_bias);
-    if (c.gated_ffn)
-      copy("ffn_gate", L.ffn_gate, out.ffn_gate), copy("ffn_gate_bias", L.ffn_gate_bias, out.ffn_gate_bias);
-    copy("ffn_up", L.ffn_up, out.ffn_up), copy("ffn_down", L.ffn_down, out.ffn_down);
-    copy("ffn_up_bias", L.ffn_up_bias, out.ffn_up_bias),
-        copy("ffn_down_bias", L.ffn_down_bias, out.ffn_down_bias);
+    copy("attn_norm", L.attn_norm, out.attn_norm);
+    copy("attn_norm_bias", L.attn_norm_bias, out.attn_norm_bias);
+    copy("wq", L.wq, out.wq);
+    copy("wk", L.wk, out.wk);
+    copy("wv", L.wv, out.wv);
+    copy("bq", L.bq, out.bq);
+    copy("bk", L.bk, out.bk);
+    copy("bv", L.bv, out.bv);
+    copy("wo", L.wo, out.wo);
+    copy("bo", L.bo, out.bo);
+    copy("ffn_norm", L.ffn_norm, out.ffn_norm);
+    copy("ffn_norm_bias", L.ffn_norm_bias, out.ffn_norm_bias);
+    if (c.gated_ffn) {
+      copy("ffn_gate", L.ffn_gate, out.ffn_gate);
+      copy("ffn_gate_bias", L.ffn_gate_bias, out.ffn_gate_bias);
+    }
+    copy("ffn_up", L.ffn_up, out.ffn_up);
+    copy("ffn_up_bias", L.ffn_up_bias, out.ffn_up_bias);
+    copy("ffn_down", L.ffn_down, out.ffn_down);
+    copy("ffn_down_bias", L.ffn_down_bias, out.ffn_down_bias);
   }
-  if (rms_bias(w.final_norm_bias))
-    return error(ErrorCode::UnsupportedArchitecture,
-                 "training: an RMSNorm with a bias (the forward pass ignores it)");
+  if (rms_bias(w.final_norm_bias)) return ignored_bias;
   copy("final_norm", w.final_norm, p.final_norm);
   copy("final_norm_bias", w.final_norm_bias, p.final_norm_bias);
   if (w.output.data != w.token_embedding.data) copy("output", w.output, p.output);
