@@ -1,7 +1,8 @@
 // The training lab (web/src/views/train-lab.ts, worker/train.ts, wasm/bind_train.cpp): a short run of the
 // copy task on a tiny 2-layer config in the worker, whose loss must fall; Pause stops it between steps; "Use
 // this model" makes the trained weights the page's model (a generation and its attention then come from it);
-// Resume finishes the run; Download hands over a GGUF file. The numbers are the core's trainer
+// Resume finishes the run; Download hands over a GGUF file; a learning rate that makes the loss NaN stops the
+// run with a message naming the step. The numbers are the core's trainer
 // (tests/train_trainer_test.cpp); this checks the page drives it. Screenshot: test-output/train-lab.png.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -23,7 +24,7 @@ test('t1. a short copy-task run: the loss falls, Pause holds, the paused model r
       await lab.locator('select').nth(0).selectOption('tiny');
       await lab.locator('select').nth(1).selectOption('copy');
       const fields = { Steps: '40', Batch: '4', 'Learning rate': '0.01', Warmup: '2' };
-      for (const [label, value] of Object.entries(fields)) await lab.getByLabel(label, { exact: true }).fill(value);
+      for (const [label, value] of Object.entries(fields)) await lab.getByRole('spinbutton', { name: label, exact: true }).fill(value);
       await lab.locator('.train-start').click();
 
       // Pause once a dozen steps are done: the run holds between steps.
@@ -72,6 +73,14 @@ test('t1. a short copy-task run: the loss falls, Pause holds, the paused model r
       fs.rmSync(file);
 
       await page.locator('#train-card').screenshot({ path: path.join(outputDir, 'train-lab.png') });
+
+      // A learning rate that makes the loss NaN: the run stops with a message naming the step, and the last good
+      // weights can still be used.
+      await lab.getByRole('spinbutton', { name: 'Learning rate', exact: true }).fill('1e30');
+      await lab.locator('.train-start').click();
+      await page.waitForSelector('.train-lab[data-state="error"]', { timeout: 10_000 });
+      assert.match(await lab.locator('.notice.error').textContent(), /^Training stopped.*training stopped at step \d+: .*not a finite number/);
+      assert.equal(await lab.locator('.train-use').isEnabled(), true, 'the last good weights stay usable');
       assert.deepEqual(errors, []);
     },
     { viewport: { width: 1280, height: 800 }, acceptDownloads: true },

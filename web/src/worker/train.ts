@@ -64,7 +64,9 @@ export function handleTrain(engine: GlassboxEngine | null, post: (message: FromW
         break;
     }
   } catch (error) {
-    post({ type: 'reply', req: m.req, ok: false, error: explain(error, m.type === 'train-step' ? 'Training stopped' : 'Training could not start') });
+    const report = explain(error, m.type === 'train-step' ? 'Training stopped' : 'Training could not start');
+    // A step's failure (a NaN loss names its step in the detail) is a stop, whatever its code's headline.
+    post({ type: 'reply', req: m.req, ok: false, error: m.type === 'train-step' ? { ...report, title: 'Training stopped' } : report });
   }
   return true;
 }
