@@ -25,7 +25,9 @@ while read -r name sum url; do
   fi
   # A file that cannot be had is reported and the others are still tried; the exit status says it failed.
   if [ -n "$mirror" ]; then
-    if ! cp "$mirror/$name" "$target.part"; then
+    from="$mirror/$name"
+    [ -f "$from" ] || from="$mirror/../corpus/$name"  # texts live beside the models (../shared/corpus)
+    if ! cp "$from" "$target.part"; then
       echo "fetch-models: $name is not in the mirror folder $mirror" >&2
       status=1
       continue

@@ -42,6 +42,39 @@ export const MODEL_SLOT: 0;
 /** Upload slot of a separate tokenizer file (llama2.c checkpoints need one; GGUF files carry their own). */
 export const TOKENIZER_SLOT: 1;
 
+/** Training settings (glassbox::TrainingSettings; missing ones take its defaults). */
+export interface TrainingSettings {
+  steps?: number;
+  batch?: number;
+  context?: number;
+  learningRate?: number;
+  warmup?: number;
+  schedule?: 'cosine' | 'constant';
+  weightDecay?: number;
+  clip?: number;
+  seed?: number;
+}
+
+export interface TrainingRun {
+  steps: number;
+  layers: number;
+  heads: number;
+  dim: number;
+  context: number;
+  parameters: number;
+}
+
+export interface TrainingStepReport {
+  step: number;
+  loss: number;
+  learningRate: number;
+  gradNorm: number;
+  /** Each layer's gradient norm alone, before clipping. */
+  layerGradNorms: number[];
+  tokens: number;
+  seconds: number;
+}
+
 export interface SamplerSettings {
   temperature: number; // 0: greedy (always the most likely token)
   topK: number; // keep the k most likely tokens; 0: off
@@ -435,6 +468,29 @@ export class GlassboxEngine {
   anatomy(): ModelAnatomy;
   /** FLOPs of one token at position sequenceLength - 1, by part. */
   flopsPerToken(sequenceLength: number): TokenFlops;
+  /**
+   * A built-in synthetic task's text (glassbox/train.hpp: copy, counting, brackets), one line per sequence, in
+   * the loaded model's vocabulary. Errors: `invalid-state` (no model), `bad-argument` (an unknown task,
+   * lines or length out of range, too few words for copy).
+   */
+  syntheticTask(options?: { task?: string; lines?: number; length?: number; seed?: number }): string;
+  /**
+   * Begins a training run (glassbox::Trainer) on one thread: from `config` (a training config's JSON, the
+   * loaded model's tokenizer) or, with `config` '', from the loaded model's weights (fine-tuning); `data` is
+   * one sequence per line. Errors: `invalid-state` (no model), `bad-argument` (settings, empty data, a line
+   * past the context), `vocab-mismatch`, `unsupported-architecture`, `unsupported-type` (a quantized model).
+   */
+  trainBegin(config: string, data: string, settings?: TrainingSettings): TrainingRun;
+  /** One step of the run. Errors: `invalid-state` (no run, all steps done), `bad-argument` (a NaN loss: the message names the step). */
+  trainStep(): TrainingStepReport;
+  /** The held-out loss (nats per token) of the run's weights as they are on `text` (one sequence per line). */
+  trainHeldOut(text: string): number;
+  /** Every head's induction score (layer-major) of the run's weights as they are, on the head statistics' probe. */
+  trainInduction(): number[];
+  /** The run's weights as they are, as an F32 GGUF file with the tokenizer (loads as a dropped file does). */
+  trainGguf(name: string): Uint8Array;
+  /** Ends the run (its weights are freed). */
+  trainEnd(): void;
   /** Cost against length: the variants measured by default (exact, window:W, linear), their crossover n*, the context. */
   lengthCostPlan(): LengthCostPlan;
   /**

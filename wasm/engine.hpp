@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "glassbox/glassbox.hpp"
+#include "glassbox/train.hpp"
 #include "js_values.hpp"
 
 namespace glassbox::wasm {
@@ -95,6 +96,16 @@ class Engine {
   // Neurons (bind_neurons.cpp): a layer's most active feed-forward neurons at a position.
   val top_neurons(const val& ids, int layer, int position, int k, int per_neuron) const;
 
+  // Training (bind_train.cpp): a synthetic task's text, a run stepped one step per call, its held-out loss,
+  // induction scores and GGUF bytes.
+  val synthetic_task(const val& options) const;
+  val train_begin(const std::string& config, const std::string& data, const val& options);
+  val train_step();
+  val train_held_out(const std::string& text) const;
+  val train_induction() const;
+  val train_gguf(const std::string& name) const;
+  void train_end();
+
   // The model's anatomy and cost, and the CLI's inspection document (bind_inspect.cpp).
   val anatomy() const;
   val flops(int sequence_length) const;
@@ -145,13 +156,15 @@ class Engine {
   Upload uploads_[2];
   std::shared_ptr<const Model> model_;
   std::shared_ptr<const Tokenizer> tokenizer_;
-  std::optional<Session> session_;            // a decoder's; empty while an encoder is loaded
-  std::optional<Encoder> encoder_;            // an encoder's; empty while a decoder is loaded
-  SamplerSettings settings_;                  // what the next start() samples with
-  Sampler sampler_{SamplerSettings{}};        // re-seeded from settings_ by each start()
-  std::optional<HeadMeasurement> measuring_;  // a measurement begun by measureBegin()
-  std::optional<PatchingJob> patching_;       // activation patching begun by patchBegin()
-  std::vector<float> matrix_;                 // attention()'s window, handed to JS as a view and copied there
+  std::optional<Session> session_;                    // a decoder's; empty while an encoder is loaded
+  std::optional<Encoder> encoder_;                    // an encoder's; empty while a decoder is loaded
+  SamplerSettings settings_;                          // what the next start() samples with
+  Sampler sampler_{SamplerSettings{}};                // re-seeded from settings_ by each start()
+  std::optional<HeadMeasurement> measuring_;          // a measurement begun by measureBegin()
+  std::optional<PatchingJob> patching_;               // activation patching begun by patchBegin()
+  std::optional<Trainer> trainer_;                    // a training run begun by trainBegin()
+  std::shared_ptr<const Tokenizer> train_tokenizer_;  // the run's (the model loaded when it began)
+  std::vector<float> matrix_;  // attention()'s window, handed to JS as a view and copied there
   // Over session_, sampler_ and tokenizer_; declared last, so destroyed first.
   std::optional<Generator> generator_;
 };

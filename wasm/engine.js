@@ -236,6 +236,46 @@ export class GlassboxEngine {
     return { total, step: () => unwrap(this.engine.measureStep()) };
   }
 
+  // --- training (bind_train.cpp) -------------------------------------------------------------------------
+
+  /** A built-in synthetic task's text in the loaded model's vocabulary: {task, lines, length, seed}. */
+  syntheticTask(options = {}) {
+    return unwrap(this.engine.syntheticTask(options));
+  }
+
+  /**
+   * Begins a training run: `config` a training config's JSON (the loaded model's tokenizer) or '' to fine-tune
+   * the loaded model; `data` one sequence per line; `settings` {steps, batch, context, learningRate, warmup,
+   * schedule, weightDecay, clip, seed}. Returns {steps, layers, heads, dim, context, parameters}.
+   */
+  trainBegin(config, data, settings = {}) {
+    return unwrap(this.engine.trainBegin(config, data, settings));
+  }
+
+  /** One step: {step, loss, learningRate, gradNorm, layerGradNorms, tokens, seconds}. */
+  trainStep() {
+    return unwrap(this.engine.trainStep());
+  }
+
+  /** The held-out loss (nats per token) of the weights as they are on `text`. */
+  trainHeldOut(text) {
+    return unwrap(this.engine.trainHeldOut(text));
+  }
+
+  /** Every head's induction score (layer-major) of the weights as they are. */
+  trainInduction() {
+    return unwrap(this.engine.trainInduction());
+  }
+
+  /** The weights as they are, as an F32 GGUF file (with the tokenizer). */
+  trainGguf(name) {
+    return unwrap(this.engine.trainGguf(name));
+  }
+
+  trainEnd() {
+    this.engine.trainEnd();
+  }
+
   headRoleThresholds() {
     return this.module.headRoleThresholds();
   }

@@ -21,6 +21,7 @@ import { mountCircuits } from './circuits-page';
 import { mountModelFlow } from './model-flow';
 import { mountModelInspector } from './model-inspector';
 import { mountStepInspector } from './step-inspector';
+import { mountTrainLab } from './train-lab';
 import { readHash, writeHash } from './ui/hash-state';
 import { revealOnNarrow } from './ui/reveal';
 import { FrameThrottle, LiveRefresh } from './ui/throttle';
@@ -108,6 +109,7 @@ async function load(source: ModelSource) {
       output.empty();
       nextToken.empty();
     }
+    trainLab.modelLoaded(!result.info.encoder);
     status.set('ready', `${result.label} · ready`);
     store.set({ loads: store.state.loads + 1 });
     if (!result.info.encoder) retokenize();
@@ -387,6 +389,9 @@ const lab = mountAttentionLab(client, store, stepInspector.current);
 // --- an encoder (BERT): fill-mask and sentence similarity in place of generation (encoder-page.ts) ----------
 const encoderPage = mountEncoderPage(client, store);
 
+// --- the training lab: train or fine-tune in the worker, then use the weights in every view (train-lab.ts) ----
+const trainLab = mountTrainLab(client, load);
+
 // window.__glassbox for the browser tests (test-hook.ts): it reads the store; nothing here reads it.
 installTestHook(store, {
   readAttention: (layer, head) => client.request('attention', { layer, head }),
@@ -401,6 +406,7 @@ installTestHook(store, {
   flowIdle: () => flow.whenIdle(),
   circuits,
   labChoose: (kind, knobs) => lab.picker.set(kind, knobs ?? {}),
+  train: { get record() { return trainLab.record; }, whenIdle: () => trainLab.whenIdle() },
 });
 
 // --- start: the engine, then the catalog's default model -----------------------------------------------

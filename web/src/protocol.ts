@@ -9,6 +9,7 @@ import type { CircuitsReplies, CircuitsRequest } from './protocol-circuits';
 import type { EncoderReplies, EncoderRequest } from './protocol-encoder';
 import type { LengthCostReplies, LengthCostRequest } from './protocol-length-cost';
 import type { ModelInspectorEvent, ModelInspectorReplies, ModelInspectorRequest } from './protocol-model-inspector';
+import type { TrainReplies, TrainRequest } from './protocol-train';
 import type { StepInspectorReplies, StepInspectorRequest, StepPipeline } from './protocol-step-inspector';
 
 export type { ErrorCode, ModelInfo, SamplerSettings, StopReason, TokenSpan };
@@ -103,6 +104,7 @@ export type ToWorker =
   | StepInspectorRequest // the step inspector's requests (protocol-step-inspector.ts)
   | CircuitsRequest // logit attribution and activation patching (protocol-circuits.ts)
   | LengthCostRequest // the anatomy's cost against length (protocol-length-cost.ts)
+  | TrainRequest // the training lab (protocol-train.ts)
   | { type: 'load'; req: number; source: ModelSource }
   | { type: 'cancel-load' } // ends the load under way, if any: it answers with a 'cancelled' error
   | { type: 'tokenize'; req: number; text: string }
@@ -158,7 +160,7 @@ export type FromWorker =
   | { type: 'done'; gen: number; reason: DoneReason; count: number; elapsedMs: number; error?: ErrorReport };
 
 /** Each request's reply: the one place a request is paired with what answers it. */
-export interface Replies extends EncoderReplies, ModelInspectorReplies, StepInspectorReplies, LengthCostReplies, CircuitsReplies {
+export interface Replies extends EncoderReplies, ModelInspectorReplies, StepInspectorReplies, LengthCostReplies, CircuitsReplies, TrainReplies {
   load: LoadResult; // load progress arrives meanwhile as 'progress'
   tokenize: TokenSpan[];
   attention: AttentionTrace;

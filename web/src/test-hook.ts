@@ -8,6 +8,7 @@ import type { AttributionReply, PatchReply } from './protocol-circuits';
 import type { LabResult, LensWindow, NeuronsReply, ResidualNorms, StepByStep, StepPipeline } from './protocol-step-inspector';
 import { positionOf } from './ui/current-step';
 import type { GenerationRecord, PageState, PageStore } from './state/page-state';
+import type { TrainRecord } from './views/train-lab';
 
 export type { GenerationRecord };
 
@@ -60,6 +61,12 @@ export interface EncoderHook {
   whenIdle(): Promise<void>; // the typed texts answered and drawn
 }
 
+/** What the tests read of the training lab (window.__glassbox.train): the run as drawn. */
+export interface TrainHook {
+  readonly record: TrainRecord | null;
+  whenIdle(): Promise<void>; // no step in flight
+}
+
 export interface TestHook {
   readonly formats: string[]; // the model formats the engine reads
   readonly samplerDefaults: SamplerSettings | null; // the engine's, as the worker sent them
@@ -77,6 +84,7 @@ export interface TestHook {
   readonly lab: LabHook;
   readonly flow: { readonly residualNorms: ResidualNorms | null; readonly neurons: NeuronsReply | null; whenIdle(): Promise<void> };
   readonly circuits: CircuitsHook;
+  readonly train: TrainHook;
   whenLoaded(count?: number): Promise<ModelInfo>;
   whenIdle(): Promise<GenerationRecord | null>;
   whenAttentionDrawn(): Promise<void>;
@@ -98,6 +106,7 @@ export interface HookSources {
   flowIdle(): Promise<void>;
   circuits: CircuitsHook;
   labChoose: LabHook['choose'];
+  train: TrainHook;
 }
 
 type Waiter = { test: (state: Readonly<PageState>) => boolean; resolve: () => void };
@@ -195,6 +204,7 @@ export function installTestHook(store: PageStore, sources: HookSources): TestHoo
       whenIdle: () => sources.flowIdle(),
     },
     circuits: sources.circuits,
+    train: sources.train,
     whenLoaded(count = 1) {
       return until((s) => s.loads >= count).then(() => state().model!.info);
     },

@@ -10,6 +10,7 @@ import type { ChatRequest, ChatStarted } from './protocol-chat';
 import { chatSupport, startChat } from './worker/chat';
 import { handleEncoder } from './worker/encoder';
 import { handleLengthCost } from './worker/length-cost';
+import { handleTrain } from './worker/train';
 import { chooseBuild, startEngine } from './worker/engine-build';
 import { explain, PageError, PlainError } from './worker/explain';
 import { cachedStates, deleteCached } from './worker/hub-cache';
@@ -267,6 +268,8 @@ scope.onmessage = (event) => {
       if (handleStepInspector(engine, post, message)) break;
       // The anatomy's cost against length (worker/length-cost.ts).
       if (handleLengthCost(engine, post, message)) break;
+      // The training lab (worker/train.ts).
+      if (handleTrain(engine, post, message)) break;
       // The model inspector (worker/model-inspector.ts): heads, ablation, positions, anatomy.
       handleModelInspector({ engine, post, generating: () => generation !== null }, message);
       break;

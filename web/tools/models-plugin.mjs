@@ -5,6 +5,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { isSafeName, readCatalog } from './catalog.mjs';
 
+/** Texts beside the models that the page reads when present (the training lab's bundled corpus). */
+const TEXTS = ['tinyshakespeare.txt'];
+
 /** @param {{catalog: string, modelsDir: string}} options */
 export function modelsPlugin({ catalog, modelsDir }) {
   return {
@@ -32,6 +35,10 @@ export function modelsPlugin({ catalog, modelsDir }) {
       const { manifest, files, skipped } = readCatalog(catalog, modelsDir);
       for (const { name, path: filePath } of files) {
         this.emitFile({ type: 'asset', fileName: `models/${name}`, source: fs.readFileSync(filePath) });
+      }
+      for (const name of TEXTS) {
+        const file = path.join(modelsDir, name);
+        if (fs.existsSync(file)) this.emitFile({ type: 'asset', fileName: `models/${name}`, source: fs.readFileSync(file) });
       }
       this.emitFile({ type: 'asset', fileName: 'models/manifest.json', source: JSON.stringify(manifest, null, 2) });
       const listed = manifest.models.map((m) => m.id).join(', ') || 'none';

@@ -7,6 +7,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "glassbox/bytes.hpp"
 #include "glassbox/model.hpp"
@@ -84,6 +85,9 @@ struct ExportSummary {
 };
 Result<ExportSummary> export_gguf(const Model& model, const Tokenizer& tokenizer, ExportType type,
                                   const std::string& name, const std::string& path);
+// The same file's bytes, in memory (the page has no file system).
+Result<std::vector<std::byte>> export_gguf_bytes(const Model& model, const Tokenizer& tokenizer,
+                                                 ExportType type, const std::string& name);
 
 // Fails unless the tokenizer fits the model: the same number of tokens, or for GGUF and Hugging Face files
 // (whose embedding matrices are often padded) no more tokens than the model has rows.

@@ -13,10 +13,12 @@
 // data and batch 1, step 0 reports exactly `glassbox score`'s loss for that line.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "glassbox/config.hpp"
 #include "glassbox/model.hpp"
@@ -52,6 +54,9 @@ struct TrainingStepReport {
   double grad_norm = 0;  // the global norm before clipping
   int tokens = 0;        // tokens the step read (every row's)
   double seconds = 0;    // the step's wall time
+  // Each layer's share of grad_norm: the norm of that layer's gradients alone (before clipping), so a
+  // view can show which layers the update moves most.
+  std::vector<double> layer_grad_norms;
 };
 
 class Trainer {
@@ -77,6 +82,8 @@ class Trainer {
   // The weights as an F32 GGUF file with the tokenizer (export_gguf: a llama or gpt2 GGUF that
   // llama.cpp reads).
   Result<void> write_gguf(const std::string& path, const std::string& name) const;
+  // The same file's bytes (for a page, which has no file system).
+  Result<std::vector<std::byte>> gguf_bytes(const std::string& name) const;
   // Step 0's gradients (keep_first_gradients) as F32 safetensors: one tensor per model tensor, named and
   // shaped as the GGUF file stores it ("blk.0.attn_q.weight" [rows, cols]), element i the derivative of
   // step 0's loss by stored element i.
@@ -100,5 +107,33 @@ class Trainer {
 // start with `source`.
 Result<ModelConfig> read_training_config(std::string_view json_text, const std::string& source,
                                          const Tokenizer& tokenizer);
+
+// The mean next-token loss (nats per token) of `model` on held-out text: each non-blank line encoded as the
+// training data is (Tokenizer::encode_prompt) and scored alone (score_tokens), the lines' predicted tokens
+// pooled. Lines longer than the model's context are cut to it. BadArgument when no line predicts a token.
+Result<double> held_out_loss(std::shared_ptr<const Model> model, const Tokenizer& tokenizer,
+                             std::string_view text);
+
+// Built-in synthetic tasks to train on, one training line each (train/synthetic_tasks.cpp states them):
+//   copy:     a run of distinct random words of the vocabulary, then the same run again ("N random words then
+//             the same N"); N varies per line between length / 2 and length, so that no fixed distance finds
+//             the copy and the model must look up where the current word stood before (an induction head).
+//   counting: consecutive numbers from a random start, "17 18 19 20 21", `length` of them.
+//   brackets: a random balanced sequence of `length` pairs of ( ) [ ] { }, spaced: "( [ ] ) { }".
+// The words of `copy` are the vocabulary's own: tokens that print as a space and at least two ASCII letters,
+// so each word is one token. Seeded with the sampler's Rng: the same seed gives the same lines everywhere.
+enum class SyntheticTask { Copy, Counting, Brackets };
+struct SyntheticTaskSettings {
+  SyntheticTask task = SyntheticTask::Copy;
+  int lines = 1000;
+  int length = 8;  // words (copy: of the longest half), numbers, or pairs of brackets
+  uint64_t seed = 1;
+};
+// "copy", "counting", "brackets"; BadArgument naming the known ones otherwise.
+Result<SyntheticTask> synthetic_task_named(std::string_view name);
+const char* to_string(SyntheticTask task);
+// The lines, joined with '\n' (a training text). BadArgument for lines or length out of range (1..1000000,
+// 2..512), or (copy) a vocabulary with fewer words than a line needs.
+Result<std::string> synthetic_task_text(const Tokenizer& tokenizer, const SyntheticTaskSettings& settings);
 
 }  // namespace glassbox

@@ -325,8 +325,12 @@ Result<void> add_tokenizer(GgufWriter& w, const Tokenizer& tokenizer) {
 
 }  // namespace
 
-Result<ExportSummary> export_gguf(const Model& model, const Tokenizer& tokenizer, ExportType type,
-                                  const std::string& name, const std::string& path) {
+namespace {
+
+// Builds the file and hands its writer to `finish` (to a file or to bytes) while the converted tensors live.
+template <class Finish>
+Result<ExportSummary> export_with(const Model& model, const Tokenizer& tokenizer, ExportType type,
+                                  const std::string& name, Finish&& finish) {
   const ModelConfig& c = model.config;
   bool has_ffn_biases = false;
   for (const LayerWeights& layer : model.weights.layers)
@@ -367,8 +371,25 @@ Result<ExportSummary> export_gguf(const Model& model, const Tokenizer& tokenizer
   out.vector(gguf::kMaskedLmNorm, mlm.norm);
   out.vector(gguf::kMaskedLmNormBias, mlm.norm_bias);
   out.vector(gguf::kMaskedLmOutputBias, mlm.output_bias);
-  GLASSBOX_TRY(w.write_file(path));
+  GLASSBOX_TRY(finish(w));
   return ExportSummary{arch.name, out.fallbacks()};
+}
+
+}  // namespace
+
+Result<ExportSummary> export_gguf(const Model& model, const Tokenizer& tokenizer, ExportType type,
+                                  const std::string& name, const std::string& path) {
+  return export_with(model, tokenizer, type, name, [&](const GgufWriter& w) { return w.write_file(path); });
+}
+
+Result<std::vector<std::byte>> export_gguf_bytes(const Model& model, const Tokenizer& tokenizer,
+                                                 ExportType type, const std::string& name) {
+  std::vector<std::byte> bytes;
+  GLASSBOX_TRY(export_with(model, tokenizer, type, name, [&](const GgufWriter& w) -> Result<void> {
+    bytes = w.to_bytes();
+    return ok();
+  }));
+  return bytes;
 }
 
 }  // namespace glassbox

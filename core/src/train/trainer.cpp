@@ -46,6 +46,20 @@ void copy_values(ModelParameters<float>& to, ModelParameters<float>& from) {
   });
 }
 
+// The norm of each layer's gradients alone, in double.
+std::vector<double> layer_norms(LlamaParameters<float>& gradients) {
+  std::vector<double> norms;
+  for (train::LlamaLayer<float>& layer : gradients.layers) {
+    double sum = 0;
+    for (const std::vector<float>* t : {&layer.attn_norm, &layer.wq, &layer.wk, &layer.wv, &layer.wo,
+                                        &layer.ffn_norm, &layer.ffn_gate, &layer.ffn_up, &layer.ffn_down})
+      for (float g : *t)
+        sum += static_cast<double>(g) * g;
+    norms.push_back(std::sqrt(sum));
+  }
+  return norms;
+}
+
 }  // namespace
 
 struct Trainer::State {
@@ -238,6 +252,7 @@ Result<TrainingStepReport> Trainer::step() {
   for (const auto& [name, g] : sums)
     gradient_spans.emplace_back(*g);
   if (s.settings.keep_first_gradients && step == 0) s.first_gradients = s.gradients;
+  std::vector<double> layer_grad_norms = layer_norms(s.gradients);
   const double grad_norm = train::clip_global_norm(gradient_spans, s.settings.clip);
   if (!std::isfinite(grad_norm)) return stop("the gradients' global norm", grad_norm);
 
@@ -263,12 +278,17 @@ Result<TrainingStepReport> Trainer::step() {
                             .learning_rate = lr,
                             .grad_norm = grad_norm,
                             .tokens = tokens,
-                            .seconds = seconds.count()};
+                            .seconds = seconds.count(),
+                            .layer_grad_norms = std::move(layer_grad_norms)};
 }
 
 Result<void> Trainer::write_gguf(const std::string& path, const std::string& name) const {
   GLASSBOX_TRY(export_gguf(*state_->model, *state_->tokenizer, ExportType::F32, name, path));
   return ok();
+}
+
+Result<std::vector<std::byte>> Trainer::gguf_bytes(const std::string& name) const {
+  return export_gguf_bytes(*state_->model, *state_->tokenizer, ExportType::F32, name);
 }
 
 Result<void> Trainer::write_first_gradients(const std::string& path) const {
