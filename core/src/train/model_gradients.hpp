@@ -43,6 +43,21 @@ struct LayerParameters {
   std::vector<T> ffn_norm, ffn_norm_bias;
   std::vector<T> ffn_gate, ffn_up, ffn_down;
   std::vector<T> ffn_gate_bias, ffn_up_bias, ffn_down_bias;
+
+  // fn(name, tensor) for every tensor the layer has (the empty ones skipped), named after `at` ("layers.3.")
+  // in the order of glassbox::for_each_weight.
+  template <class F>
+  void for_each(const std::string& at, F&& fn) {
+    const auto visit = [&](const char* name, std::vector<T>& tensor) {
+      if (!tensor.empty()) fn(at + name, tensor);
+    };
+    visit("attn_norm", attn_norm), visit("attn_norm_bias", attn_norm_bias);
+    visit("wq", wq), visit("wk", wk), visit("wv", wv), visit("bq", bq), visit("bk", bk), visit("bv", bv);
+    visit("wo", wo), visit("bo", bo), visit("ffn_norm", ffn_norm), visit("ffn_norm_bias", ffn_norm_bias);
+    visit("ffn_gate", ffn_gate), visit("ffn_up", ffn_up), visit("ffn_down", ffn_down);
+    visit("ffn_gate_bias", ffn_gate_bias), visit("ffn_up_bias", ffn_up_bias);
+    visit("ffn_down_bias", ffn_down_bias);
+  }
 };
 
 template <class T>
@@ -62,18 +77,8 @@ struct ModelParameters {
     };
     visit("token_embedding", token_embedding);
     visit("position_embedding", position_embedding);
-    for (std::size_t l = 0; l < layers.size(); ++l) {
-      const std::string at = "layers." + std::to_string(l) + ".";
-      LayerParameters<T>& L = layers[l];
-      visit(at + "attn_norm", L.attn_norm), visit(at + "attn_norm_bias", L.attn_norm_bias);
-      visit(at + "wq", L.wq), visit(at + "wk", L.wk), visit(at + "wv", L.wv);
-      visit(at + "bq", L.bq), visit(at + "bk", L.bk), visit(at + "bv", L.bv);
-      visit(at + "wo", L.wo), visit(at + "bo", L.bo);
-      visit(at + "ffn_norm", L.ffn_norm), visit(at + "ffn_norm_bias", L.ffn_norm_bias);
-      visit(at + "ffn_gate", L.ffn_gate), visit(at + "ffn_up", L.ffn_up), visit(at + "ffn_down", L.ffn_down);
-      visit(at + "ffn_gate_bias", L.ffn_gate_bias), visit(at + "ffn_up_bias", L.ffn_up_bias);
-      visit(at + "ffn_down_bias", L.ffn_down_bias);
-    }
+    for (std::size_t l = 0; l < layers.size(); ++l)
+      layers[l].for_each("layers." + std::to_string(l) + ".", fn);
     visit("final_norm", final_norm);
     visit("final_norm_bias", final_norm_bias);
     visit("output", output);

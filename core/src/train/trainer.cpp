@@ -47,14 +47,14 @@ void copy_values(ModelParameters<float>& to, ModelParameters<float>& from) {
 }
 
 // The norm of each layer's gradients alone, in double.
-std::vector<double> layer_norms(LlamaParameters<float>& gradients) {
+std::vector<double> layer_norms(ModelParameters<float>& gradients) {
   std::vector<double> norms;
-  for (train::LlamaLayer<float>& layer : gradients.layers) {
+  for (train::LayerParameters<float>& layer : gradients.layers) {
     double sum = 0;
-    for (const std::vector<float>* t : {&layer.attn_norm, &layer.wq, &layer.wk, &layer.wv, &layer.wo,
-                                        &layer.ffn_norm, &layer.ffn_gate, &layer.ffn_up, &layer.ffn_down})
-      for (float g : *t)
+    layer.for_each("", [&](const std::string&, std::vector<float>& t) {
+      for (float g : t)
         sum += static_cast<double>(g) * g;
+    });
     norms.push_back(std::sqrt(sum));
   }
   return norms;
