@@ -623,6 +623,30 @@ TEST(TrainCli, StepZeroLossIsScoresLossForOneLineAtBatchOne) {
     std::filesystem::remove(p);
 }
 
+TEST(TrainCli, AQ8_0ModelsNoteIsInStepZerosJsonAndOnStderr) {
+  REQUIRE_STORIES();
+  const std::string model = temp_file("cli-q8_0.gguf"), out = temp_file("cli-q8_0-trained.gguf");
+  ASSERT_TRUE(q8_0_stories(stories, model).model);
+  const std::string data = write_text("cli-q8_0.txt", std::string(test::kStoriesText) + "\n");
+  auto run = test::run_cli(
+      {"train", "--model", model, "--data", data, "--steps", "2", "--batch", "1", "--output", out, "--json"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const std::size_t first_end = run.out.find('\n');
+  ASSERT_NE(first_end, std::string::npos) << run.out;
+  const json::Document step0 = test::parse_json(run.out.substr(0, first_end), "step 0");
+  EXPECT_EQ(test::number(test::member(step0, "step")), 0.0);
+  EXPECT_NE(test::text(test::member(step0, "note")).find("dequantized weights: Q8_0"), std::string::npos)
+      << run.out;
+  const json::Document step1 = test::parse_json(run.out.substr(first_end + 1), "step 1");
+  EXPECT_EQ(test::number(test::member(step1, "step")), 1.0);
+  EXPECT_EQ(run.out.find("note", first_end), std::string::npos) << run.out;  // once, on step 0
+  auto plain = test::run_cli({"train", "--model", model, "--data", data, "--steps", "1", "--output", out});
+  EXPECT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_NE(plain.err.find("trained from dequantized weights: Q8_0"), std::string::npos) << plain.err;
+  for (const std::string& p : {model, data, out})
+    std::filesystem::remove(p);
+}
+
 TEST(TrainCli, BadInputExitsWithAMessage) {
   GLASSBOX_REQUIRE_FILE(test::model_path("stories260K.gguf"));
   const std::string empty = write_text("cli-empty.txt", "");
