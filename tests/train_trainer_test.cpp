@@ -1,7 +1,8 @@
 // The trainer (glassbox/train.hpp) and `glassbox train`: step 0's loss is score's, the packing rule, the same
 // bits for 1 and 3 threads and for the same seed, the written GGUF loads and scores as the trainer's model,
 // --save-gradients writes model_gradients' numbers under the input GGUF's names and shapes, a "gpt2" config
-// reads as GPT-2's blocks, overfits a few lines and round-trips through a gpt2 GGUF file, and bad input
+// reads as GPT-2's blocks, overfits a few lines and round-trips through a gpt2 GGUF file, a Q8_0 (or F16)
+// model fine-tunes from its dequantized weights and says so (Trainer::weights_note, the CLI), and bad input
 // (empty data, a line past the context, a config that does not fit the tokenizer, a learning rate that makes
 // the loss NaN) stops with a message naming what is wrong.
 #include <gtest/gtest.h>
