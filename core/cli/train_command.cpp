@@ -60,11 +60,15 @@ std::string clock_time(double seconds) {
   return out;
 }
 
-void print_json(const TrainingStepReport& r) {
+// One line per step. `note` (Trainer::weights_note, step 0 only) rides on the first step's object as a
+// "note" field, so every line stays a step a script reads by its keys.
+void print_json(const TrainingStepReport& r, const std::string& note) {
   JsonWriter json;
   json.begin_object().key("step").integer(r.step).key("loss").number(r.loss);
   json.key("lr").number(r.learning_rate).key("grad_norm").number(r.grad_norm);
-  json.key("tokens_per_second").number(r.seconds > 0 ? r.tokens / r.seconds : 0.0).end_object();
+  json.key("tokens_per_second").number(r.seconds > 0 ? r.tokens / r.seconds : 0.0);
+  if (!note.empty()) json.key("note").string(note);
+  json.end_object();
   std::printf("%.*s\n", static_cast<int>(json.text().size()), json.text().data());
   std::fflush(stdout);
 }
@@ -89,6 +93,9 @@ Result<void> train(Options o) {
   GLASSBOX_ASSIGN(const std::string data, read_text_file(o.data, "the training data"));
   GLASSBOX_ASSIGN(Trainer trainer, make_trainer(o, data));
   const std::string name = o.output.substr(o.output.find_last_of('/') + 1);
+  // A quantized model trains from its dequantized weights: say so before the first step (--json: in it).
+  if (!o.json && !trainer.weights_note().empty())
+    std::fprintf(stderr, "%s\n", trainer.weights_note().c_str());
   double elapsed = 0;
   int tokens = 0;
   for (int step = 0; step < o.settings.steps; ++step) {
@@ -106,7 +113,7 @@ Result<void> train(Options o) {
     elapsed += report->seconds;
     tokens += report->tokens;
     if (o.json) {
-      print_json(*report);
+      print_json(*report, step == 0 ? trainer.weights_note() : std::string());
     } else {
       print_progress(*report, o.settings.steps, elapsed, tokens);
     }
@@ -181,7 +188,8 @@ Command add_train_command(CLI::App& parent) {
       ->type_name("G.safetensors");
   app->add_flag("--json", o->json,
                 "print one JSON object per step: {step, loss, lr, grad_norm, tokens_per_second} (instead of "
-                "the progress line on stderr)");
+                "the progress line on stderr); step 0's has a \"note\" when a quantized model is trained "
+                "from its dequantized weights");
   app->callback([model, config] {
     if (model->count() == 0 && config->count() == 0)
       throw CLI::RequiredError("--model INIT or --config CONFIG.json (with --tokenizer)");

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include "kernels/quantized.hpp"
+#include "model/dtype.hpp"
 #include "train/backward_ops.hpp"
 #include "train/forward_ops.hpp"
 
@@ -304,19 +306,30 @@ Result<void> check_trainable(const ModelConfig& c) {
 }
 
 template <class T>
-Result<ModelParameters<T>> model_parameters(const Model& model) {
+Result<ModelParameters<T>> model_parameters(const Model& model, std::vector<StoredTypeCount>* stored_types) {
   const ModelConfig& c = model.config;
   if (auto ok = check_trainable(c); !ok.ok()) return ok.error();
   const ModelWeights& w = model.weights;
-  std::string problem;
-  // Copies a tensor the model has; one it lacks stays empty.
-  const auto copy = [&](const char* name, const Tensor& t, std::vector<T>& out) {
-    if (!problem.empty() || !t.present()) return;
-    if (t.type != DType::F32) {
-      problem = cat(name, " is ", to_string(t.type), "; training reads F32 weights only for now");
-      return;
+  std::vector<StoredTypeCount> types;
+  std::vector<float> row;
+  // Copies a tensor the model has, row by row through the engine's decoder (F32 rows are copied as they
+  // are); one it lacks stays empty. The name only says at the call which tensor it is.
+  const auto copy = [&](const char* /*name*/, const Tensor& t, std::vector<T>& out) {
+    if (!t.present()) return;
+    const auto cols = static_cast<std::size_t>(t.cols);
+    const auto row_bytes = static_cast<std::size_t>(tensor_bytes(t.type, 1, t.cols));
+    row.resize(cols);
+    out.resize(static_cast<std::size_t>(t.elements()));
+    for (std::size_t r = 0; r < static_cast<std::size_t>(t.rows); ++r) {
+      kernels::dequantize_row(t.type, t.data + r * row_bytes, row.data(), cols);
+      std::copy(row.begin(), row.end(), out.begin() + static_cast<std::ptrdiff_t>(r * cols));
     }
-    out.assign(t.f32(), t.f32() + t.elements());
+    const auto seen =
+        std::find_if(types.begin(), types.end(), [&](const StoredTypeCount& s) { return s.type == t.type; });
+    if (seen != types.end())
+      ++seen->tensors;
+    else
+      types.push_back({t.type, 1});
   };
   // An RMSNorm's bias, which the forward pass ignores (layer_steps.hpp's normalize), is no weight to train.
   const auto rms_bias = [&](const Tensor& bias) { return c.norm == NormKind::RMSNorm && bias.present(); };
@@ -359,7 +372,7 @@ Result<ModelParameters<T>> model_parameters(const Model& model) {
   copy("final_norm", w.final_norm, p.final_norm);
   copy("final_norm_bias", w.final_norm_bias, p.final_norm_bias);
   if (w.output.data != w.token_embedding.data) copy("output", w.output, p.output);
-  if (!problem.empty()) return error(ErrorCode::UnsupportedType, problem);
+  if (stored_types) *stored_types = std::move(types);
   return p;
 }
 
@@ -394,12 +407,12 @@ Result<double> model_loss_and_gradients(const ModelConfig& config, const ModelPa
                                static_cast<std::size_t>(config.vocab_size));
 }
 
-#define GLASSBOX_MODEL_GRADIENTS(T)                                                                  \
-  template Result<ModelParameters<T>> model_parameters<T>(const Model&);                             \
-  template ModelParameters<T> zeros_like<T>(const ModelParameters<T>&);                              \
-  template Result<double> model_loss<T>(const ModelConfig&, const ModelParameters<T>&,               \
-                                        std::span<const int>);                                       \
-  template Result<double> model_loss_and_gradients<T>(const ModelConfig&, const ModelParameters<T>&, \
+#define GLASSBOX_MODEL_GRADIENTS(T)                                                                     \
+  template Result<ModelParameters<T>> model_parameters<T>(const Model&, std::vector<StoredTypeCount>*); \
+  template ModelParameters<T> zeros_like<T>(const ModelParameters<T>&);                                 \
+  template Result<double> model_loss<T>(const ModelConfig&, const ModelParameters<T>&,                  \
+                                        std::span<const int>);                                          \
+  template Result<double> model_loss_and_gradients<T>(const ModelConfig&, const ModelParameters<T>&,    \
                                                       std::span<const int>, ModelParameters<T>&);
 GLASSBOX_MODEL_GRADIENTS(float)
 GLASSBOX_MODEL_GRADIENTS(double)

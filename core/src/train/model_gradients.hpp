@@ -96,12 +96,21 @@ bool names_bias(std::string_view name);
 // naming the first thing that is not.
 Result<void> check_trainable(const ModelConfig& config);
 
+// How many of the tensors model_parameters copied were stored in each element type, in the order the types
+// first appear (the tied classifier counted once, with the token embedding).
+struct StoredTypeCount {
+  DType type = DType::F32;
+  int tensors = 0;
+};
+
 // The model's weights copied out as trainable numbers (the forward pass's weights are views of the file).
-// Checks the config (above) and that norm biases come only with LayerNorm (UnsupportedArchitecture); F32
-// weights only for now (UnsupportedType names the first other tensor): a quantized model would be trained
-// from its dequantized weights.
+// Checks the config (above) and that norm biases come only with LayerNorm (UnsupportedArchitecture). A
+// 16-bit or block-quantized tensor is decoded with the engine's own decoder (kernels::dequantize_row, the
+// one the forward pass reads its rows with), so training starts from exactly the numbers the file holds;
+// `stored_types`, when given, receives which types were read.
 template <class T>
-Result<ModelParameters<T>> model_parameters(const Model& model);
+Result<ModelParameters<T>> model_parameters(const Model& model,
+                                            std::vector<StoredTypeCount>* stored_types = nullptr);
 
 // The same shapes, every value 0: what the gradients are accumulated into.
 template <class T>

@@ -79,6 +79,7 @@ struct Trainer::State {
   std::vector<ModelParameters<float>> row_gradients;  // one per row of a wave (as many rows as threads)
   std::unique_ptr<ThreadPool> pool;
   int steps_done = 0;
+  std::string weights_note;  // Trainer::weights_note
 };
 
 Result<void> validate(const TrainingSettings& s) {
@@ -129,13 +130,32 @@ Result<std::unique_ptr<Trainer::State>> make_state(ModelConfig config, ModelPara
   return s;
 }
 
+// Trainer::weights_note's sentence for the stored types of a model's tensors: empty when all were F32.
+std::string dequantization_note(const std::vector<train::StoredTypeCount>& stored) {
+  std::string decoded;
+  int f32 = 0;
+  for (const train::StoredTypeCount& s : stored) {
+    if (s.type == DType::F32) {
+      f32 = s.tensors;
+      continue;
+    }
+    decoded += cat(decoded.empty() ? "" : ", ", to_string(s.type), " (", s.tensors,
+                   s.tensors == 1 ? " tensor)" : " tensors)");
+  }
+  if (decoded.empty()) return "";
+  const std::string others = f32 > 0 ? cat("; ", f32, f32 == 1 ? " other was F32" : " others were F32") : "";
+  return cat("trained from dequantized weights: ", decoded, others, "; the output is F32");
+}
+
 }  // namespace
 
 Result<Trainer> Trainer::from_model(const Model& model, std::shared_ptr<const Tokenizer> tokenizer,
                                     std::string_view data, const TrainingSettings& settings) {
-  GLASSBOX_ASSIGN(ModelParameters<float> parameters, train::model_parameters<float>(model));
+  std::vector<train::StoredTypeCount> stored;
+  GLASSBOX_ASSIGN(ModelParameters<float> parameters, train::model_parameters<float>(model, &stored));
   GLASSBOX_ASSIGN(std::unique_ptr<State> state,
                   make_state(model.config, std::move(parameters), std::move(tokenizer), data, settings));
+  state->weights_note = dequantization_note(stored);
   return Trainer(std::move(state));
 }
 
@@ -159,6 +179,10 @@ Trainer::~Trainer() = default;
 
 int Trainer::steps_done() const {
   return state_->steps_done;
+}
+
+const std::string& Trainer::weights_note() const {
+  return state_->weights_note;
 }
 
 std::shared_ptr<const Model> Trainer::model() const {
