@@ -1,5 +1,6 @@
 // The built-in synthetic tasks (glassbox/train.hpp): each task's lines are what it says (a copy's second half
-// is its first, counting counts, brackets balance), the same seed gives the same text, the lines fit a small
+// is its first, of fresh words whose length in tokens varies; counting counts, brackets balance), lines fit a
+// bound in tokens, the same seed gives the same text, the lines fit a small
 // context on tok512, and bad settings are refused by name. Also held_out_loss (the held-out loss the page
 // draws) and the trainer's per-layer gradient norms and GGUF bytes.
 #include <gtest/gtest.h>
@@ -49,28 +50,53 @@ Result<std::string> task_text(const Tokenizer& tokenizer, const char* name, int 
   return synthetic_task_text(tokenizer, {.task = task, .lines = lines, .length = length, .seed = seed});
 }
 
-TEST(TrainSyntheticTasks, CopyLinesAreDistinctWordsThenTheSameAgainOfVaryingLength) {
+TEST(TrainSyntheticTasks, CopyLinesAreFreshWordsThenTheSameAgainOfVaryingLengthInTokens) {
   REQUIRE_TOK512();
-  auto text = task_text(*tokenizer, "copy", 50, 8);
+  auto text = task_text(*tokenizer, "copy", 200, 12);
   ASSERT_TRUE(text.ok()) << text.error().message;
   const std::vector<std::string> lines = lines_of(*text);
-  ASSERT_EQ(lines.size(), 50u);
-  std::set<std::size_t> halves;
+  ASSERT_EQ(lines.size(), 200u);
+  std::set<std::size_t> half_tokens;
+  std::set<std::string> words, ids_seen;
+  std::set<int> ids;
   for (const std::string& line : lines) {
     const std::vector<std::string> w = words_of(line);
-    ASSERT_EQ(w.size() % 2, 0u) << line;
-    const std::size_t n = w.size() / 2;
-    halves.insert(n);
-    EXPECT_GE(n, 4u) << line;
-    EXPECT_LE(n, 8u) << line;
-    EXPECT_EQ(std::vector<std::string>(w.begin(), w.begin() + n),
-              std::vector<std::string>(w.begin() + n, w.end()))
+    ASSERT_EQ(w.size(), 24u) << line;
+    EXPECT_EQ(std::vector<std::string>(w.begin(), w.begin() + 12),
+              std::vector<std::string>(w.begin() + 12, w.end()))
         << line;
-    EXPECT_EQ(std::set<std::string>(w.begin(), w.begin() + n).size(), n) << "distinct words: " << line;
-    // Each word is one token of the vocabulary: BOS and 2n tokens.
-    EXPECT_EQ(tokenizer->encode_prompt(line).size(), 2 * n + 1) << line;
+    words.insert(w.begin(), w.begin() + 12);
+    const std::vector<int> tokens = tokenizer->encode_prompt(line);
+    ids.insert(tokens.begin(), tokens.end());
+    half_tokens.insert(tokenizer->encode_prompt(line.substr(0, line.size() / 2)).size());
   }
-  EXPECT_GT(halves.size(), 2u) << "the half's length varies from line to line";
+  // Fresh words, not a list: nearly every word is new.
+  EXPECT_GT(words.size(), 2000u);
+  // The distance to the copy varies (no fixed offset finds it) ...
+  EXPECT_GT(half_tokens.size(), 10u);
+  // ... and the lines use most of the vocabulary's 253 ordinary tokens, as the induction probe does.
+  EXPECT_GT(ids.size(), 200u);
+}
+
+TEST(TrainSyntheticTasks, LinesOverMaxTokensAreDrawnAgainAndAnImpossibleBoundIsRefused) {
+  REQUIRE_TOK512();
+  SyntheticTaskSettings settings{.task = SyntheticTask::Copy, .lines = 100, .length = 12, .seed = 3};
+  auto unbounded = synthetic_task_text(*tokenizer, settings);
+  ASSERT_TRUE(unbounded.ok()) << unbounded.error().message;
+  std::size_t longest = 0;
+  for (const std::string& line : lines_of(*unbounded))
+    longest = std::max(longest, tokenizer->encode_prompt(line).size());
+  settings.max_tokens = 70;
+  ASSERT_LT(settings.max_tokens, static_cast<int>(longest)) << "the bound must cut some lines";
+  auto bounded = synthetic_task_text(*tokenizer, settings);
+  ASSERT_TRUE(bounded.ok()) << bounded.error().message;
+  for (const std::string& line : lines_of(*bounded))
+    EXPECT_LE(tokenizer->encode_prompt(line).size(), 70u) << line;
+  settings.max_tokens = 10;
+  auto impossible = synthetic_task_text(*tokenizer, settings);
+  ASSERT_FALSE(impossible.ok());
+  EXPECT_NE(impossible.error().message.find("do not fit 10 tokens"), std::string::npos)
+      << impossible.error().message;
 }
 
 TEST(TrainSyntheticTasks, CountingCountsAndBracketsBalance) {
@@ -124,9 +150,9 @@ TEST(TrainSyntheticTasks, BadSettingsAreRefusedByName) {
   auto no_lines = task_text(*tokenizer, "copy", 0, 8);
   ASSERT_FALSE(no_lines.ok());
   EXPECT_NE(no_lines.error().message.find("lines"), std::string::npos);
-  auto too_long = task_text(*tokenizer, "copy", 5, 500);  // tok512 has fewer than 500 words
+  auto too_long = task_text(*tokenizer, "copy", 5, 600);
   ASSERT_FALSE(too_long.ok());
-  EXPECT_NE(too_long.error().message.find("distinct words"), std::string::npos);
+  EXPECT_NE(too_long.error().message.find("length must be in 2..512"), std::string::npos);
 }
 
 TEST(TrainSyntheticTasks, HeldOutLossPoolsTheLinesScores) {
@@ -149,8 +175,8 @@ TEST(TrainSyntheticTasks, HeldOutLossPoolsTheLinesScores) {
 
 TEST(TrainSyntheticTasks, TrainerReportsEachLayersGradientNormAndWritesGgufBytes) {
   REQUIRE_TOK512();
-  auto text = task_text(*tokenizer, "copy", 20, 6);
-  ASSERT_TRUE(text.ok());
+  auto text = synthetic_task_text(*tokenizer, {.lines = 20, .length = 6, .max_tokens = 32});  // the context
+  ASSERT_TRUE(text.ok()) << text.error().message;
   auto config = read_training_config(
       R"({"architecture": "llama", "dim": 16, "layers": 2, "heads": 2, "kv_heads": 2, "hidden_dim": 32, "context": 32})",
       "test", *tokenizer);

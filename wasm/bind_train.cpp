@@ -59,7 +59,7 @@ val numbers_to_js(const std::vector<double>& values) {
 
 }  // namespace
 
-// A synthetic task's text in the loaded model's vocabulary: {task, lines, length, seed} (train.hpp).
+// A synthetic task's text in the loaded model's vocabulary: {task, lines, length, seed, maxTokens} (train.hpp).
 val Engine::synthetic_task(const val& options) const {
   if (!tokenizer_) return no_model();
   auto task = synthetic_task_named(string_or(options, "task", "copy"));
@@ -70,8 +70,13 @@ val Engine::synthetic_task(const val& options) const {
   if (!length) return failure(length.error());
   auto seed = whole_setting(options, "seed", 1, 0, 2147483647);
   if (!seed) return failure(seed.error());
-  auto text = synthetic_task_text(
-      *tokenizer_, {.task = *task, .lines = *lines, .length = *length, .seed = static_cast<uint64_t>(*seed)});
+  auto max_tokens = whole_setting(options, "maxTokens", 0, 0, 1 << 20);
+  if (!max_tokens) return failure(max_tokens.error());
+  auto text = synthetic_task_text(*tokenizer_, {.task = *task,
+                                                .lines = *lines,
+                                                .length = *length,
+                                                .seed = static_cast<uint64_t>(*seed),
+                                                .max_tokens = *max_tokens});
   if (!text) return failure(text.error());
   return val(*text);
 }

@@ -473,7 +473,7 @@ export class GlassboxEngine {
    * the loaded model's vocabulary. Errors: `invalid-state` (no model), `bad-argument` (an unknown task,
    * lines or length out of range, too few words for copy).
    */
-  syntheticTask(options?: { task?: string; lines?: number; length?: number; seed?: number }): string;
+  syntheticTask(options?: { task?: string; lines?: number; length?: number; seed?: number; maxTokens?: number }): string;
   /**
    * Begins a training run (glassbox::Trainer) on one thread: from `config` (a training config's JSON, the
    * loaded model's tokenizer) or, with `config` '', from the loaded model's weights (fine-tuning); `data` is

@@ -124,25 +124,27 @@ Result<double> held_out_loss(std::shared_ptr<const Model> model, const Tokenizer
                              std::string_view text);
 
 // Built-in synthetic tasks to train on, one training line each (train/synthetic_tasks.cpp states them):
-//   copy:     a run of distinct random words of the vocabulary, then the same run again ("N random words then
-//             the same N"); N varies per line between length / 2 and length, so that no fixed distance finds
-//             the copy and the model must look up where the current word stood before (an induction head).
+//   copy:     `length` fresh random words, then the same words again ("twelve random words, then the same
+//             twelve again"). Each word is 1 to 4 random pieces of the vocabulary glued together, so the
+//             distance in tokens to the copy varies and only the earlier occurrence tells what comes next:
+//             what an induction head does (a model trained on one-token words copies by position instead).
 //   counting: consecutive numbers from a random start, "17 18 19 20 21", `length` of them.
 //   brackets: a random balanced sequence of `length` pairs of ( ) [ ] { }, spaced: "( [ ] ) { }".
-// The words of `copy` are the vocabulary's own: tokens that print as a space and at least two ASCII letters,
-// so each word is one token. Seeded with the sampler's Rng: the same seed gives the same lines everywhere.
+// With max_tokens > 0 a line that the tokenizer reads as more tokens (BOS included) is drawn again, so the
+// lines fit a context. Seeded with the sampler's Rng: the same seed gives the same lines everywhere.
 enum class SyntheticTask { Copy, Counting, Brackets };
 struct SyntheticTaskSettings {
   SyntheticTask task = SyntheticTask::Copy;
   int lines = 1000;
-  int length = 8;  // words (copy: of the longest half), numbers, or pairs of brackets
+  int length = 8;  // words (copy: of each half), numbers, or pairs of brackets
   uint64_t seed = 1;
+  int max_tokens = 0;  // 0: no bound
 };
 // "copy", "counting", "brackets"; BadArgument naming the known ones otherwise.
 Result<SyntheticTask> synthetic_task_named(std::string_view name);
 const char* to_string(SyntheticTask task);
 // The lines, joined with '\n' (a training text). BadArgument for lines or length out of range (1..1000000,
-// 2..512), or (copy) a vocabulary with fewer words than a line needs.
+// 2..512), a vocabulary without ordinary tokens (copy), or a max_tokens that lines rarely fit.
 Result<std::string> synthetic_task_text(const Tokenizer& tokenizer, const SyntheticTaskSettings& settings);
 
 }  // namespace glassbox

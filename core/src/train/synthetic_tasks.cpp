@@ -15,37 +15,41 @@ int draw(Rng& rng, int n) {
   return static_cast<int>(rng.next_u32() % static_cast<uint32_t>(n));
 }
 
-// The vocabulary's words: ordinary tokens that print as a space and then two or more ASCII letters.
-std::vector<std::string> vocabulary_words(const Tokenizer& tokenizer) {
-  std::vector<std::string> words;
+// The pieces words are made of: the text of every ordinary token (as it prints after another token), without
+// its leading space, once each ("the", "ing", "Tom", ","). Most of the vocabulary, so that the lines use
+// nearly every token, as inspect's induction probe (random tokens of the whole vocabulary) does.
+std::vector<std::string> vocabulary_pieces(const Tokenizer& tokenizer) {
+  std::vector<std::string> pieces;
   for (int id = 0; id < tokenizer.vocab_size(); ++id) {
     if (tokenizer.type(id) != TokenType::Normal) continue;
-    // After a token that is not BOS, so a SentencePiece piece keeps its leading space.
-    const std::string text = tokenizer.token_text(id, id);
-    if (text.size() < 3 || text[0] != ' ') continue;
-    bool letters = true;
-    for (std::size_t i = 1; i < text.size(); ++i) {
-      const char c = text[i];
-      letters = letters && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'));
-    }
-    if (letters) words.push_back(text.substr(1));
+    std::string text = tokenizer.token_text(id, id);
+    const std::size_t first = text.find_first_not_of(' ');
+    if (first == std::string::npos) continue;
+    text = text.substr(first);
+    if (text.find_first_of(" \n\r\t") != std::string::npos) continue;
+    pieces.push_back(text);
   }
-  return words;
+  std::sort(pieces.begin(), pieces.end());
+  pieces.erase(std::unique(pieces.begin(), pieces.end()), pieces.end());
+  return pieces;
 }
 
-// N distinct words, N in [length / 2, length], then the same N again. `order` holds every word's index once
-// (in any order); a partial Fisher-Yates shuffle of it picks the N.
-std::string copy_line(const std::vector<std::string>& words, std::vector<std::size_t>& order, int length,
-                      Rng& rng) {
-  const int shortest = std::max(1, length / 2);
-  const auto n = static_cast<std::size_t>(shortest + draw(rng, length - shortest + 1));
-  for (std::size_t i = 0; i < n; ++i)
-    std::swap(order[i], order[i + static_cast<std::size_t>(draw(rng, static_cast<int>(order.size() - i)))]);
-  std::string line;
-  for (int half = 0; half < 2; ++half)
-    for (std::size_t i = 0; i < n; ++i)
-      line += (line.empty() ? "" : " ") + words[order[i]];
-  return line;
+// `length` fresh random words, each 1 to kMostPiecesPerWord random pieces glued together ("heim", "edTom"),
+// then the same words again. Fresh words rather than a list: nothing to learn by heart, so the first half
+// cannot be predicted and only the earlier occurrence tells what comes next in the second. Words of varying
+// length in tokens: the distance to the copy differs from line to line, so no fixed offset finds it (a model
+// trained on one-token words copies by position, and forms no induction head).
+constexpr int kMostPiecesPerWord = 4;
+
+std::string copy_line(const std::vector<std::string>& pieces, int length, Rng& rng) {
+  std::string half;
+  for (int w = 0; w < length; ++w) {
+    if (w > 0) half += ' ';
+    const int count = 1 + draw(rng, kMostPiecesPerWord);
+    for (int p = 0; p < count; ++p)
+      half += pieces[static_cast<std::size_t>(draw(rng, static_cast<int>(pieces.size())))];
+  }
+  return half + ' ' + half;
 }
 
 std::string counting_line(int length, Rng& rng) {
@@ -108,32 +112,41 @@ Result<std::string> synthetic_task_text(const Tokenizer& tokenizer, const Synthe
   if (settings.length < 2 || settings.length > 512)
     return error(ErrorCode::BadArgument, "a synthetic task's length must be in 2..512, found ",
                  settings.length);
-  std::vector<std::string> words;
+  std::vector<std::string> pieces;
   if (settings.task == SyntheticTask::Copy) {
-    words = vocabulary_words(tokenizer);
-    if (static_cast<int>(words.size()) < settings.length)
-      return error(ErrorCode::BadArgument, "the copy task needs ", settings.length,
-                   " distinct words and the vocabulary has ", words.size(),
-                   " (tokens that print as a space and letters)");
+    pieces = vocabulary_pieces(tokenizer);
+    if (pieces.size() < 2)
+      return error(ErrorCode::BadArgument,
+                   "the copy task needs a vocabulary of ordinary tokens, and this one has ", pieces.size());
   }
-  std::vector<std::size_t> order(words.size());
-  for (std::size_t i = 0; i < order.size(); ++i)
-    order[i] = i;
   Rng rng(settings.seed);
-  std::string text;
-  for (int i = 0; i < settings.lines; ++i) {
-    if (i > 0) text += '\n';
+  const auto draw_line = [&]() -> std::string {
     switch (settings.task) {
       case SyntheticTask::Copy:
-        text += copy_line(words, order, settings.length, rng);
-        break;
+        return copy_line(pieces, settings.length, rng);
       case SyntheticTask::Counting:
-        text += counting_line(settings.length, rng);
-        break;
+        return counting_line(settings.length, rng);
       case SyntheticTask::Brackets:
-        text += brackets_line(settings.length, rng);
-        break;
+        return brackets_line(settings.length, rng);
     }
+    return {};
+  };
+  // Lines over max_tokens are drawn again; a bound that most lines miss is a mistake, not bad luck.
+  constexpr int kDrawsPerLine = 100;
+  std::string text;
+  for (int i = 0; i < settings.lines; ++i) {
+    std::string line = draw_line();
+    for (int tries = 1; settings.max_tokens > 0 &&
+                        static_cast<int>(tokenizer.encode_prompt(line).size()) > settings.max_tokens;
+         ++tries) {
+      if (tries == kDrawsPerLine)
+        return error(ErrorCode::BadArgument, "the ", to_string(settings.task), " task's lines of length ",
+                     settings.length, " do not fit ", settings.max_tokens, " tokens (", kDrawsPerLine,
+                     " tries): choose a shorter length or a longer context");
+      line = draw_line();
+    }
+    if (i > 0) text += '\n';
+    text += line;
   }
   return text;
 }
