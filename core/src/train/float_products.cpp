@@ -4,6 +4,7 @@
 #include <cmath>
 #include <vector>
 
+#include "kernels/accumulate_products.hpp"
 #include "kernels/kernels.hpp"
 #include "kernels/matmul.hpp"
 
@@ -13,7 +14,7 @@ namespace {
 // Buffers reused by every call on one thread (the trainer's rows run on a pool of threads; each row's ops
 // on one of them): a step makes thousands of products, which would otherwise each allocate megabytes.
 struct Scratch {
-  std::vector<float> packed, partials, product, transposed_a, transposed_b, row;
+  std::vector<float> packed, partials, row;
 };
 Scratch& scratch() {
   thread_local Scratch s;
@@ -43,19 +44,6 @@ void product(float* out, std::size_t out_stride, const float* rows, std::size_t 
   }
 }
 
-// out[c][r] = in[r][c], in [rows][cols]. In blocks of 16 x 16, so that the reads and the writes both stay
-// within a few cache lines at a time (row by row, every write of a long column missed: 9% of a step).
-void transpose(float* out, const float* in, std::size_t rows, std::size_t cols) {
-  constexpr std::size_t kBlock = 16;
-  for (std::size_t r0 = 0; r0 < rows; r0 += kBlock)
-    for (std::size_t c0 = 0; c0 < cols; c0 += kBlock) {
-      const std::size_t r_end = std::min(rows, r0 + kBlock), c_end = std::min(cols, c0 + kBlock);
-      for (std::size_t r = r0; r < r_end; ++r)
-        for (std::size_t c = c0; c < c_end; ++c)
-          out[c * rows + r] = in[r * cols + c];
-    }
-}
-
 }  // namespace
 
 void linear_forward_f32(float* y, const float* x, const float* weight, const float* bias, std::size_t n,
@@ -70,24 +58,13 @@ void linear_forward_f32(float* y, const float* x, const float* weight, const flo
 void linear_backward_f32(float* dx, float* dweight, float* dbias, const float* dy, const float* x,
                          const float* weight, std::size_t n, std::size_t in_dim, std::size_t out_dim) {
   if (n == 0 || in_dim == 0 || out_dim == 0) return;
-  Scratch& s = scratch();
   if (dbias)
     for (std::size_t t = 0; t < n; ++t)
       kernels::add_in_place(dbias, dy + t * out_dim, out_dim);
-  if (dx) {
-    float* weight_t = sized(s.transposed_a, in_dim * out_dim);
-    transpose(weight_t, weight, out_dim, in_dim);
-    float* dx_new = sized(s.product, n * in_dim);
-    product(dx_new, in_dim, weight_t, in_dim, dy, n, out_dim);
-    kernels::add_in_place(dx, dx_new, n * in_dim);
-  }
-  float* x_t = sized(s.transposed_a, in_dim * n);
-  float* dy_t = sized(s.transposed_b, out_dim * n);
-  transpose(x_t, x, n, in_dim);
-  transpose(dy_t, dy, n, out_dim);
-  float* dw_new = sized(s.product, out_dim * in_dim);
-  product(dw_new, in_dim, x_t, in_dim, dy_t, out_dim, n);
-  kernels::add_in_place(dweight, dw_new, out_dim * in_dim);
+  // dx[t] += sum_o dy[t][o] W[o]: a's rows are dy's, its steps along them.
+  if (dx) kernels::accumulate_products(dx, in_dim, dy, out_dim, 1, weight, in_dim, n, in_dim, out_dim);
+  // dW[o] += sum_t dy[t][o] x[t]: a is dy read down its column o.
+  kernels::accumulate_products(dweight, in_dim, dy, 1, out_dim, x, in_dim, out_dim, in_dim, n);
 }
 
 void attention_forward_f32(float* out, float* probabilities, const float* q, const float* k, const float* v,

@@ -1,22 +1,23 @@
 // The float paths of the training ops that dominate a step: the projections (linear_forward and
 // linear_backward) and causal attention (attention_forward and attention_backward) of forward_ops.hpp and
 // backward_ops.hpp, on the engine's own kernels: the batched matrix product the forward pass runs prompts
-// through (kernels/matmul.hpp), and the dot products, weighted sums and axpy of kernels/kernels.hpp.
+// through (kernels/matmul.hpp), the backward products' kernels/accumulate_products.hpp, and the dot
+// products, weighted sums and axpy of kernels/kernels.hpp.
 //
 // The ops' float instantiations call these; their double instantiations stay the plain scalar loops, the
 // reference these are compared with (tests/train_products_test.cpp: within a stated tolerance, not bit for
 // bit: the kernels sum in a different, fixed order).
 //
 // Deterministic: each product sums its terms in an order fixed by the shapes alone (the canonical dot's 32
-// partial sums and tree), on the calling thread; nothing here depends on the thread count. The trainer runs
+// partial sums and tree forward, plain order backward), on the calling thread; nothing here depends on the thread count. The trainer runs
 // each row's gradient on one thread, so 1 and N threads still give the same bits.
 //
 // The three products of a projection y = W x (n rows of x at once):
-//   y  = W x          rows of W against the tokens x[t]                        (the forward pass's matmul)
-//   dx += W^T dy      rows of W^T (W transposed once per call) against dy[t]
-//   dW += dy^T x      rows of x^T against the "tokens" dy^T[o] (both transposed): element (o, i) is
-//                     sum_t dy[t][o] x[t][i], a dot product of length n
-// Each writes into a scratch buffer of the calling thread first, then adds into the gradient.
+//   y  = W x          rows of W against the tokens x[t]: the forward pass's matmul, so that training's
+//                     forward gives inference's bits (step 0's loss is `score`'s)
+//   dx += dy W        kernels::accumulate_products, dy's rows times W's rows
+//   dW += dy^T x      kernels::accumulate_products, dy read down its columns times x's rows
+// (the backward products in a plain order over the summed index: no transposed copies, no partial sums).
 #pragma once
 
 #include <cstddef>
