@@ -200,6 +200,7 @@ export async function trainBench(args) {
     `Measured ${report.date.slice(0, 10)} by \`node tests/peers/bench.mjs train --turns ${o.turns} --steps ${o.steps}\` on ${report.machine}; ${version}` +
       (peer ? `; llm.c ${peer.commit ?? ''} train_gpt2.c built with gcc ${peer.gcc} -O3 -march=native -fopenmp (threads: OMP_NUM_THREADS).` : '; llm.c not measured (absent).'),
     `One step: forward, backward and AdamW update of a batch of ${o.batch} rows of T positions (random weights, vocabulary 512: tok512, which llm.c pads to 512).`,
+    'The same token ids on both sides: lines cut to T + 1 tokens each; glassbox trains rows of T + 1 tokens (T positions predicted, as llm.c\'s T inputs), its tokens/s scaled by T / (T + 1) to count positions.',
     `glassbox trains ${stand}; llm.c trains GPT-2 (LayerNorm, learned positions, biases, GELU). Both tie the classifier to the embedding.`,
     `Each run: ${o.steps} steps, the first ${o.warmup} dropped as warm-up, the median of the rest; the two programs run in turn ${o.turns} times.`,
     'Cells: each side\'s median over the turns (min–max), and the median of the turns\' ratios. glassbox\'s step also scores each row',
