@@ -14,15 +14,22 @@
 // The models are random-weight files of real shapes, made into models/bench/ (git-ignored) when absent.
 //   node tests/peers/bench.mjs [--models 15M-f32,110M-q8_0] [--threads 1,2] [--repeat 3] [--skip-browser] [--json]
 //                              [--llama2c PATH] [--out FILE]   (default docs/benchmarks.md; --out - prints the table only)
+//   node tests/peers/bench.mjs train [...]: training steps against llm.c's train_gpt2.c (tests/peers/bench-train.mjs)
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { cli, commandLine, modelsDir, python, repo, runBenchPage } from './helpers.mjs';
 
+if (process.argv[2] === 'train') {
+  const { trainBench } = await import('./bench-train.mjs');
+  await trainBench(commandLine(process.argv.slice(3)));
+  process.exit(0);
+}
 const args = commandLine();
 if (args.help || args.h) {
   console.log('usage: node tests/peers/bench.mjs [--models 15M-q8_0,110M-f32] [--threads 1,2] [--repeat 3] [--skip-browser] [--json] [--llama2c RUN] [--out FILE|-]');
+  console.log('       node tests/peers/bench.mjs train [--configs 4x128,6x384] [--threads 1,2] [--turns 3] [--steps 4] [--warmup 1] [--batch 4] [--architecture llama|gpt2] [--llmc DIR] [--json] [--out FILE|-]');
   process.exit(0);
 }
 const repeat = Number(args.repeat ?? 3);

@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 #include <vector>
+
+#include "train/float_products.hpp"
 
 namespace glassbox::train {
 
@@ -55,6 +58,10 @@ void layernorm_backward(T* dx, T* dweight, T* dbias, const T* dy, const T* x, co
 template <class T>
 void linear_backward(T* dx, T* dweight, T* dbias, const T* dy, const T* x, const T* weight, std::size_t n,
                      std::size_t in_dim, std::size_t out_dim) {
+  if constexpr (std::is_same_v<T, float>) {  // training: the engine's batched product (float_products.hpp)
+    linear_backward_f32(dx, dweight, dbias, dy, x, weight, n, in_dim, out_dim);
+    return;
+  }
   for (std::size_t t = 0; t < n; ++t) {
     const T* dy_t = dy + t * out_dim;
     const T* x_t = x + t * in_dim;
@@ -87,6 +94,10 @@ void rope_backward(T* d, const T* cos_row, const T* sin_row, std::size_t rotary_
 template <class T>
 void attention_backward(T* dq, T* dk, T* dv, const T* dout, const T* probabilities, const T* q, const T* k,
                         const T* v, const AttentionShape& s) {
+  if constexpr (std::is_same_v<T, float>) {  // training: on the engine's kernels (float_products.hpp)
+    attention_backward_f32(dq, dk, dv, dout, probabilities, q, k, v, s);
+    return;
+  }
   const T scale = T(1) / std::sqrt(static_cast<T>(s.head_dim));
   const std::size_t per_kv = s.n_heads / s.n_kv_heads;
   std::vector<T> dscores(s.n);

@@ -1,6 +1,8 @@
 // The backward pass of each op of train/forward_ops.hpp: given dy = dLoss/dy, the derivatives by the op's
 // inputs and weights. Plain scalar references over a number type T (float to train, double for the gradient
-// checks of tests/train_backward_test.cpp); later xsimd kernels are compared with them.
+// checks of tests/train_backward_test.cpp). In float, linear_backward and attention_backward run on the
+// engine's kernels (train/float_products.hpp); their double instantiations stay the plain loops, the reference
+// tests/train_products_test.cpp compares them with.
 //
 // Every function ADDS into its gradient outputs (dx, dweight, dbias ...): a value read by two ops (the
 // residual stream, a tied embedding, a kv head shared by several query heads) gathers the derivative along

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 #include "glassbox/positions.hpp"
+#include "train/float_products.hpp"
 
 namespace glassbox::train {
 
@@ -35,6 +37,10 @@ void layernorm_forward(T* out, const T* x, const T* weight, const T* bias, std::
 template <class T>
 void linear_forward(T* y, const T* x, const T* weight, const T* bias, std::size_t n, std::size_t in_dim,
                     std::size_t out_dim) {
+  if constexpr (std::is_same_v<T, float>) {  // training: the engine's batched product (float_products.hpp)
+    linear_forward_f32(y, x, weight, bias, n, in_dim, out_dim);
+    return;
+  }
   for (std::size_t t = 0; t < n; ++t)
     for (std::size_t o = 0; o < out_dim; ++o) {
       T sum = 0;
@@ -75,6 +81,10 @@ void rope_rows(const ModelConfig& c, int position, int layer, std::vector<T>& co
 template <class T>
 void attention_forward(T* out, T* probabilities, const T* q, const T* k, const T* v,
                        const AttentionShape& s) {
+  if constexpr (std::is_same_v<T, float>) {  // training: on the engine's kernels (float_products.hpp)
+    attention_forward_f32(out, probabilities, q, k, v, s);
+    return;
+  }
   const T scale = T(1) / std::sqrt(static_cast<T>(s.head_dim));
   const std::size_t per_kv = s.n_heads / s.n_kv_heads;
   for (std::size_t h = 0; h < s.n_heads; ++h) {

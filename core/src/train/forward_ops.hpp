@@ -2,7 +2,10 @@
 // the gradient checks' finite differences). They compute what the engine's kernels compute
 // (kernels/reference.cpp, model/layer_steps.hpp), written so that a backward pass can keep what it needs:
 // tests/train_backward_test.cpp checks them against the kernels in float. Scalar on purpose: this is the
-// reference that later xsimd training kernels are compared with, as kernels/reference.cpp is for inference.
+// reference the training kernels are compared with, as kernels/reference.cpp is for inference. The
+// exceptions, where a step spends its time: in float, linear_forward and attention_forward run on the
+// engine's kernels (train/float_products.hpp); their double instantiations are the plain loops written here,
+// the reference tests/train_products_test.cpp compares the float paths with.
 //
 // Layout: rows of a batch are consecutive (x[t * width + i]); a weight matrix is [out][in], as GGUF and the
 // forward pass store it (row o is output o's weights).
