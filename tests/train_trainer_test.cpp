@@ -671,6 +671,24 @@ TEST(TrainCli, BadInputExitsWithAMessage) {
   for (const std::string& p : {empty, data, out})
     std::filesystem::remove(p);
 }
+
+// `glassbox synthetic` prints the core's task lines (the same text as synthetic_task_text), for train --data.
+TEST(TrainCli, SyntheticPrintsTheCoresTaskLines) {
+  GLASSBOX_REQUIRE_FILE(test::model_path("tok512.bin"));
+  const std::string tokenizer_path = test::model_path("tok512.bin");
+  auto run = test::run_cli({"synthetic", "--tokenizer", tokenizer_path, "--task", "copy", "--lines", "30",
+                            "--length", "12", "--seed", "5", "--max-tokens", "128"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  auto tokenizer = load_tokenizer(tokenizer_path);
+  ASSERT_TRUE(tokenizer.ok());
+  auto expected = synthetic_task_text(
+      *tokenizer, {.task = SyntheticTask::Copy, .lines = 30, .length = 12, .seed = 5, .max_tokens = 128});
+  ASSERT_TRUE(expected.ok()) << expected.error().message;
+  EXPECT_EQ(run.out, *expected + "\n");
+  run = test::run_cli({"synthetic", "--tokenizer", tokenizer_path, "--task", "sorting"});
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_NE(run.err.find("unknown synthetic task \"sorting\""), std::string::npos) << run.err;
+}
 #endif
 
 }  // namespace

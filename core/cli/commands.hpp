@@ -33,5 +33,6 @@ Command add_fill_mask_command(CLI::App& parent);
 Command add_score_command(CLI::App& parent);
 Command add_patch_command(CLI::App& parent);
 Command add_train_command(CLI::App& parent);
+Command add_synthetic_command(CLI::App& parent);
 
 }  // namespace glassbox::cli

@@ -42,10 +42,11 @@ int main(int argc, char** argv) {
   CLI::App app("Runs small language models and shows what they do inside.", "glassbox");
   app.set_version_flag("--version", glassbox::build_description(), "print the version and exit");
   app.require_subcommand(1);
-  const Command commands[] = {add_generate_command(app), add_tokenize_command(app),  add_inspect_command(app),
-                              add_bench_command(app),    add_convert_command(app),   add_check_command(app),
-                              add_embed_command(app),    add_fill_mask_command(app), add_score_command(app),
-                              add_patch_command(app),    add_train_command(app)};
+  const Command commands[] = {
+      add_generate_command(app), add_tokenize_command(app),  add_inspect_command(app),
+      add_bench_command(app),    add_convert_command(app),   add_check_command(app),
+      add_embed_command(app),    add_fill_mask_command(app), add_score_command(app),
+      add_patch_command(app),    add_train_command(app),     add_synthetic_command(app)};
   app.footer("Run 'glassbox COMMAND --help' for a command's flags.");  // after the commands, which copy it
   if (argc < 2) {
     std::fputs(app.help().c_str(), stderr);
