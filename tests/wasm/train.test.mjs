@@ -16,7 +16,7 @@ const settings = { steps: 8, batch: 4, context: 64, learningRate: 0.01, warmup: 
 test('train: the page trainer steps as the native one, reports per layer, measures heads, writes a GGUF', async (t) => {
   if (!requireFiles(t, stories.model, stories.tokenizer, cli, path.join(wasmDir, 'glassbox-engine.wasm'))) return;
   const engine = await storiesEngine();
-  const data = engine.syntheticTask({ task: 'copy', lines: 200, length: 6, seed: 3 });
+  const data = engine.syntheticTask({ task: 'copy', lines: 200, length: 6, seed: 3, maxTokens: 64 });
   const lines = data.split('\n');
   assert.equal(lines.length, 200);
   const words = lines[0].split(' ');
@@ -31,7 +31,7 @@ test('train: the page trainer steps as the native one, reports per layer, measur
   for (let i = 0; i < settings.steps; i++) reports.push(engine.trainStep());
   assert.ok(reports.every((r) => r.layerGradNorms.length === 2 && r.tokens > 0 && r.seconds > 0));
   assert.ok(reports.at(-1).loss < reports[0].loss - 0.5, `the loss falls: ${reports[0].loss} -> ${reports.at(-1).loss}`);
-  const heldOut = engine.trainHeldOut(engine.syntheticTask({ task: 'copy', lines: 16, length: 6, seed: 4 }));
+  const heldOut = engine.trainHeldOut(engine.syntheticTask({ task: 'copy', lines: 16, length: 6, seed: 4, maxTokens: 64 }));
   assert.ok(Number.isFinite(heldOut) && heldOut < reports[0].loss);
   assert.throws(() => engine.trainStep(), /all 8 steps are done/);
 

@@ -8,7 +8,7 @@ export type { TrainingRun, TrainingSettings, TrainingStepReport } from '@glassbo
 export type SyntheticTaskName = 'copy' | 'counting' | 'brackets';
 
 /** What a run trains on: a built-in synthetic task (the core's, glassbox/train.hpp), or a text (a bundled corpus or the user's file). */
-export type TrainData = { kind: 'synthetic'; task: SyntheticTaskName; length: number; lines: number; seed: number } | { kind: 'text'; name: string; text: string };
+export type TrainData = { kind: 'synthetic'; task: SyntheticTaskName; length: number; lines: number; seed: number; maxTokens: number } | { kind: 'text'; name: string; text: string };
 
 export type TrainRequest =
   // `config`: a training config's JSON (the loaded model's tokenizer), or '' to fine-tune the loaded model.

@@ -23,20 +23,23 @@ export interface TrainLabRequests {
 
 /** The model choices: training configs (glassbox/train.hpp's JSON) and fine-tuning the loaded model. */
 const PRESETS: { id: string; label: string; config: Record<string, number | string> | null }[] = [
+  // The copy task forms an induction head in this one in about 1,500-2,000 steps (scripts/copy_task.py).
+  { id: 'induction', label: '2 layers · dim 64 · 2 heads · context 192', config: { architecture: 'llama', dim: 64, layers: 2, heads: 2, kv_heads: 2, hidden_dim: 128, context: 192 } },
   { id: 'small', label: '2 layers · dim 64 · 4 heads · context 128', config: { architecture: 'llama', dim: 64, layers: 2, heads: 4, kv_heads: 4, hidden_dim: 128, context: 128 } },
-  { id: 'tiny', label: '2 layers · dim 32 · 2 heads · context 64', config: { architecture: 'llama', dim: 32, layers: 2, heads: 2, kv_heads: 2, hidden_dim: 64, context: 64 } },
+  { id: 'tiny', label: '2 layers · dim 32 · 2 heads · context 128', config: { architecture: 'llama', dim: 32, layers: 2, heads: 2, kv_heads: 2, hidden_dim: 64, context: 128 } },
+  { id: 'gpt2', label: 'GPT-2 blocks · 2 layers · dim 64 · 4 heads · context 128', config: { architecture: 'gpt2', dim: 64, layers: 2, heads: 4, kv_heads: 4, hidden_dim: 256, context: 128 } },
   { id: 'attn4', label: '4 layers · dim 128 · 4 heads · context 128', config: { architecture: 'llama', dim: 128, layers: 4, heads: 4, kv_heads: 4, hidden_dim: 256, context: 128 } },
   { id: 'finetune', label: 'Fine-tune the loaded model', config: null },
 ];
 
 const DATA_CHOICES: { id: string; label: string }[] = [
-  { id: 'copy', label: 'Copy: N random words, then the same N again' },
+  { id: 'copy', label: 'Copy: twelve random words, then the same twelve again' },
   { id: 'counting', label: 'Counting: 17 18 19 20 …' },
   { id: 'brackets', label: 'Bracket matching: ( [ ] ) { }' },
   { id: 'corpus', label: 'tinyshakespeare (bundled text)' },
   { id: 'file', label: 'A text file of your own…' },
 ];
-const TASK_LENGTH: Record<SyntheticTaskName, number> = { copy: 8, counting: 8, brackets: 6 };
+const TASK_LENGTH: Record<SyntheticTaskName, number> = { copy: 12, counting: 8, brackets: 6 };
 const SYNTHETIC_LINES = 4000;
 
 /** Measurements (held-out loss, induction scores) per run: about this many, whatever the steps. */
@@ -81,10 +84,10 @@ export class TrainLabView {
   readonly model = select(PRESETS);
   readonly data = select(DATA_CHOICES);
   private readonly file = el('input');
-  readonly steps = numberInput(200, 1, '1');
+  readonly steps = numberInput(3000, 1, '1');
   readonly batch = numberInput(8, 1, '1');
   readonly learningRate = numberInput(0.003, 0, 'any');
-  readonly warmup = numberInput(10, 0, '1');
+  readonly warmup = numberInput(150, 0, '1');
   readonly startButton = el('button', 'button primary train-start', 'Start');
   readonly pauseButton = el('button', 'button train-pause', 'Pause');
   readonly stopButton = el('button', 'button train-stop', 'Stop');
@@ -112,7 +115,7 @@ export class TrainLabView {
     const intro = el(
       'p',
       'muted',
-      'Train a small transformer here, in this tab: backpropagation through the same forward pass the other views read, AdamW with warmup and cosine decay, clipped gradients. The copy task teaches the model to look back to where the current word stood before and copy what came next: the induction heads of Olsson et al. (2022), whose scores the strip below follows. Pause to see the model as it is in every view.',
+      'Train a small transformer here, in this tab: backpropagation through the same forward pass the other views read, AdamW with warmup and cosine decay, clipped gradients. The copy task teaches the model to look back to where the current word stood before and copy what came next: the induction heads of Olsson et al. (2022), whose scores the strip below follows. With the first model and the copy task the loss sits on a plateau near 4 for about a thousand steps, then drops as an induction head forms (its row in the strip turns dark) by step 2,000: minutes, not seconds. Pause to see the model as it is in every view.',
     );
     const choose = el('div', 'train-controls');
     choose.append(inlineField('Model', this.model), inlineField('Data', this.data), this.file);
@@ -157,7 +160,11 @@ export class TrainLabView {
 
   private async dataChoice(): Promise<TrainData> {
     const id = this.data.value;
-    if (id === 'copy' || id === 'counting' || id === 'brackets') return { kind: 'synthetic', task: id, length: TASK_LENGTH[id], lines: SYNTHETIC_LINES, seed: 1 };
+    if (id === 'copy' || id === 'counting' || id === 'brackets') {
+      // Lines longer than the context are drawn again (a fine-tuned model's context is its own: no bound here).
+      const preset = PRESETS.find((p) => p.id === this.model.value);
+      return { kind: 'synthetic', task: id, length: TASK_LENGTH[id], lines: SYNTHETIC_LINES, seed: 1, maxTokens: preset?.config ? Number(preset.config.context) : 0 };
+    }
     if (id === 'corpus') {
       const text = await this.requests.corpus();
       if (text === null) throw new Error('This site has no bundled corpus (scripts/fetch-models.sh copies it next to the models).');

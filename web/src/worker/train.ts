@@ -11,7 +11,7 @@ const HELD_OUT_LINES = 32;
 
 function splitData(engine: GlassboxEngine, data: TrainData): { train: string; heldOut: string } {
   if (data.kind === 'synthetic') {
-    const task = { task: data.task, length: data.length };
+    const task = { task: data.task, length: data.length, maxTokens: data.maxTokens };
     return {
       train: engine.syntheticTask({ ...task, lines: data.lines, seed: data.seed }),
       heldOut: engine.syntheticTask({ ...task, lines: HELD_OUT_LINES, seed: data.seed + 1_000_003 }),
