@@ -25,9 +25,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { cli, modelsDir, python, repo } from './helpers.mjs';
 
-// What glassbox trains. GPT-2 training is on its way; until then a Llama of the same shape stands in. The
-// one value to change when `glassbox train --config` accepts "gpt2":
-const ARCHITECTURE = 'llama';
+// What glassbox trains: GPT-2, as llm.c does (--architecture llama trains a Llama of the same shape instead).
+const ARCHITECTURE = 'gpt2';
 
 // GPT-2-shaped configs: layers x width, heads, context T.
 const CONFIGS = {
