@@ -1,7 +1,8 @@
 // A whole Llama model's loss and gradients (train/model_gradients.hpp): the loss is score_tokens' loss on
 // stories260K (training's step 0 scores a text as `glassbox score` does), and the derivative by sampled
 // weights of every tensor matches central finite differences of the loss, in double, on tiny random Llamas
-// (tied and untied classifier, GQA, both RoPE pairings) and on stories260K.
+// (tied and untied classifier, GQA, both RoPE pairings, learned and sinusoidal positions), on the NumPy
+// reference's fixtures and on stories260K.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -160,9 +161,25 @@ const std::set<std::string> kTrainableCases = {"llama",
                                                "layernorm-learned-swiglu",
                                                "layernorm-rope-gelu-plain"};
 
+// The trainable architecture cases, and a trainable config no architecture case has: sinusoidal positions
+// (every sinusoidal case there is Post-LN, which training refuses).
+std::vector<test::Case> trainable_cases() {
+  std::vector<test::Case> cases;
+  for (const test::Case& c : test::architecture_cases())
+    if (kTrainableCases.count(c.label)) cases.push_back(c);
+  cases.push_back({"sinusoidal-reglu-untied",
+                   "glassbox",
+                   test::config([](ModelConfig& c) {
+                     c.activation = Activation::ReLU;
+                     c.tied_embeddings = false;
+                     test::no_rope(c, PositionKind::Sinusoidal);
+                   }),
+                   {.qkv = true, .ffn = true}});
+  return cases;
+}
+
 TEST(TrainModelGradients, EveryTrainableArchitectureCaseAgreesWithFiniteDifferences) {
-  for (const test::Case& c : test::architecture_cases()) {
-    if (!kTrainableCases.count(c.label)) continue;
+  for (const test::Case& c : trainable_cases()) {
     test::RandomModel random(c.config, c.biases, 23);
     auto parameters = model_parameters<double>(random.model());
     ASSERT_TRUE(parameters.ok()) << c.label << ": " << parameters.error().message;
@@ -172,12 +189,11 @@ TEST(TrainModelGradients, EveryTrainableArchitectureCaseAgreesWithFiniteDifferen
   }
 }
 
-// The NumPy reference's tiny GPT-2 (tests/reference: an F32 gpt2 GGUF and its logits for 8 tokens): training's
-// loss is the cross-entropy of the reference's own logits, and every tensor's sampled derivatives agree with
-// finite differences.
-TEST(TrainModelGradients, TheNumPyReferencesGpt2LossAndGradients) {
-  const std::string gguf = test::fixture_path("gpt2-tiny.gguf"),
-                    expected = test::fixture_path("gpt2-tiny.json");
+// A NumPy reference fixture (tests/reference: an F32 GGUF `stem`.gguf and its logits for 8 tokens in
+// `stem`.json): training's loss is the cross-entropy of the reference's own logits, and every tensor's
+// sampled derivatives agree with finite differences.
+void check_reference_fixture(const std::string& stem, uint32_t seed) {
+  const std::string gguf = test::fixture_path(stem + ".gguf"), expected = test::fixture_path(stem + ".json");
   GLASSBOX_REQUIRE_FILE(gguf);
   GLASSBOX_REQUIRE_FILE(expected);
   auto model = load_model(gguf);
@@ -199,9 +215,19 @@ TEST(TrainModelGradients, TheNumPyReferencesGpt2LossAndGradients) {
   ASSERT_TRUE(parameters.ok()) << parameters.error().message;
   auto loss = model_loss(model->config, *parameters, tokens);
   ASSERT_TRUE(loss.ok()) << loss.error().message;
-  std::printf("NumPy reference gpt2-tiny: its loss %.9f, training's %.9f\n", reference_loss, *loss);
-  EXPECT_NEAR(*loss, reference_loss, 1e-5);
-  EXPECT_LT(check_sampled_gradients(model->config, *parameters, tokens, 3, 31), kTolerance);
+  std::printf("NumPy reference %s: its loss %.9f, training's %.9f (difference %.2e)\n", stem.c_str(),
+              reference_loss, *loss, std::abs(*loss - reference_loss));
+  EXPECT_NEAR(*loss, reference_loss, 1e-5) << stem;
+  EXPECT_LT(check_sampled_gradients(model->config, *parameters, tokens, 3, seed), kTolerance) << stem;
+}
+
+TEST(TrainModelGradients, TheNumPyReferencesGpt2LossAndGradients) {
+  check_reference_fixture("gpt2-tiny", 31);
+}
+
+// RMSNorm pre-norm, sinusoidal positions, ReGLU with biases, GQA 4/2, untied (tests/reference/configs.py).
+TEST(TrainModelGradients, TheNumPyReferencesSinusoidalModelsLossAndGradients) {
+  check_reference_fixture("rmsnorm-sinusoidal-reglu", 37);
 }
 
 TEST(TrainModelGradients, SampledWeightsOfStories260KAgreeWithFiniteDifferences) {

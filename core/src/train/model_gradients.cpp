@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "glassbox/positions.hpp"
 #include "kernels/quantized.hpp"
 #include "model/dtype.hpp"
 #include "train/backward_ops.hpp"
@@ -129,6 +130,15 @@ void forward(const ModelConfig& c, const ModelParameters<T>& p, const std::vecto
     std::iota(positions.begin(), positions.end(), 0);
     embedding_forward(projected.data(), p.position_embedding.data(), positions.data(), n, s.dim);
     add_into(x, projected);
+  } else if (c.position == PositionKind::Sinusoidal) {
+    // The forward pass's own fixed table (glassbox/positions.hpp), in float as it adds it; no weights, so
+    // the backward pass has nothing to do for it.
+    std::vector<float> code(s.dim);
+    for (std::size_t t = 0; t < n; ++t) {
+      sinusoidal_code(static_cast<int>(t), code);
+      for (std::size_t i = 0; i < s.dim; ++i)
+        x[t * s.dim + i] += static_cast<T>(code[i]);
+    }
   }
   a.layers.resize(p.layers.size());
   for (std::size_t l = 0; l < p.layers.size(); ++l) {
@@ -295,8 +305,9 @@ Result<void> check_trainable(const ModelConfig& c) {
   };
   if (!c.causal) return unsupported("the model is an encoder");
   if (c.norm_placement != NormPlacement::PreNorm) return unsupported("the norms are not Pre-LN");
-  if (c.position != PositionKind::RoPE && c.position != PositionKind::Learned)
-    return unsupported("positions are neither RoPE nor learned");
+  if (c.position != PositionKind::RoPE && c.position != PositionKind::Learned &&
+      c.position != PositionKind::Sinusoidal)
+    return unsupported("positions are neither RoPE, learned nor sinusoidal");
   if (c.qk_norm) return unsupported("the model normalizes q and k");
   if (c.sliding_window > 0) return unsupported("the model has sliding-window layers");
   if (c.final_logit_softcap > 0) return unsupported("the model soft-caps its logits");

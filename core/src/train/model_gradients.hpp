@@ -3,7 +3,7 @@
 // by layer in reverse. One pass, parameterized by the config as the engine's forward pass is (Llama and
 // GPT-2 differ only in the knobs marked):
 //
-//   x = embed(tokens) (+ pos[t]: learned positions, GPT-2)
+//   x = embed(tokens) (+ pos[t]: learned positions, GPT-2; or + the fixed sinusoidal code of t, no weights)
 //   per layer:  x += wo attention(rope(wq n + bq), rope(wk n + bk), wv n + bv) + bo      n = norm(x, attn_norm)
 //               x += w_down ffn(m) + b_down                                              m = norm(x, ffn_norm)
 //   logits = output norm(x, final_norm)      (output: the token embedding when tied)
@@ -91,7 +91,7 @@ bool names_norm_gain(std::string_view name);
 bool names_bias(std::string_view name);
 
 // Whether the config is one this pass trains: a causal Pre-LN decoder with RMSNorm or LayerNorm, RoPE (any
-// pairing, rotary width and scaling) or learned positions, a gated or plain feed-forward with any activation,
+// pairing, rotary width and scaling), learned or sinusoidal positions, a gated or plain feed-forward with any activation,
 // and no q/k norm, sliding windows, soft-cap or scaled or normalized embeddings. UnsupportedArchitecture
 // naming the first thing that is not.
 Result<void> check_trainable(const ModelConfig& config);
