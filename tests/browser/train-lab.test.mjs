@@ -2,13 +2,15 @@
 // copy task on a tiny 2-layer config in the worker, whose loss must fall; Pause stops it between steps; "Use
 // this model" makes the trained weights the page's model (a generation and its attention then come from it);
 // Resume finishes the run; Download hands over a GGUF file; a learning rate that makes the loss NaN stops the
-// run with a message naming the step. The numbers are the core's trainer
-// (tests/train_trainer_test.cpp); this checks the page drives it. Screenshot: test-output/train-lab.png.
+// run with a message naming the step; "Save in this browser" keeps the GGUF across a reload, the model panel's
+// saved list loads it (and deletes it), and a full storage is said in plain words. The numbers are the core's trainer
+// (tests/train_trainer_test.cpp); this checks the page drives it. Screenshots: test-output/train-lab.png,
+// train-lab-saved.png (the lab with its Save button) and saved-models.png (the model panel's saved list).
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { browserSuite, generate, loadCounts, loadEnded, outputDir } from './harness.mjs';
+import { browserSuite, generate, loadCounts, loadEnded, outputDir, whenModelLoaded } from './harness.mjs';
 
 const suite = browserSuite();
 
@@ -84,5 +86,69 @@ test('t1. a short copy-task run: the loss falls, Pause holds, the paused model r
       assert.deepEqual(errors, []);
     },
     { viewport: { width: 1280, height: 800 }, acceptDownloads: true },
+  );
+});
+
+test('t2. a trained model saved in this browser survives a reload, loads from the saved list as the page model, and is deleted', async (t) => {
+  await suite.withPage(
+    t,
+    async ({ page, errors }) => {
+      const lab = page.locator('#train-lab');
+      await lab.locator('.train-start:not([disabled])').waitFor();
+      assert.equal(await lab.locator('.train-save').isDisabled(), true, 'nothing to save before a run');
+      await lab.locator('select').nth(0).selectOption('tiny');
+      const fields = { Steps: '4', Batch: '2', Warmup: '1' };
+      for (const [label, value] of Object.entries(fields)) await lab.getByRole('spinbutton', { name: label, exact: true }).fill(value);
+      await lab.locator('.train-start').click();
+      await page.waitForSelector('.train-lab[data-state="done"]', { timeout: 10_000 });
+
+      // A storage that has no room: refused before any byte is written, in plain words, and nothing listed.
+      await page.evaluate(() => {
+        window.__realEstimate = navigator.storage.estimate.bind(navigator.storage);
+        navigator.storage.estimate = async () => ({ quota: 1000, usage: 900 });
+      });
+      await lab.locator('.train-save').click();
+      await lab.locator('.notice.error:not([hidden])').waitFor();
+      assert.match(await lab.locator('.notice.error').textContent(), /^Not saved: this browser has no room for the model.*It needs [\d.]+ KiB; the browser allows this site 100 B more/);
+      assert.equal(await page.locator('#saved-list li').count(), 0);
+      await page.evaluate(() => (navigator.storage.estimate = window.__realEstimate));
+
+      // Saved twice: the second keeps the first and takes a free name.
+      await lab.locator('.train-save:not([disabled])').click();
+      await page.locator('#saved-list li[data-name="trained-step-4.gguf"]').waitFor({ state: 'attached' }); // listed in the closed "Saved in this browser"
+      assert.equal(await lab.locator('.notice.error').isHidden(), true, 'a good save clears the error');
+      await lab.locator('.train-save:not([disabled])').click();
+      await page.locator('#saved-list li[data-name="trained-step-4 (2).gguf"]').waitFor({ state: 'attached' });
+      await page.locator('#train-card').screenshot({ path: path.join(outputDir, 'train-lab-saved.png') });
+
+      // After a reload (stories260K loads again), the saved models are listed; Load makes one the page's model.
+      await page.reload();
+      await whenModelLoaded(page);
+      assert.notEqual(await page.evaluate(() => window.__glassbox.modelLabel), 'trained-step-4.gguf', "the catalog's default model loads first");
+      await page.locator('#saved-source summary').click();
+      await page.locator('#saved-list li[data-name="trained-step-4.gguf"]').waitFor();
+      assert.equal(await page.locator('#saved-list li').count(), 2);
+      assert.equal(await page.locator('#saved-empty').evaluate((e) => e.hidden), true, 'no "None yet" beside a list');
+      await page.locator('#model-card').screenshot({ path: path.join(outputDir, 'saved-models.png') });
+      const before = await loadCounts(page);
+      await page.getByRole('button', { name: 'Load trained-step-4.gguf, saved in this browser' }).click();
+      assert.equal(await loadEnded(page, before), 'loaded');
+      const info = await page.evaluate(() => ({ label: window.__glassbox.modelLabel, info: window.__glassbox.info }));
+      assert.equal(info.label, 'trained-step-4.gguf');
+      assert.deepEqual([info.info.layers, info.info.heads, info.info.dim], [2, 2, 32], 'the tiny preset the lab trained');
+      assert.ok((await generate(page, 'Lily', { maxTokens: 4, temperature: 0 })).ids.length > 0, 'the saved model generates');
+
+      // Delete: gone from the list, and after a reload too.
+      for (const name of ['trained-step-4.gguf', 'trained-step-4 (2).gguf']) {
+        await page.getByRole('button', { name: `Delete ${name} from this browser` }).click();
+        await page.locator(`#saved-list li[data-name="${name}"]`).waitFor({ state: 'detached' });
+      }
+      await page.reload();
+      await whenModelLoaded(page);
+      assert.equal(await page.locator('#saved-list li').count(), 0);
+      assert.equal(await page.locator('#saved-empty').evaluate((e) => e.hidden), false, '"None yet" once all are deleted');
+      assert.deepEqual(errors, []);
+    },
+    { viewport: { width: 1280, height: 800 } },
   );
 });

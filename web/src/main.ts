@@ -10,6 +10,8 @@ import { AttentionView } from './views/attention';
 import { ChatView } from './views/chat';
 import { SamplingControls } from './views/controls';
 import { HubPanel } from './views/hub-panel';
+import { SavedPanel } from './views/saved-panel';
+import { deleteSaved, listSaved, openSaved, SavedModelError } from './saved-models';
 import { fetchCatalog, ModelLoader } from './views/model-loader';
 import { NextTokenView } from './views/next-token';
 import { OutputView } from './views/output';
@@ -49,7 +51,7 @@ let loadAttempt = 0; // the newest load's ticket: answers to an older one are dr
 let generation: ReturnType<EngineClient['generate']> | null = null; // the running generation's handle (Stop)
 
 const reportOf = (error: unknown): ErrorReport =>
-  error instanceof EngineError ? error.report : { title: 'Something went wrong', detail: error instanceof Error ? error.message : String(error) };
+  error instanceof EngineError || error instanceof SavedModelError ? error.report : { title: 'Something went wrong', detail: error instanceof Error ? error.message : String(error) };
 
 function updateButtons() {
   const { model, loading } = store.state;
@@ -155,6 +157,27 @@ hub.onLoad = (entry, url, sha256) => {
 hub.onCancel = () => client.cancelLoad();
 hub.onDelete = (url) => void client.request('hub-delete', { url }).then(refreshHub, (error: unknown) => panel.showError(reportOf(error)));
 panel.onCancel = () => client.cancelLoad(); // the load answers 'cancelled' and the model before stays
+
+// --- models saved in this browser by the training lab (saved-models.ts, views/saved-panel.ts) ---------------
+
+const saved = new SavedPanel(byId('saved-list'), byId('saved-empty'));
+
+async function refreshSaved() {
+  try {
+    saved.show(await listSaved());
+  } catch (error) {
+    saved.unavailable(reportOf(error).title); // no storage here: the lab's Save says why when pressed
+  }
+}
+
+// A saved model loads as a dropped file does: the same path, so every view follows.
+saved.onLoad = (name) =>
+  void openSaved(name).then(
+    (model) => load({ kind: 'files', label: name, model }),
+    (error: unknown) => panel.showError(reportOf(error)),
+  );
+saved.onDelete = (name) => void deleteSaved(name).then(refreshSaved, (error: unknown) => panel.showError(reportOf(error)));
+void refreshSaved();
 
 // --- tokenization as the user types: one request in flight, the latest text next -------------------------
 
@@ -390,7 +413,7 @@ const lab = mountAttentionLab(client, store, stepInspector.current);
 const encoderPage = mountEncoderPage(client, store);
 
 // --- the training lab: train or fine-tune in the worker, then use the weights in every view (train-lab.ts) ----
-const trainLab = mountTrainLab(client, load);
+const trainLab = mountTrainLab(client, load, refreshSaved);
 
 // window.__glassbox for the browser tests (test-hook.ts): it reads the store; nothing here reads it.
 installTestHook(store, {

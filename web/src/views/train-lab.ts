@@ -3,8 +3,8 @@
 // Pause / Resume and Stop; while it trains, the loss (train and held-out), the learning rate, each layer's
 // gradient norm, tokens/s, and every head's induction score over the steps (a heat strip: the row of a head
 // that becomes an induction head turns dark). Paused or done, the weights can be used as the page's model
-// (every view then shows them) or downloaded as GGUF. The page paces the run one step per request
-// (protocol-train.ts), so Pause and Stop land between steps.
+// (every view then shows them), downloaded as GGUF, or saved in this browser (the model panel lists them).
+// The page paces the run one step per request (protocol-train.ts), so Pause and Stop land between steps.
 import type { ErrorReport } from '../protocol';
 import type { SyntheticTaskName, TrainBegun, TrainData, TrainingSettings, TrainStepped } from '../protocol-train';
 import { el, inlineField } from '../ui/text';
@@ -17,6 +17,8 @@ export interface TrainLabRequests {
   /** Makes the bytes the page's model, as a dropped file is loaded. */
   use(bytes: Uint8Array, name: string): Promise<void>;
   download(bytes: Uint8Array, name: string): void;
+  /** Keeps the bytes in this browser; resolves to the name they were saved as (a free variant of `name`). */
+  save(bytes: Uint8Array, name: string): Promise<string>;
   /** The bundled corpus's text, or null when this site has none. */
   corpus(): Promise<string | null>;
 }
@@ -93,6 +95,7 @@ export class TrainLabView {
   readonly stopButton = el('button', 'button train-stop', 'Stop');
   readonly useButton = el('button', 'button train-use', 'Use this model');
   readonly downloadButton = el('button', 'button train-download', 'Download .gguf');
+  readonly saveButton = el('button', 'button train-save', 'Save in this browser');
   private readonly status = el('p', 'train-status muted');
   private readonly stats = el('p', 'train-stats');
   private readonly notice = el('div', 'notice error');
@@ -110,7 +113,7 @@ export class TrainLabView {
     this.file.className = 'train-file';
     this.file.hidden = true;
     this.file.setAttribute('aria-label', 'Your text file: one training sequence per line');
-    for (const b of [this.startButton, this.pauseButton, this.stopButton, this.useButton, this.downloadButton]) b.type = 'button';
+    for (const b of [this.startButton, this.pauseButton, this.stopButton, this.useButton, this.downloadButton, this.saveButton]) b.type = 'button';
     this.notice.hidden = true;
     const intro = el(
       'p',
@@ -122,7 +125,7 @@ export class TrainLabView {
     const numbers = el('div', 'train-controls');
     numbers.append(inlineField('Steps', this.steps), inlineField('Batch', this.batch), inlineField('Learning rate', this.learningRate), inlineField('Warmup', this.warmup));
     const buttons = el('div', 'train-controls train-buttons');
-    buttons.append(this.startButton, this.pauseButton, this.stopButton, this.useButton, this.downloadButton);
+    buttons.append(this.startButton, this.pauseButton, this.stopButton, this.useButton, this.downloadButton, this.saveButton);
     this.root.append(intro, choose, numbers, buttons, this.notice, this.status, this.stats, this.charts);
     parent.append(this.root);
 
@@ -136,6 +139,7 @@ export class TrainLabView {
     this.stopButton.addEventListener('click', () => this.stop());
     this.useButton.addEventListener('click', () => void this.use());
     this.downloadButton.addEventListener('click', () => void this.download());
+    this.saveButton.addEventListener('click', () => void this.save());
     this.setState('idle', 'Load a model first: a run uses its tokenizer (and, to fine-tune, its weights).');
   }
 
@@ -247,8 +251,8 @@ export class TrainLabView {
         if (measure || step % 5 === 0) this.draw();
       }
       this.draw();
-      if (record.losses.length >= record.steps) this.setState('done', 'Done: use the model in the other views, or download it.');
-      else if (this.state === 'running') this.setState('paused', 'Paused: the model as it is now can be used in every view, or downloaded. Resume goes on.');
+      if (record.losses.length >= record.steps) this.setState('done', 'Done: use the model in the other views, download it, or save it in this browser.');
+      else if (this.state === 'running') this.setState('paused', 'Paused: the model as it is now can be used in every view, downloaded or saved in this browser. Resume goes on.');
     } catch (error) {
       this.draw();
       this.fail(error);
@@ -261,7 +265,7 @@ export class TrainLabView {
     if (this.state === 'running') this.pauseAsked = true;
     const record = this.record;
     if (record) record.steps = Math.max(1, record.losses.length); // what is left is not run
-    if (this.state === 'paused') this.setState('done', 'Stopped: use the model in the other views, or download it.');
+    if (this.state === 'paused') this.setState('done', 'Stopped: use the model in the other views, download it, or save it in this browser.');
   }
 
   private async gguf(): Promise<{ bytes: Uint8Array; name: string }> {
@@ -288,6 +292,20 @@ export class TrainLabView {
       this.requests.download(bytes, name);
     } catch (error) {
       this.showError(reportOf(error));
+    }
+  }
+
+  private async save() {
+    this.saveButton.disabled = true;
+    this.showError(null);
+    try {
+      const { bytes, name } = await this.gguf();
+      const savedAs = await this.requests.save(bytes, name);
+      this.status.textContent = `Saved in this browser as ${savedAs}: the Model panel's "Saved in this browser" loads it, after a reload too.`;
+    } catch (error) {
+      this.showError(reportOf(error));
+    } finally {
+      this.updateButtons();
     }
   }
 
@@ -323,6 +341,7 @@ export class TrainLabView {
     this.stopButton.disabled = !(s === 'running' || s === 'paused');
     this.useButton.disabled = !haveWeights;
     this.downloadButton.disabled = !haveWeights;
+    this.saveButton.disabled = !haveWeights;
     for (const control of [this.model, this.data, this.steps, this.batch, this.learningRate, this.warmup]) control.disabled = busy;
   }
 
