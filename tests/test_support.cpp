@@ -1,5 +1,7 @@
 #include "test_support.hpp"
 
+#include "glassbox/formats.hpp"
+
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -89,6 +91,12 @@ std::string read_file(const std::string& path) {
 
 bool have_file(const std::string& path) {
   return std::filesystem::is_regular_file(path);
+}
+
+std::shared_ptr<const Tokenizer> tok512() {
+  auto t = load_tokenizer(model_path("tok512.bin"));
+  EXPECT_TRUE(t.ok()) << t.error().message;
+  return t.ok() ? std::make_shared<const Tokenizer>(std::move(*t)) : nullptr;
 }
 
 bool files_required() {

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,15 @@ bool have_file(const std::string& path);
     }                                                                                        \
   } while (0)
 bool files_required();
+
+// models/tok512.bin (llama2.c's 512-token vocabulary, what the training tests train on), or null with a
+// failed expectation when it does not load. REQUIRE_TOK512() skips (or fails in CI) when the file is absent
+// and declares `tokenizer`.
+std::shared_ptr<const Tokenizer> tok512();
+#define REQUIRE_TOK512()                                                         \
+  GLASSBOX_REQUIRE_FILE(::glassbox::test::model_path("tok512.bin"));             \
+  const std::shared_ptr<const Tokenizer> tokenizer = ::glassbox::test::tok512(); \
+  ASSERT_TRUE(tokenizer)
 
 // The error a test expects: its code, and where the test stated it (a default argument filled in at the
 // call), so that a failure names the test's line, not this header's.

@@ -33,17 +33,6 @@ std::vector<std::string> words_of(const std::string& line) {
   return words;
 }
 
-std::shared_ptr<const Tokenizer> tok512() {
-  auto t = load_tokenizer(test::model_path("tok512.bin"));
-  EXPECT_TRUE(t.ok()) << t.error().message;
-  return t.ok() ? std::make_shared<const Tokenizer>(std::move(*t)) : nullptr;
-}
-
-#define REQUIRE_TOK512()                                       \
-  GLASSBOX_REQUIRE_FILE(test::model_path("tok512.bin"));       \
-  const std::shared_ptr<const Tokenizer> tokenizer = tok512(); \
-  ASSERT_TRUE(tokenizer)
-
 Result<std::string> task_text(const Tokenizer& tokenizer, const char* name, int lines, int length,
                               uint64_t seed = 1) {
   GLASSBOX_ASSIGN(SyntheticTask task, synthetic_task_named(name));

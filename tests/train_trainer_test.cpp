@@ -50,17 +50,6 @@ ModelConfig tiny_config(int vocab) {
   return c;
 }
 
-std::shared_ptr<const Tokenizer> tok512() {
-  auto t = load_tokenizer(test::model_path("tok512.bin"));
-  EXPECT_TRUE(t.ok()) << t.error().message;
-  return t.ok() ? std::make_shared<const Tokenizer>(std::move(*t)) : nullptr;
-}
-
-#define REQUIRE_TOK512()                                       \
-  GLASSBOX_REQUIRE_FILE(test::model_path("tok512.bin"));       \
-  const std::shared_ptr<const Tokenizer> tokenizer = tok512(); \
-  ASSERT_TRUE(tokenizer)
-
 std::string temp_file(const std::string& name) {
   // The process id keeps runs in other checkouts (sharing /tmp) apart.
   return (std::filesystem::temp_directory_path() /
@@ -503,6 +492,31 @@ std::string write_text(const std::string& name, const std::string& text) {
   return path;
 }
 
+// `glassbox train --config CONFIG` for 3 steps of batch 2 on 2 threads, step 0's gradients saved, --json.
+test::ProcessResult train_three_steps_with_gradients(const std::string& config, const std::string& data,
+                                                     const std::string& out, const std::string& gradients) {
+  return test::run_cli({"train",
+                        "--config",
+                        config,
+                        "--tokenizer",
+                        test::model_path("tok512.bin"),
+                        "--data",
+                        data,
+                        "--steps",
+                        "3",
+                        "--batch",
+                        "2",
+                        "--lr",
+                        "0.01",
+                        "--threads",
+                        "2",
+                        "--output",
+                        out,
+                        "--save-gradients",
+                        gradients,
+                        "--json"});
+}
+
 TEST(TrainCli, TrainsFromAConfigPrintsJsonPerStepAndWritesAModelThatScores) {
   GLASSBOX_REQUIRE_FILE(test::model_path("tok512.bin"));
   const std::string config =
@@ -510,26 +524,7 @@ TEST(TrainCli, TrainsFromAConfigPrintsJsonPerStepAndWritesAModelThatScores) {
       "heads": 2, "kv_heads": 1, "hidden_dim": 32, "context": 48})");
   const std::string data = write_text("cli-data.txt", kLines);
   const std::string out = temp_file("cli-out.gguf"), gradients = temp_file("cli-gradients.safetensors");
-  auto run = test::run_cli({"train",
-                            "--config",
-                            config,
-                            "--tokenizer",
-                            test::model_path("tok512.bin"),
-                            "--data",
-                            data,
-                            "--steps",
-                            "3",
-                            "--batch",
-                            "2",
-                            "--lr",
-                            "0.01",
-                            "--threads",
-                            "2",
-                            "--output",
-                            out,
-                            "--save-gradients",
-                            gradients,
-                            "--json"});
+  auto run = train_three_steps_with_gradients(config, data, out, gradients);
   ASSERT_EQ(run.exit_code, 0) << run.err;
   auto gradient_bytes = map_file(gradients);
   ASSERT_TRUE(gradient_bytes.ok());
@@ -569,26 +564,7 @@ TEST(TrainCli, TrainsAGpt2ConfigAndSavesItsGradientsUnderGpt2Names) {
   const std::string config = write_text("cli-gpt2.json", kTinyGpt2Json);
   const std::string data = write_text("cli-gpt2-data.txt", kLines);
   const std::string out = temp_file("cli-gpt2.gguf"), gradients = temp_file("cli-gpt2-gradients.safetensors");
-  auto run = test::run_cli({"train",
-                            "--config",
-                            config,
-                            "--tokenizer",
-                            test::model_path("tok512.bin"),
-                            "--data",
-                            data,
-                            "--steps",
-                            "3",
-                            "--batch",
-                            "2",
-                            "--lr",
-                            "0.01",
-                            "--threads",
-                            "2",
-                            "--output",
-                            out,
-                            "--save-gradients",
-                            gradients,
-                            "--json"});
+  auto run = train_three_steps_with_gradients(config, data, out, gradients);
   ASSERT_EQ(run.exit_code, 0) << run.err;
   auto gradient_bytes = map_file(gradients);
   ASSERT_TRUE(gradient_bytes.ok());
