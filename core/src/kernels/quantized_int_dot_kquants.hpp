@@ -73,9 +73,10 @@ struct Q4_K {
     std::memcpy(mins, words + 2, 8);
   }
   // The super-block's terms against x, its first sub-block being the row's sub-block b.
+  // xi: x's integers as int_lanes::activation_ints gives them.
   GLASSBOX_INT_INLINE static void add(Partials& partials, const SuperBlock& u, const QuantizedActivations& x,
-                                      std::size_t b) {
-    const int8_t* xq = x.q + b * 32;
+                                      const int_lanes::XInt* xi, std::size_t b) {
+    const int_lanes::XInt* xq = xi + b * 32;
     Sums s[8];
     for (int j = 0; j < 8; ++j)
       s[j] = int_lanes::dot_unsigned(u.q[j], xq + 32 * j);
@@ -151,8 +152,8 @@ struct Q6_K {
 #endif
   }
   GLASSBOX_INT_INLINE static void add(Partials& partials, const SuperBlock& u, const QuantizedActivations& x,
-                                      std::size_t b) {
-    const int8_t* xq = x.q + b * 32;
+                                      const int_lanes::XInt* xi, std::size_t b) {
+    const int_lanes::XInt* xq = xi + b * 32;
     const int16_t* sc = u.scale;
     Sums s[8];
     for (int j = 0; j < 8; ++j)

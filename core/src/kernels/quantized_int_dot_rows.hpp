@@ -1,9 +1,10 @@
 // The integer dot product's loops over a matrix's rows (contract and float order: quantized_int_dot.hpp),
 // generic over a block type's format: each block type's file (blocks/<type>.cpp) instantiates one of them
 // with its format as its int_matvec entry point, so the format's code is inlined into the loop.
-//   rows_dot: blocks of 32 values (Format: kBytes, kPrefetch, kOffsetAfter, sums(), exact()), four blocks
-//     at a time: their integer sums come out of quantized_int_lanes.hpp as vectors, are totalled together,
-//     and the four terms go to the four partial sums at once.
+// The activations reach the formats as int_lanes::activation_ints gives them, once per product.
+//   rows_dot: blocks of 32 values (Format: kBytes, kPrefetch, kOffsetAfter, sums(), exact()), four
+//     blocks at a time: their integer sums come out of quantized_int_lanes.hpp as vectors, are totalled
+//     together, and the four terms go to the four partial sums at once.
 //   super_block_rows_dot: super-blocks of 256 values (Format: kBytes, SuperBlock, unpack(), add()), a
 //     super-block of eight sub-blocks at a time.
 #pragma once
@@ -18,19 +19,22 @@
 namespace glassbox::kernels::int_rows {
 
 using int_lanes::Sums;
+using int_lanes::XInt;
 using int_terms::f16_at;
 using int_terms::Partials;
 
+// xi: x's integers as int_lanes::activation_ints gives them.
 template <class Format>
-inline float row_dot(const std::byte* row, const QuantizedActivations& x, std::size_t nblocks) {
+inline float row_dot(const std::byte* row, const QuantizedActivations& x, const XInt* xi,
+                     std::size_t nblocks) {
   Partials partials;
   std::size_t b = 0;
   for (; b + 4 <= nblocks; b += 4) {
     const std::byte* block = row + b * Format::kBytes;
-    const Sums s0 = Format::sums(block, x.q + b * 32);
-    const Sums s1 = Format::sums(block + Format::kBytes, x.q + (b + 1) * 32);
-    const Sums s2 = Format::sums(block + 2 * Format::kBytes, x.q + (b + 2) * 32);
-    const Sums s3 = Format::sums(block + 3 * Format::kBytes, x.q + (b + 3) * 32);
+    const Sums s0 = Format::sums(block, xi + b * 32);
+    const Sums s1 = Format::sums(block + Format::kBytes, xi + (b + 1) * 32);
+    const Sums s2 = Format::sums(block + 2 * Format::kBytes, xi + (b + 2) * 32);
+    const Sums s3 = Format::sums(block + 3 * Format::kBytes, xi + (b + 3) * 32);
     int32_t isum[4];
     int_lanes::totals4(s0, s1, s2, s3, isum);
     if constexpr (Format::kOffsetAfter) int_lanes::less_8_times(isum, x.sums32 + b);
@@ -40,7 +44,7 @@ inline float row_dot(const std::byte* row, const QuantizedActivations& x, std::s
   }
   for (; b < nblocks; ++b) {
     const std::byte* block = row + b * Format::kBytes;
-    const int32_t isum = Format::exact(int_lanes::total(Format::sums(block, x.q + b * 32)), x, b);
+    const int32_t isum = Format::exact(int_lanes::total(Format::sums(block, xi + b * 32)), x, b);
     partials.add(b, f16_at(block), x.d[b], isum);
   }
   return partials.total();
@@ -51,12 +55,13 @@ inline float row_dot(const std::byte* row, const QuantizedActivations& x, std::s
 template <class Format>
 void super_block_rows_dot(float* out, const std::byte* w, std::size_t row_bytes, std::size_t cols,
                           const QuantizedActivations& x, std::size_t row_begin, std::size_t row_end) {
+  const XInt* xi = int_lanes::activation_ints(x.q, cols);
   for (std::size_t r = row_begin; r < row_end; ++r) {
     Partials partials;
     for (std::size_t b = 0; b < cols / 32; b += 8) {
       typename Format::SuperBlock unpacked;
       Format::unpack(w + r * row_bytes + (b / 8) * Format::kBytes, unpacked);
-      Format::add(partials, unpacked, x, b);
+      Format::add(partials, unpacked, x, xi, b);
     }
     out[r] = partials.total();
   }
@@ -83,10 +88,11 @@ void rows_dot(float* out, const std::byte* w, std::size_t row_bytes, std::size_t
               const QuantizedActivations& x, std::size_t row_begin, std::size_t row_end) {
   // Rows ahead; none where row_bytes is 0 (a single row may come so).
   const std::size_t ahead = row_bytes > 0 ? (kPrefetchBytes + row_bytes - 1) / row_bytes : 0;
+  const XInt* xi = int_lanes::activation_ints(x.q, cols);
   for (std::size_t r = row_begin; r < row_end; ++r) {
     if constexpr (Format::kPrefetch)
       if (ahead > 0 && r + ahead < row_end) prefetch_row(w + (r + ahead) * row_bytes, row_bytes);
-    out[r] = row_dot<Format>(w + r * row_bytes, x, cols / 32);
+    out[r] = row_dot<Format>(w + r * row_bytes, x, xi, cols / 32);
   }
 }
 

@@ -95,20 +95,21 @@ void fused_matvec(float* out, const std::byte* w, std::size_t row_bytes, std::si
 
 // The integer dot product's format (quantized_int_dot_rows.hpp): 18-byte blocks, an f16 scale then 16 bytes
 // of nibbles (values 0..15 low, 16..31 high), value q - 8.
-// On AVX2 the nibbles q meet x unsigned (one instruction fewer than signed bytes) and 8 times the activations'
-// sum comes off each block's total afterwards, four blocks in one vector (kOffsetAfter); elsewhere the 8
-// comes off the bytes. The integers are the same.
+// On AVX2 and in WebAssembly the nibbles q meet x unsigned (one instruction fewer than signed bytes; in
+// WebAssembly widened to 16 bits before the nibbles are taken apart) and 8 times the activations' sum comes
+// off each block's total afterwards, four blocks in one vector (kOffsetAfter); elsewhere the 8 comes off the
+// bytes. The integers are the same.
 struct IntFormat {
   static constexpr std::size_t kBytes = 18;
   static constexpr bool kPrefetch = false;  // see quantized_int_dot_rows.hpp, rows_dot
-#if defined(__AVX2__)
+#if defined(__AVX2__) || defined(__wasm_simd128__)
   static constexpr bool kOffsetAfter = true;
-  GLASSBOX_INT_INLINE static int_lanes::Sums sums(const std::byte* block, const int8_t* x) {
-    return int_lanes::dot_unsigned(int_lanes::nibbles(block + 2), x);
+  GLASSBOX_INT_INLINE static int_lanes::Sums sums(const std::byte* block, const int_lanes::XInt* x) {
+    return int_lanes::dot_nibbles(block + 2, x);
   }
 #else
   static constexpr bool kOffsetAfter = false;
-  GLASSBOX_INT_INLINE static int_lanes::Sums sums(const std::byte* block, const int8_t* x) {
+  GLASSBOX_INT_INLINE static int_lanes::Sums sums(const std::byte* block, const int_lanes::XInt* x) {
     return int_lanes::dot_signed(int_lanes::minus(int_lanes::nibbles(block + 2), 8), x);
   }
 #endif

@@ -89,7 +89,7 @@ struct IntFormat {
   GLASSBOX_INT_INLINE static int32_t exact(int32_t isum, const QuantizedActivations&, std::size_t) {
     return isum;
   }
-  GLASSBOX_INT_INLINE static int_lanes::Sums sums(const std::byte* block, const int8_t* x) {
+  GLASSBOX_INT_INLINE static int_lanes::Sums sums(const std::byte* block, const int_lanes::XInt* x) {
     return int_lanes::dot_signed(int_lanes::load32(block + 2), x);
   }
 };
