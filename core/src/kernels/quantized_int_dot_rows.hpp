@@ -4,7 +4,9 @@
 // The activations reach the formats as int_lanes::activation_ints gives them, once per product.
 //   rows_dot: blocks of 32 values (Format: kBytes, kPrefetch, kOffsetAfter, sums(), exact()), four
 //     blocks at a time: their integer sums come out of quantized_int_lanes.hpp as vectors, are totalled
-//     together, and the four terms go to the four partial sums at once.
+//     together, and the four terms go to the four partial sums at once. A row's last one to three blocks go
+//     one at a time natively; in WebAssembly as one more group of four (add_last), since in V8 the last block
+//     of a 9-block row (stories15M's) alone cost as much as three others (natively add_last was slower).
 //   super_block_rows_dot: super-blocks of 256 values (Format: kBytes, SuperBlock, unpack(), add()), a
 //     super-block of eight sub-blocks at a time.
 #pragma once
@@ -22,6 +24,26 @@ using int_lanes::Sums;
 using int_lanes::XInt;
 using int_terms::f16_at;
 using int_terms::Partials;
+
+// The last kCount (1 to 3) blocks of a row, from block b (a multiple of 4): a group of four whose missing
+// blocks leave their partial sums alone (Partials::add_first).
+template <class Format, std::size_t kCount>
+GLASSBOX_INT_INLINE void add_last(Partials& partials, const std::byte* row, const QuantizedActivations& x,
+                                  const XInt* xi, std::size_t b) {
+  Sums s[4] = {};
+  float ws[4] = {}, dx[4] = {};
+  int32_t sums32[4] = {}, isum[4];
+  for (std::size_t k = 0; k < kCount; ++k) {
+    const std::byte* block = row + (b + k) * Format::kBytes;
+    s[k] = Format::sums(block, xi + (b + k) * 32);
+    ws[k] = f16_at(block);
+    dx[k] = x.d[b + k];
+    sums32[k] = x.sums32[b + k];
+  }
+  int_lanes::totals4(s[0], s[1], s[2], s[3], isum);
+  if constexpr (Format::kOffsetAfter) int_lanes::less_8_times(isum, sums32);
+  partials.add_first<kCount>(ws, dx, isum);
+}
 
 // xi: x's integers as int_lanes::activation_ints gives them.
 template <class Format>
@@ -42,11 +64,27 @@ inline float row_dot(const std::byte* row, const QuantizedActivations& x, const 
     int_terms::f16_at4(block, Format::kBytes, ws);
     partials.add4(ws, x.d + b, isum);
   }
+#if defined(__wasm_simd128__)
+  switch (nblocks - b) {
+    case 1:
+      add_last<Format, 1>(partials, row, x, xi, b);
+      break;
+    case 2:
+      add_last<Format, 2>(partials, row, x, xi, b);
+      break;
+    case 3:
+      add_last<Format, 3>(partials, row, x, xi, b);
+      break;
+    default:
+      break;
+  }
+#else
   for (; b < nblocks; ++b) {
     const std::byte* block = row + b * Format::kBytes;
     const int32_t isum = Format::exact(int_lanes::total(Format::sums(block, xi + b * 32)), x, b);
     partials.add(b, f16_at(block), x.d[b], isum);
   }
+#endif
   return partials.total();
 }
 

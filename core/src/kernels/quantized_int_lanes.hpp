@@ -357,14 +357,9 @@ GLASSBOX_INT_INLINE void totals8(const Sums* s, int32_t* out) {
 
 // One block's total.
 GLASSBOX_INT_INLINE int32_t total(Sums s) {
-#if defined(__wasm_simd128__)
-  const v128_t pairs = wasm_i32x4_add(s, wasm_i32x4_shuffle(s, s, 2, 3, 0, 1));
-  return wasm_i32x4_extract_lane(pairs, 0) + wasm_i32x4_extract_lane(pairs, 1);
-#else
   int32_t out[4];
   totals4(s, s, s, s, out);
   return out[0];
-#endif
 }
 
 }  // namespace glassbox::kernels::int_lanes

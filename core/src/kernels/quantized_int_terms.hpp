@@ -36,8 +36,8 @@ GLASSBOX_INT_INLINE void f16_at4(const std::byte* p, std::size_t stride, float* 
 
 // The header's float order: the term of sub-block b goes to partial sum b % 4, finished pairwise. The four
 // partial sums are the lanes of one 4-float vector (SSE2 natively, SIMD128 in WebAssembly) while whole groups
-// of four sub-blocks come in (add4), then four floats for the last ones (add): each partial sum sees exactly
-// the scalar operations, so neither form changes a bit. All add4 calls come before any add.
+// of four sub-blocks come in (add4), then the last ones (add_first, or natively four floats: add): each
+// partial sum sees exactly the scalar operations, so no form changes a bit. All add4 calls come before any add.
 struct Partials {
   using Float4 = xsimd::batch<float, xsimd::sse2>;
   using Int4 = xsimd::batch<int32_t, xsimd::sse2>;
@@ -92,40 +92,25 @@ struct Partials {
     add4(ws + 4, wm + 4, dx + 4, isum + 4, xsum + 4);
 #endif
   }
+  // Sub-blocks b .. b + kCount - 1 (kCount < 4, b a multiple of 4): add4's terms in the first kCount lanes,
+  // the others keep their sums.
+  template <std::size_t kCount>
+  GLASSBOX_INT_INLINE void add_first(const float* ws, const float* dx, const int32_t* isum) {
+    const Float4 sums = p + (Float4::load_unaligned(ws) * Float4::load_unaligned(dx)) *
+                                xsimd::to_float(Int4::load_unaligned(isum));
+    alignas(16) static constexpr float kLanes[4] = {0.0f, 1.0f, 2.0f, 3.0f};
+    p = xsimd::select(Float4::load_aligned(kLanes) < Float4(static_cast<float>(kCount)), sums, p);
+  }
   GLASSBOX_INT_INLINE void add(std::size_t b, float ws, float dx, int32_t isum) {
-#if defined(__wasm_simd128__)
-    // In WebAssembly the partial sum is taken out of its lane and put back, not spilled to memory (V8 made
-    // the last block of a 9-block row, stories15M's, cost about three others).
-    const float term = (ws * dx) * static_cast<float>(isum);
-    const v128_t v = static_cast<v128_t>(static_cast<__m128>(p));
-    const v128_t sums = b % 4 == 0   ? plus_in_lane<0>(v, term)
-                        : b % 4 == 1 ? plus_in_lane<1>(v, term)
-                        : b % 4 == 2 ? plus_in_lane<2>(v, term)
-                                     : plus_in_lane<3>(v, term);
-    p = Float4(static_cast<__m128>(sums));
-#else
     if (!in_lanes) spill();
     lanes[b % 4] += (ws * dx) * static_cast<float>(isum);
-#endif
   }
   GLASSBOX_INT_INLINE float total() {
-#if defined(__wasm_simd128__)
-    const v128_t v = static_cast<v128_t>(static_cast<__m128>(p));
-    return (wasm_f32x4_extract_lane(v, 0) + wasm_f32x4_extract_lane(v, 1)) +
-           (wasm_f32x4_extract_lane(v, 2) + wasm_f32x4_extract_lane(v, 3));
-#else
     if (!in_lanes) spill();
     return (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]);
-#endif
   }
 
  private:
-#if defined(__wasm_simd128__)
-  template <int kLane>
-  GLASSBOX_INT_INLINE static v128_t plus_in_lane(v128_t v, float term) {
-    return wasm_f32x4_replace_lane(v, kLane, wasm_f32x4_extract_lane(v, kLane) + term);
-  }
-#endif
 #if defined(__AVX2__)
   // Eight terms: the first four into the partial sums, then the second four.
   GLASSBOX_INT_INLINE void add_halves(xsimd::batch<float, xsimd::avx2> terms) {
