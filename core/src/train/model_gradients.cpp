@@ -173,12 +173,7 @@ void forward(const ModelConfig& c, const ModelParameters<T>& p, const std::vecto
     }
     linear_forward(L.up.data(), L.ffn_normed.data(), w.ffn_up.data(), or_null(w.ffn_up_bias), n, s.dim,
                    s.hidden);
-    if (c.gated_ffn) {
-      gated_forward(L.h.data(), L.gate.data(), L.up.data(), n * s.hidden, c.activation);
-    } else {
-      for (std::size_t i = 0; i < L.h.size(); ++i)
-        L.h[i] = activation_value(c.activation, L.up[i]);
-    }
+    feed_forward_middle(c, L.h.data(), L.gate.data(), L.up.data(), n);
     linear_forward(projected.data(), L.h.data(), w.ffn_down.data(), or_null(w.ffn_down_bias), n, s.hidden,
                    s.dim);
     add_into(x, projected);
@@ -395,6 +390,18 @@ ModelParameters<T> zeros_like(const ModelParameters<T>& parameters) {
   return zeros;
 }
 
+// The loss of the forward pass's logits, its log-probabilities into `log_probabilities` when given.
+template <class T>
+double loss_of(const ModelConfig& config, const Activations<T>& a, const std::vector<int>& targets,
+               std::vector<double>* log_probabilities) {
+  std::vector<double> lp(targets.size());
+  target_log_probabilities(a.logits.data(), targets.data(), targets.size(),
+                           static_cast<std::size_t>(config.vocab_size), lp.data());
+  const double loss = mean_negative(lp);
+  if (log_probabilities) *log_probabilities = std::move(lp);
+  return loss;
+}
+
 template <class T>
 Result<double> model_loss(const ModelConfig& config, const ModelParameters<T>& parameters,
                           std::span<const int> tokens) {
@@ -402,20 +409,19 @@ Result<double> model_loss(const ModelConfig& config, const ModelParameters<T>& p
   if (auto ok = split_tokens(config, tokens, inputs, targets); !ok.ok()) return ok.error();
   Activations<T> a;
   forward(config, parameters, inputs, a);
-  return cross_entropy_forward(a.logits.data(), targets.data(), inputs.size(),
-                               static_cast<std::size_t>(config.vocab_size));
+  return loss_of(config, a, targets, nullptr);
 }
 
 template <class T>
 Result<double> model_loss_and_gradients(const ModelConfig& config, const ModelParameters<T>& parameters,
-                                        std::span<const int> tokens, ModelParameters<T>& gradients) {
+                                        std::span<const int> tokens, ModelParameters<T>& gradients,
+                                        std::vector<double>* log_probabilities) {
   std::vector<int> inputs, targets;
   if (auto ok = split_tokens(config, tokens, inputs, targets); !ok.ok()) return ok.error();
   Activations<T> a;
   forward(config, parameters, inputs, a);
   backward(config, parameters, inputs, targets, a, gradients);
-  return cross_entropy_forward(a.logits.data(), targets.data(), inputs.size(),
-                               static_cast<std::size_t>(config.vocab_size));
+  return loss_of(config, a, targets, log_probabilities);
 }
 
 #define GLASSBOX_MODEL_GRADIENTS(T)                                                                     \
@@ -424,7 +430,8 @@ Result<double> model_loss_and_gradients(const ModelConfig& config, const ModelPa
   template Result<double> model_loss<T>(const ModelConfig&, const ModelParameters<T>&,                  \
                                         std::span<const int>);                                          \
   template Result<double> model_loss_and_gradients<T>(const ModelConfig&, const ModelParameters<T>&,    \
-                                                      std::span<const int>, ModelParameters<T>&);
+                                                      std::span<const int>, ModelParameters<T>&,        \
+                                                      std::vector<double>*);
 GLASSBOX_MODEL_GRADIENTS(float)
 GLASSBOX_MODEL_GRADIENTS(double)
 #undef GLASSBOX_MODEL_GRADIENTS
