@@ -36,6 +36,33 @@ TEST(TrainAdamW, ThreeStepsFollowTheFormula) {
   }
 }
 
+// A tensor long enough for the SIMD batches and a tail (37 = 4 x 8 + 5): every weight and moment gets the bits
+// of the formula taken one weight at a time in double, in the order train/adamw.cpp states it.
+TEST(TrainAdamW, TheBatchesGiveTheOneAtATimeFormulasBits) {
+  const AdamWSettings s{.beta1 = 0.85, .beta2 = 0.99, .eps = 1e-7, .weight_decay = 0.2};
+  std::vector<float> w(37), g(37), m(37, 0.0f), v(37, 0.0f);
+  for (std::size_t i = 0; i < w.size(); ++i) {
+    w[i] = std::sin(static_cast<float>(i) * 1.3f);
+    g[i] = std::cos(static_cast<float>(i) * 0.7f) * 1e-2f * static_cast<float>(i % 5);
+  }
+  std::vector<float> ew = w, em = m, ev = v;
+  for (int t = 1; t <= 3; ++t) {
+    const double lr = 0.01 * t;
+    adamw_update(w, g, m, v, t, lr, s, true);
+    for (std::size_t i = 0; i < w.size(); ++i) {
+      const double m_i = 0.85 * em[i] + (1.0 - 0.85) * g[i];
+      const double v_i = 0.99 * ev[i] + (1.0 - 0.99) * g[i] * g[i];
+      const double m_hat = m_i / (1.0 - std::pow(0.85, t)), v_hat = v_i / (1.0 - std::pow(0.99, t));
+      const double wi = ew[i];
+      ew[i] = static_cast<float>(wi - lr * (m_hat / (std::sqrt(v_hat) + 1e-7) + 0.2 * wi));
+      em[i] = static_cast<float>(m_i), ev[i] = static_cast<float>(v_i);
+    }
+    EXPECT_EQ(w, ew) << "step " << t;
+    EXPECT_EQ(m, em) << "step " << t;
+    EXPECT_EQ(v, ev) << "step " << t;
+  }
+}
+
 TEST(TrainAdamW, FirstStepMovesByTheLearningRateAndDecayIsDecoupled) {
   const AdamWSettings s{.weight_decay = 0.5};
   std::vector<float> w = {1.0f, 1.0f}, m(2, 0.0f), v(2, 0.0f);
