@@ -36,8 +36,8 @@ TEST(TrainAdamW, ThreeStepsFollowTheFormula) {
   }
 }
 
-// A tensor long enough for the SIMD batches and a tail (37 = 4 x 8 + 5): every weight and moment gets the bits
-// of the formula taken one weight at a time in double, in the order train/adamw.cpp states it.
+// A tensor long enough for the SIMD batches and a tail (37 = 2 x 16 + 5): every weight and moment gets the bits
+// of the formula taken one weight at a time in float, in the order train/adamw.cpp states it.
 TEST(TrainAdamW, TheBatchesGiveTheOneAtATimeFormulasBits) {
   const AdamWSettings s{.beta1 = 0.85, .beta2 = 0.99, .eps = 1e-7, .weight_decay = 0.2};
   std::vector<float> w(37), g(37), m(37, 0.0f), v(37, 0.0f);
@@ -49,13 +49,13 @@ TEST(TrainAdamW, TheBatchesGiveTheOneAtATimeFormulasBits) {
   for (int t = 1; t <= 3; ++t) {
     const double lr = 0.01 * t;
     adamw_update(w, g, m, v, t, lr, s, true);
+    const float m_correction = static_cast<float>(1.0 - std::pow(0.85, t)),
+                v_correction = static_cast<float>(1.0 - std::pow(0.99, t));
     for (std::size_t i = 0; i < w.size(); ++i) {
-      const double m_i = 0.85 * em[i] + (1.0 - 0.85) * g[i];
-      const double v_i = 0.99 * ev[i] + (1.0 - 0.99) * g[i] * g[i];
-      const double m_hat = m_i / (1.0 - std::pow(0.85, t)), v_hat = v_i / (1.0 - std::pow(0.99, t));
-      const double wi = ew[i];
-      ew[i] = static_cast<float>(wi - lr * (m_hat / (std::sqrt(v_hat) + 1e-7) + 0.2 * wi));
-      em[i] = static_cast<float>(m_i), ev[i] = static_cast<float>(v_i);
+      em[i] = 0.85f * em[i] + static_cast<float>(1.0 - 0.85) * g[i];
+      ev[i] = 0.99f * ev[i] + static_cast<float>(1.0 - 0.99) * g[i] * g[i];
+      const float m_hat = em[i] / m_correction, v_hat = ev[i] / v_correction;
+      ew[i] = ew[i] - static_cast<float>(lr) * (m_hat / (std::sqrt(v_hat) + 1e-7f) + 0.2f * ew[i]);
     }
     EXPECT_EQ(w, ew) << "step " << t;
     EXPECT_EQ(m, em) << "step " << t;
