@@ -124,6 +124,25 @@ TEST(TrainClipping, ScalesToMaxNormOnlyAboveIt) {
   EXPECT_TRUE(std::isnan(clip_global_norm(gradients, 1.0)));
 }
 
+// 8 running sums, element i into sum i mod 8, added in order: those bits, on whole groups of 8 and a tail.
+TEST(TrainClipping, SumOfSquaresTakesItsStatedOrder) {
+  for (std::size_t n : {0u, 5u, 8u, 37u}) {
+    std::vector<float> values(n);
+    for (std::size_t i = 0; i < n; ++i)
+      values[i] = std::sin(static_cast<float>(i) * 2.1f) * static_cast<float>(i + 1);
+    double sums[8] = {}, plain = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      sums[i % 8] += static_cast<double>(values[i]) * values[i];
+      plain += static_cast<double>(values[i]) * values[i];
+    }
+    double expected = 0;
+    for (double s : sums)
+      expected += s;
+    EXPECT_EQ(sum_of_squares(values), expected) << n;
+    EXPECT_NEAR(sum_of_squares(values), plain, 1e-12 * (1 + plain)) << n;
+  }
+}
+
 // 150 steps of AdamW on one 10-token sequence bring a tiny random Llama's loss to near 0: the gradients,
 // the optimizer and the schedule together descend.
 TEST(TrainAdamW, OverfitsOneSequenceOfATinyLlama) {

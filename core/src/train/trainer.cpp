@@ -45,15 +45,12 @@ void copy_values(ModelParameters<float>& to, ModelParameters<float>& from) {
   });
 }
 
-// The norm of each layer's gradients alone, in double.
+// The norm of each layer's gradients alone, in double (its tensors' sums of squares, in order).
 std::vector<double> layer_norms(ModelParameters<float>& gradients) {
   std::vector<double> norms;
   for (train::LayerParameters<float>& layer : gradients.layers) {
     double sum = 0;
-    layer.for_each("", [&](const std::string&, std::vector<float>& t) {
-      for (float g : t)
-        sum += static_cast<double>(g) * g;
-    });
+    layer.for_each("", [&](const std::string&, std::vector<float>& t) { sum += train::sum_of_squares(t); });
     norms.push_back(std::sqrt(sum));
   }
   return norms;
