@@ -189,15 +189,16 @@ template <class T>
 void cross_entropy_backward(T* dlogits, const T* logits, const int* targets, std::size_t n, std::size_t vocab,
                             T dloss) {
   const T per_position = dloss / static_cast<T>(n);
+  std::vector<double> exps(vocab);  // each logit's exponential, taken once
   for (std::size_t t = 0; t < n; ++t) {
     const T* row = logits + t * vocab;
     T* drow = dlogits + t * vocab;
     const double largest = *std::max_element(row, row + vocab);
     double sum = 0;
     for (std::size_t i = 0; i < vocab; ++i)
-      sum += std::exp(static_cast<double>(row[i]) - largest);
+      sum += exps[i] = std::exp(static_cast<double>(row[i]) - largest);
     for (std::size_t i = 0; i < vocab; ++i) {
-      const double p = std::exp(static_cast<double>(row[i]) - largest) / sum;
+      const double p = exps[i] / sum;
       drow[i] += static_cast<T>(p - (static_cast<int>(i) == targets[t] ? 1.0 : 0.0)) * per_position;
     }
   }
