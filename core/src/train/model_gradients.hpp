@@ -20,7 +20,8 @@
 // Single-threaded; in double, every op is a plain scalar loop: the reference that the float pass is checked
 // against. Activations are kept whole (every layer's inputs, q, k, v, probabilities, feed-forward
 // values: O(layers x tokens x (dim + hidden + heads x tokens)) numbers), which is fine for the small models
-// and contexts this trains; recomputing them per layer would trade time for memory.
+// and contexts this trains; recomputing them per layer would trade time for memory. Each thread keeps its
+// activations' and derivatives' buffers from one call to the next (its rows are of similar lengths).
 #pragma once
 
 #include <span>
