@@ -36,6 +36,33 @@ TEST(TrainAdamW, ThreeStepsFollowTheFormula) {
   }
 }
 
+// A tensor long enough for the SIMD batches and a tail (37 = 2 x 16 + 5): every weight and moment gets the bits
+// of the formula taken one weight at a time in float, in the order train/adamw.cpp states it.
+TEST(TrainAdamW, TheBatchesGiveTheOneAtATimeFormulasBits) {
+  const AdamWSettings s{.beta1 = 0.85, .beta2 = 0.99, .eps = 1e-7, .weight_decay = 0.2};
+  std::vector<float> w(37), g(37), m(37, 0.0f), v(37, 0.0f);
+  for (std::size_t i = 0; i < w.size(); ++i) {
+    w[i] = std::sin(static_cast<float>(i) * 1.3f);
+    g[i] = std::cos(static_cast<float>(i) * 0.7f) * 1e-2f * static_cast<float>(i % 5);
+  }
+  std::vector<float> ew = w, em = m, ev = v;
+  for (int t = 1; t <= 3; ++t) {
+    const double lr = 0.01 * t;
+    adamw_update(w, g, m, v, t, lr, s, true);
+    const float m_correction = static_cast<float>(1.0 - std::pow(0.85, t)),
+                v_correction = static_cast<float>(1.0 - std::pow(0.99, t));
+    for (std::size_t i = 0; i < w.size(); ++i) {
+      em[i] = 0.85f * em[i] + static_cast<float>(1.0 - 0.85) * g[i];
+      ev[i] = 0.99f * ev[i] + static_cast<float>(1.0 - 0.99) * g[i] * g[i];
+      const float m_hat = em[i] / m_correction, v_hat = ev[i] / v_correction;
+      ew[i] = ew[i] - static_cast<float>(lr) * (m_hat / (std::sqrt(v_hat) + 1e-7f) + 0.2f * ew[i]);
+    }
+    EXPECT_EQ(w, ew) << "step " << t;
+    EXPECT_EQ(m, em) << "step " << t;
+    EXPECT_EQ(v, ev) << "step " << t;
+  }
+}
+
 TEST(TrainAdamW, FirstStepMovesByTheLearningRateAndDecayIsDecoupled) {
   const AdamWSettings s{.weight_decay = 0.5};
   std::vector<float> w = {1.0f, 1.0f}, m(2, 0.0f), v(2, 0.0f);
@@ -95,6 +122,25 @@ TEST(TrainClipping, ScalesToMaxNormOnlyAboveIt) {
   EXPECT_NEAR(global_norm(gradients), 1.0, 1e-7);
   b[0] = NAN;
   EXPECT_TRUE(std::isnan(clip_global_norm(gradients, 1.0)));
+}
+
+// 8 running sums, element i into sum i mod 8, added in order: those bits, on whole groups of 8 and a tail.
+TEST(TrainClipping, SumOfSquaresTakesItsStatedOrder) {
+  for (std::size_t n : {0u, 5u, 8u, 37u}) {
+    std::vector<float> values(n);
+    for (std::size_t i = 0; i < n; ++i)
+      values[i] = std::sin(static_cast<float>(i) * 2.1f) * static_cast<float>(i + 1);
+    double sums[8] = {}, plain = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      sums[i % 8] += static_cast<double>(values[i]) * values[i];
+      plain += static_cast<double>(values[i]) * values[i];
+    }
+    double expected = 0;
+    for (double s : sums)
+      expected += s;
+    EXPECT_EQ(sum_of_squares(values), expected) << n;
+    EXPECT_NEAR(sum_of_squares(values), plain, 1e-12 * (1 + plain)) << n;
+  }
 }
 
 // 150 steps of AdamW on one 10-token sequence bring a tiny random Llama's loss to near 0: the gradients,

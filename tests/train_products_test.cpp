@@ -1,5 +1,5 @@
 // The float paths of the training ops that run on the engine's kernels (train/float_products.hpp: the
-// projections and attention, forward and backward) against the plain scalar loops of their double
+// projections and attention, forward and backward; train/float_activations.hpp: the feed-forward's backward) against the plain scalar loops of their double
 // instantiations, on random inputs of odd shapes, from unaligned pointers, adding into gradients that already
 // hold values (the ops add; they do not overwrite).
 //
@@ -144,6 +144,34 @@ TEST(TrainFloatProducts, AttentionAgreesWithTheScalarReference) {
     expect_within("attention_backward dq", dq.f(), dq_ref, tensor_scale(dq_ref));
     expect_within("attention_backward dk", dk.f(), dk_ref, tensor_scale(dk_ref));
     expect_within("attention_backward dv", dv.f(), dv_ref, tensor_scale(dv_ref));
+  }
+}
+
+// The feed-forward's backward ops in float (SIMD lanes with the forward kernels' exp, train/float_activations.hpp,
+// for SiLU and GELU; the scalar loop for the others) against their double instantiations, 37 values (whole
+// batches and a tail) over [-8, 8], adding into derivatives that already hold values. Each value within
+// kTolerance times (1 + the largest reference value).
+TEST(TrainFloatProducts, ActivationBackwardAgreesWithTheScalarReference) {
+  std::mt19937 rng(5);
+  const std::size_t n = 37;
+  for (Activation activation :
+       {Activation::SiLU, Activation::GELU, Activation::GELUExact, Activation::ReLU}) {
+    Values x = random_floats(rng, n), dy = random_floats(rng, n), up = random_floats(rng, n);
+    for (float& v : x.storage)
+      v *= 8.0f;
+    const std::vector<double> xd = x.d(), dyd = dy.d(), upd = up.d();
+    Values dx = random_floats(rng, n);
+    std::vector<double> dx_ref = dx.d();
+    activation_backward(dx.f(), dy.f(), x.f(), n, activation);
+    activation_backward(dx_ref.data(), dyd.data(), xd.data(), n, activation);
+    expect_within("activation_backward dx", dx.f(), dx_ref, tensor_scale(dx_ref));
+
+    Values dgate = random_floats(rng, n), dup = random_floats(rng, n);
+    std::vector<double> dgate_ref = dgate.d(), dup_ref = dup.d();
+    gated_backward(dgate.f(), dup.f(), dy.f(), x.f(), up.f(), n, activation);
+    gated_backward(dgate_ref.data(), dup_ref.data(), dyd.data(), xd.data(), upd.data(), n, activation);
+    expect_within("gated_backward dgate", dgate.f(), dgate_ref, tensor_scale(dgate_ref));
+    expect_within("gated_backward dup", dup.f(), dup_ref, tensor_scale(dup_ref));
   }
 }
 

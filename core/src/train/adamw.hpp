@@ -5,8 +5,8 @@
 //   m = beta1 m + (1 - beta1) g,          v = beta2 v + (1 - beta2) g^2,
 //   m^ = m / (1 - beta1^t),               v^ = v / (1 - beta2^t)          (bias correction: m, v start at 0)
 //   w = w - lr (m^ / (sqrt(v^) + eps) + weight_decay w)
-// as PyTorch's torch.optim.AdamW and llm.c compute it. The first step moves each weight by about lr, in the
-// direction opposite its gradient's sign.
+// in float, as PyTorch's torch.optim.AdamW and llm.c compute it. The first step moves each weight by about
+// lr, in the direction opposite its gradient's sign.
 #pragma once
 
 #include <span>

@@ -5,6 +5,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "train/float_activations.hpp"
 #include "train/float_products.hpp"
 
 namespace glassbox::train {
@@ -158,6 +159,9 @@ T activation_derivative(Activation activation, T x) {
 
 template <class T>
 void activation_backward(T* dx, const T* dy, const T* x, std::size_t n, Activation activation) {
+  if constexpr (std::is_same_v<T, float>) {  // training: SIMD lanes (train/float_activations.hpp)
+    if (has_float_activation_path(activation)) return activation_backward_f32(dx, dy, x, n, activation);
+  }
   for (std::size_t i = 0; i < n; ++i)
     dx[i] += dy[i] * activation_derivative(activation, x[i]);
 }
@@ -165,6 +169,10 @@ void activation_backward(T* dx, const T* dy, const T* x, std::size_t n, Activati
 template <class T>
 void gated_backward(T* dgate, T* dup, const T* dh, const T* gate, const T* up, std::size_t n,
                     Activation activation) {
+  if constexpr (std::is_same_v<T, float>) {  // training: SIMD lanes (train/float_activations.hpp)
+    if (has_float_activation_path(activation))
+      return gated_backward_f32(dgate, dup, dh, gate, up, n, activation);
+  }
   for (std::size_t i = 0; i < n; ++i) {
     dgate[i] += dh[i] * up[i] * activation_derivative(activation, gate[i]);
     dup[i] += dh[i] * activation_value(activation, gate[i]);
@@ -181,15 +189,16 @@ template <class T>
 void cross_entropy_backward(T* dlogits, const T* logits, const int* targets, std::size_t n, std::size_t vocab,
                             T dloss) {
   const T per_position = dloss / static_cast<T>(n);
+  std::vector<double> exps(vocab);  // each logit's exponential, taken once
   for (std::size_t t = 0; t < n; ++t) {
     const T* row = logits + t * vocab;
     T* drow = dlogits + t * vocab;
     const double largest = *std::max_element(row, row + vocab);
     double sum = 0;
     for (std::size_t i = 0; i < vocab; ++i)
-      sum += std::exp(static_cast<double>(row[i]) - largest);
+      sum += exps[i] = std::exp(static_cast<double>(row[i]) - largest);
     for (std::size_t i = 0; i < vocab; ++i) {
-      const double p = std::exp(static_cast<double>(row[i]) - largest) / sum;
+      const double p = exps[i] / sum;
       drow[i] += static_cast<T>(p - (static_cast<int>(i) == targets[t] ? 1.0 : 0.0)) * per_position;
     }
   }

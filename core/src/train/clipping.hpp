@@ -10,7 +10,12 @@
 
 namespace glassbox::train {
 
-// The global norm, its squares summed in double, in the order given.
+// The sum of the squares of `values` in double, element i into the (i mod 8)-th of 8 running sums, which are
+// then added in order: a fixed order (the same bits on any machine) whose 8 independent sums the compiler
+// turns into SIMD lanes (summed one after another, the loop stayed scalar: 4% of a small model's step).
+double sum_of_squares(std::span<const float> values);
+
+// The global norm: the square root of the tensors' sum_of_squares, added in the order given.
 double global_norm(const std::vector<std::span<float>>& gradients);
 
 // Scales the gradients to max_norm where their global norm exceeds it (max_norm <= 0: no clipping). Returns

@@ -7,6 +7,7 @@
 #include "kernels/accumulate_products.hpp"
 #include "kernels/kernels.hpp"
 #include "kernels/matmul.hpp"
+#include "model/layer_steps.hpp"
 
 namespace glassbox::train {
 namespace {
@@ -69,27 +70,17 @@ void linear_backward_f32(float* dx, float* dweight, float* dbias, const float* d
 
 void attention_forward_f32(float* out, float* probabilities, const float* q, const float* k, const float* v,
                            const AttentionShape& s) {
-  const float scale = 1.0f / std::sqrt(static_cast<float>(s.head_dim));
   const std::size_t per_kv = s.n_heads / s.n_kv_heads;
   for (std::size_t h = 0; h < s.n_heads; ++h) {
     const std::size_t kv = (h / per_kv) * s.head_dim;
     for (std::size_t i = 0; i < s.n; ++i) {
       float* p = probabilities + (h * s.n + i) * s.n;
-      // The scores of keys 0..i, then the softmax as the scalar op computes it (std::exp, in key order).
+      // The scores of keys 0..i, then their probabilities and weighted sum by the forward pass's own steps
+      // (model/layer_steps.hpp): inference's bits.
       kernels::dot_strided(p, k + kv, s.kv_width(), i + 1, q + i * s.q_width() + h * s.head_dim, s.head_dim);
-      float largest = -INFINITY;
-      for (std::size_t j = 0; j <= i; ++j) {
-        p[j] *= scale;
-        largest = std::max(largest, p[j]);
-      }
-      float total = 0;
-      for (std::size_t j = 0; j <= i; ++j)
-        total += p[j] = std::exp(p[j] - largest);
-      for (std::size_t j = 0; j <= i; ++j)
-        p[j] /= total;
+      probabilities_from_scores(p, 0, i + 1, s.head_dim);
       std::fill(p + i + 1, p + s.n, 0.0f);
-      kernels::weighted_row_sum(out + i * s.q_width() + h * s.head_dim, p, v + kv, s.kv_width(), i + 1,
-                                s.head_dim);
+      attention_output(out + i * s.q_width() + h * s.head_dim, p, v + kv, s.kv_width(), 0, i + 1, s.head_dim);
     }
   }
 }

@@ -2,7 +2,8 @@
 // linear_backward) and causal attention (attention_forward and attention_backward) of forward_ops.hpp and
 // backward_ops.hpp, on the engine's own kernels: the batched matrix product the forward pass runs prompts
 // through (kernels/matmul.hpp), the backward products' kernels/accumulate_products.hpp, and the dot
-// products, weighted sums and axpy of kernels/kernels.hpp.
+// products, weighted sums and axpy of kernels/kernels.hpp; the attention's probabilities and weighted sum
+// are the forward pass's own steps (model/layer_steps.hpp), so that training's forward gives inference's bits.
 //
 // The ops' float instantiations call these; their double instantiations stay the plain scalar loops, the
 // reference these are compared with (tests/train_products_test.cpp: within a stated tolerance, not bit for

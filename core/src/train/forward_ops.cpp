@@ -5,6 +5,9 @@
 #include <type_traits>
 
 #include "glassbox/positions.hpp"
+#include "glassbox/score.hpp"
+#include "kernels/kernels.hpp"
+#include "model/layer_steps.hpp"
 #include "train/float_products.hpp"
 
 namespace glassbox::train {
@@ -18,6 +21,10 @@ void embedding_forward(T* out, const T* table, const int* tokens, std::size_t n,
 
 template <class T>
 void rmsnorm_forward(T* out, const T* x, const T* weight, std::size_t n, T eps) {
+  if constexpr (std::is_same_v<T, float>) {  // training: the forward pass's kernel, so its bits
+    kernels::rmsnorm(out, x, weight, n, eps);
+    return;
+  }
   T mean_square = 0;
   for (std::size_t i = 0; i < n; ++i)
     mean_square += x[i] * x[i];
@@ -29,6 +36,10 @@ void rmsnorm_forward(T* out, const T* x, const T* weight, std::size_t n, T eps) 
 
 template <class T>
 void layernorm_forward(T* out, const T* x, const T* weight, const T* bias, std::size_t n, T eps) {
+  if constexpr (std::is_same_v<T, float>) {  // training: the forward pass's kernel, so its bits
+    kernels::layernorm(out, x, weight, bias, n, eps);
+    return;
+  }
   const auto [mean, scale] = layernorm_statistics(x, n, eps);
   for (std::size_t i = 0; i < n; ++i)
     out[i] = (x[i] - mean) * scale * weight[i] + (bias ? bias[i] : T(0));
@@ -52,6 +63,10 @@ void linear_forward(T* y, const T* x, const T* weight, const T* bias, std::size_
 
 template <class T>
 void rope_forward(T* x, const T* cos_row, const T* sin_row, std::size_t rotary_dim, RopePairing pairing) {
+  if constexpr (std::is_same_v<T, float>) {  // training: the forward pass's kernel, so its bits
+    kernels::rope(x, cos_row, sin_row, rotary_dim, pairing);
+    return;
+  }
   const std::size_t half = rotary_dim / 2;
   for (std::size_t i = 0; i < half; ++i) {
     const std::size_t a = pairing == RopePairing::Adjacent ? 2 * i : i;
@@ -139,17 +154,55 @@ void gated_forward(T* h, const T* gate, const T* up, std::size_t n, Activation a
 }
 
 template <class T>
-double cross_entropy_forward(const T* logits, const int* targets, std::size_t n, std::size_t vocab) {
-  double total = 0;
+void feed_forward_middle(const ModelConfig& c, T* h, const T* gate, const T* up, std::size_t n) {
+  const auto hidden = static_cast<std::size_t>(c.hidden_dim);
+  if constexpr (std::is_same_v<T, float>) {
+    // training: the forward pass's own step (model/layer_steps.hpp), a row at a time as it goes, in place
+    // in a copy of what it overwrites, so its bits.
+    const float* source = c.gated_ffn ? gate : up;
+    std::copy(source, source + n * hidden, h);
+    for (std::size_t t = 0; t < n; ++t)
+      feed_forward_hidden(c, h + t * hidden, c.gated_ffn ? up + t * hidden : nullptr);
+    return;
+  }
+  if (c.gated_ffn) {
+    gated_forward(h, gate, up, n * hidden, c.activation);
+    return;
+  }
+  for (std::size_t i = 0; i < n * hidden; ++i)
+    h[i] = activation_value(c.activation, up[i]);
+}
+
+template <class T>
+void target_log_probabilities(const T* logits, const int* targets, std::size_t n, std::size_t vocab,
+                              double* out) {
   for (std::size_t t = 0; t < n; ++t) {
     const T* row = logits + t * vocab;
+    if constexpr (std::is_same_v<T, float>) {  // `score`'s own statement of it, so its bits
+      out[t] = log_probability(std::span<const float>(row, vocab), targets[t]);
+      continue;
+    }
+    // log_probability's arithmetic, in double throughout.
     const double largest = *std::max_element(row, row + vocab);
     double sum = 0;
     for (std::size_t i = 0; i < vocab; ++i)
       sum += std::exp(static_cast<double>(row[i]) - largest);
-    total += largest + std::log(sum) - static_cast<double>(row[targets[t]]);
+    out[t] = static_cast<double>(row[targets[t]]) - largest - std::log(sum);
   }
-  return total / static_cast<double>(n);
+}
+
+double mean_negative(std::span<const double> log_probabilities) {
+  double total = 0;  // minus the sum first, then the mean, as score_tokens takes its loss
+  for (double lp : log_probabilities)
+    total -= lp;
+  return total / static_cast<double>(log_probabilities.size());
+}
+
+template <class T>
+double cross_entropy_forward(const T* logits, const int* targets, std::size_t n, std::size_t vocab) {
+  std::vector<double> log_probabilities(n);
+  target_log_probabilities(logits, targets, n, vocab, log_probabilities.data());
+  return mean_negative(log_probabilities);
 }
 
 #define GLASSBOX_FORWARD_OPS(T)                                                                             \
@@ -162,6 +215,8 @@ double cross_entropy_forward(const T* logits, const int* targets, std::size_t n,
   template void attention_forward<T>(T*, T*, const T*, const T*, const T*, const AttentionShape&);          \
   template T activation_value<T>(Activation, T);                                                            \
   template void gated_forward<T>(T*, const T*, const T*, std::size_t, Activation);                          \
+  template void feed_forward_middle<T>(const ModelConfig&, T*, const T*, const T*, std::size_t);            \
+  template void target_log_probabilities<T>(const T*, const int*, std::size_t, std::size_t, double*);       \
   template double cross_entropy_forward<T>(const T*, const int*, std::size_t, std::size_t);
 GLASSBOX_FORWARD_OPS(float)
 GLASSBOX_FORWARD_OPS(double)

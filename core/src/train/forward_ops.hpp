@@ -1,11 +1,13 @@
 // Plain scalar statements of the forward pass's ops, over a number type T (float for training, double for
 // the gradient checks' finite differences). They compute what the engine's kernels compute
 // (kernels/reference.cpp, model/layer_steps.hpp), written so that a backward pass can keep what it needs:
-// tests/train_backward_test.cpp checks them against the kernels in float. Scalar on purpose: this is the
-// reference the training kernels are compared with, as kernels/reference.cpp is for inference. The
-// exceptions, where a step spends its time: in float, linear_forward and attention_forward run on the
-// engine's kernels (train/float_products.hpp); their double instantiations are the plain loops written here,
-// the reference tests/train_products_test.cpp compares the float paths with.
+// tests/train_backward_test.cpp checks them against the kernels in float. The double instantiations are the
+// plain loops written here, the reference the float paths are compared with (tests/train_products_test.cpp).
+// The float instantiations, which training runs, are the forward pass's own kernels and steps instead: the
+// norms, RoPE, the feed-forward's activation, the log-probabilities of score_tokens, and (train/
+// float_products.hpp) the batched products and attention. So training's forward pass computes inference's
+// bits, and a step's loss is exactly what `glassbox score` reports for its rows
+// (tests/train_model_gradients_test.cpp holds them equal on every trainable architecture).
 //
 // Layout: rows of a batch are consecutive (x[t * width + i]); a weight matrix is [out][in], as GGUF and the
 // forward pass store it (row o is output o's weights).
@@ -13,6 +15,7 @@
 
 #include <cmath>
 #include <cstddef>
+#include <span>
 #include <vector>
 
 #include "glassbox/config.hpp"
@@ -83,6 +86,20 @@ T activation_value(Activation activation, T x);
 // A gated feed-forward's middle: h = act(gate) * up (SwiGLU with SiLU, GeGLU with GELU), n values.
 template <class T>
 void gated_forward(T* h, const T* gate, const T* up, std::size_t n, Activation activation);
+
+// A feed-forward's middle for n rows of config.hidden_dim values: h = act(gate) * up when the config gates
+// it, h = act(up) when not (gate unused).
+template <class T>
+void feed_forward_middle(const ModelConfig& config, T* h, const T* gate, const T* up, std::size_t n);
+
+// out[t] = log softmax(logits[t])[targets[t]] for n positions, logits [n][vocab], in double
+// (glassbox::log_probability's arithmetic).
+template <class T>
+void target_log_probabilities(const T* logits, const int* targets, std::size_t n, std::size_t vocab,
+                              double* out);
+
+// The loss of those log-probabilities: minus their sum, over their count (score_tokens' order).
+double mean_negative(std::span<const double> log_probabilities);
 
 // The mean over n positions of -log softmax(logits[t])[targets[t]], logits [n][vocab].
 template <class T>

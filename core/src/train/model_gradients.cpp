@@ -173,12 +173,7 @@ void forward(const ModelConfig& c, const ModelParameters<T>& p, const std::vecto
     }
     linear_forward(L.up.data(), L.ffn_normed.data(), w.ffn_up.data(), or_null(w.ffn_up_bias), n, s.dim,
                    s.hidden);
-    if (c.gated_ffn) {
-      gated_forward(L.h.data(), L.gate.data(), L.up.data(), n * s.hidden, c.activation);
-    } else {
-      for (std::size_t i = 0; i < L.h.size(); ++i)
-        L.h[i] = activation_value(c.activation, L.up[i]);
-    }
+    feed_forward_middle(c, L.h.data(), L.gate.data(), L.up.data(), n);
     linear_forward(projected.data(), L.h.data(), w.ffn_down.data(), or_null(w.ffn_down_bias), n, s.hidden,
                    s.dim);
     add_into(x, projected);
@@ -192,26 +187,60 @@ void forward(const ModelConfig& c, const ModelParameters<T>& p, const std::vecto
                  s.dim, s.vocab);
 }
 
+// The backward pass's buffers of derivatives, each [positions][width].
+template <class T>
+struct Derivatives {
+  std::vector<T> dlogits, dnormed, dx, dh, dgate, dup, dattn, dq, dk, dv;
+};
+
+// One thread's buffers, kept from one call to the next: the trainer runs a row at a time on each thread,
+// and allocating these afresh for every row (megabytes, which the kernel maps, zeroes and unmaps again)
+// took a tenth of a small model's step.
+template <class T>
+struct Workspace {
+  Activations<T> activations;
+  Derivatives<T> derivatives;
+};
+template <class T>
+Workspace<T>& workspace() {
+  thread_local Workspace<T> w;
+  return w;
+}
+
+// v as `size` zeros.
+template <class T>
+std::vector<T>& zeros(std::vector<T>& v, std::size_t size) {
+  v.assign(size, T(0));
+  return v;
+}
+
 template <class T>
 void backward(const ModelConfig& c, const ModelParameters<T>& p, const std::vector<int>& inputs,
-              const std::vector<int>& targets, const Activations<T>& a, ModelParameters<T>& g) {
+              const std::vector<int>& targets, const Activations<T>& a, ModelParameters<T>& g,
+              Derivatives<T>& d) {
   const Sizes s = sizes_of(c, inputs.size());
   const std::size_t n = s.n;
   const bool rope = c.position == PositionKind::RoPE;
 
-  std::vector<T> dlogits(n * s.vocab, T(0));
+  std::vector<T>& dlogits = zeros(d.dlogits, n * s.vocab);
   cross_entropy_backward(dlogits.data(), a.logits.data(), targets.data(), n, s.vocab);
   const bool tied = p.output.empty();
-  std::vector<T> dnormed(n * s.dim, T(0));
+  std::vector<T>& dnormed = zeros(d.dnormed, n * s.dim);
   linear_backward(dnormed.data(), (tied ? g.token_embedding : g.output).data(), static_cast<T*>(nullptr),
                   dlogits.data(), a.final_normed.data(), (tied ? p.token_embedding : p.output).data(), n,
                   s.dim, s.vocab);
-  std::vector<T> dx(n * s.dim, T(0));  // dLoss / d(the residual stream) at the current depth
+  std::vector<T>& dx = zeros(d.dx, n * s.dim);  // dLoss / d(the residual stream) at the current depth
   norm_rows_backward(c, dx.data(), g.final_norm, g.final_norm_bias, dnormed.data(), a.x_final.data(),
                      p.final_norm, n, s.dim);
 
-  std::vector<T> dh(n * s.hidden), dgate(c.gated_ffn ? n * s.hidden : 0), dup(n * s.hidden);
-  std::vector<T> dattn(n * s.q_dim), dq(n * s.q_dim), dk(n * s.kv_dim), dv(n * s.kv_dim);
+  // Each zeroed again before each use below.
+  std::vector<T>& dh = zeros(d.dh, n * s.hidden);
+  std::vector<T>& dgate = zeros(d.dgate, c.gated_ffn ? n * s.hidden : 0);
+  std::vector<T>& dup = zeros(d.dup, n * s.hidden);
+  std::vector<T>& dattn = zeros(d.dattn, n * s.q_dim);
+  std::vector<T>& dq = zeros(d.dq, n * s.q_dim);
+  std::vector<T>& dk = zeros(d.dk, n * s.kv_dim);
+  std::vector<T>& dv = zeros(d.dv, n * s.kv_dim);
   for (std::size_t l = p.layers.size(); l-- > 0;) {
     const LayerParameters<T>& w = p.layers[l];
     LayerParameters<T>& gw = g.layers[l];
@@ -395,27 +424,38 @@ ModelParameters<T> zeros_like(const ModelParameters<T>& parameters) {
   return zeros;
 }
 
+// The loss of the forward pass's logits, its log-probabilities into `log_probabilities` when given.
+template <class T>
+double loss_of(const ModelConfig& config, const Activations<T>& a, const std::vector<int>& targets,
+               std::vector<double>* log_probabilities) {
+  std::vector<double> lp(targets.size());
+  target_log_probabilities(a.logits.data(), targets.data(), targets.size(),
+                           static_cast<std::size_t>(config.vocab_size), lp.data());
+  const double loss = mean_negative(lp);
+  if (log_probabilities) *log_probabilities = std::move(lp);
+  return loss;
+}
+
 template <class T>
 Result<double> model_loss(const ModelConfig& config, const ModelParameters<T>& parameters,
                           std::span<const int> tokens) {
   std::vector<int> inputs, targets;
   if (auto ok = split_tokens(config, tokens, inputs, targets); !ok.ok()) return ok.error();
-  Activations<T> a;
+  Activations<T>& a = workspace<T>().activations;
   forward(config, parameters, inputs, a);
-  return cross_entropy_forward(a.logits.data(), targets.data(), inputs.size(),
-                               static_cast<std::size_t>(config.vocab_size));
+  return loss_of(config, a, targets, nullptr);
 }
 
 template <class T>
 Result<double> model_loss_and_gradients(const ModelConfig& config, const ModelParameters<T>& parameters,
-                                        std::span<const int> tokens, ModelParameters<T>& gradients) {
+                                        std::span<const int> tokens, ModelParameters<T>& gradients,
+                                        std::vector<double>* log_probabilities) {
   std::vector<int> inputs, targets;
   if (auto ok = split_tokens(config, tokens, inputs, targets); !ok.ok()) return ok.error();
-  Activations<T> a;
-  forward(config, parameters, inputs, a);
-  backward(config, parameters, inputs, targets, a, gradients);
-  return cross_entropy_forward(a.logits.data(), targets.data(), inputs.size(),
-                               static_cast<std::size_t>(config.vocab_size));
+  Workspace<T>& w = workspace<T>();
+  forward(config, parameters, inputs, w.activations);
+  backward(config, parameters, inputs, targets, w.activations, gradients, w.derivatives);
+  return loss_of(config, w.activations, targets, log_probabilities);
 }
 
 #define GLASSBOX_MODEL_GRADIENTS(T)                                                                     \
@@ -424,7 +464,8 @@ Result<double> model_loss_and_gradients(const ModelConfig& config, const ModelPa
   template Result<double> model_loss<T>(const ModelConfig&, const ModelParameters<T>&,                  \
                                         std::span<const int>);                                          \
   template Result<double> model_loss_and_gradients<T>(const ModelConfig&, const ModelParameters<T>&,    \
-                                                      std::span<const int>, ModelParameters<T>&);
+                                                      std::span<const int>, ModelParameters<T>&,        \
+                                                      std::vector<double>*);
 GLASSBOX_MODEL_GRADIENTS(float)
 GLASSBOX_MODEL_GRADIENTS(double)
 #undef GLASSBOX_MODEL_GRADIENTS

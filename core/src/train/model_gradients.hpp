@@ -13,13 +13,15 @@
 // where the model has them (GPT-2 everywhere, Llama nowhere); ffn(m): act(w_gate m + b_gate) * (w_up m + b_up)
 // when gated (SwiGLU, GeGLU), act(w_up m + b_up) when not (GPT-2's GELU).
 //
-// The loss is what glassbox::score_tokens reports for the same tokens (tests/train_model_gradients_test.cpp
-// holds them to 1e-5 on stories260K and a GPT-2): training's step 0 scores the text as `score` does.
+// In float, the loss is exactly what glassbox::score_tokens reports for the same tokens, bit for bit: the
+// float ops are the forward pass's own kernels and steps (train/forward_ops.hpp), so the trainer reports it
+// without scoring its rows again (tests/train_model_gradients_test.cpp checks every trainable architecture).
 //
-// Scalar except for the ops' own kernels, single-threaded: this is the reference that faster training is
-// checked against. Activations are kept whole (every layer's inputs, q, k, v, probabilities, feed-forward
+// Single-threaded; in double, every op is a plain scalar loop: the reference that the float pass is checked
+// against. Activations are kept whole (every layer's inputs, q, k, v, probabilities, feed-forward
 // values: O(layers x tokens x (dim + hidden + heads x tokens)) numbers), which is fine for the small models
-// and contexts this trains; recomputing them per layer would trade time for memory.
+// and contexts this trains; recomputing them per layer would trade time for memory. Each thread keeps its
+// activations' and derivatives' buffers from one call to the next (its rows are of similar lengths).
 #pragma once
 
 #include <span>
@@ -123,9 +125,11 @@ Result<double> model_loss(const ModelConfig& config, const ModelParameters<T>& p
                           std::span<const int> tokens);
 
 // The same loss, and its derivative by every weight ADDED into `gradients` (zeros_like(parameters), or a
-// batch's running sum).
+// batch's running sum); `log_probabilities`, when given, receives the log-probability of each predicted
+// token (tokens[1..]), whose negated mean the loss is.
 template <class T>
 Result<double> model_loss_and_gradients(const ModelConfig& config, const ModelParameters<T>& parameters,
-                                        std::span<const int> tokens, ModelParameters<T>& gradients);
+                                        std::span<const int> tokens, ModelParameters<T>& gradients,
+                                        std::vector<double>* log_probabilities = nullptr);
 
 }  // namespace glassbox::train

@@ -9,7 +9,6 @@
 
 #include "formats/safetensors_writer.hpp"
 #include "glassbox/formats.hpp"
-#include "glassbox/score.hpp"
 #include "train/adamw.hpp"
 #include "train/clipping.hpp"
 #include "train/model_gradients.hpp"
@@ -46,15 +45,12 @@ void copy_values(ModelParameters<float>& to, ModelParameters<float>& from) {
   });
 }
 
-// The norm of each layer's gradients alone, in double.
+// The norm of each layer's gradients alone, in double (its tensors' sums of squares, in order).
 std::vector<double> layer_norms(ModelParameters<float>& gradients) {
   std::vector<double> norms;
   for (train::LayerParameters<float>& layer : gradients.layers) {
     double sum = 0;
-    layer.for_each("", [&](const std::string&, std::vector<float>& t) {
-      for (float g : t)
-        sum += static_cast<double>(g) * g;
-    });
+    layer.for_each("", [&](const std::string&, std::vector<float>& t) { sum += train::sum_of_squares(t); });
     norms.push_back(std::sqrt(sum));
   }
   return norms;
@@ -206,12 +202,11 @@ Result<TrainingStepReport> Trainer::step() {
     tokens += static_cast<int>(row.size());
   }
 
-  // Each row alone (its gradients into a buffer of its own, its loss as `score` computes it), a wave of as
-  // many rows as there are threads at a time; then the wave's gradients are added into the batch's in row
-  // order, each weighted by its share of the predicted tokens. The order of the additions depends on nothing
-  // but the rows, so any thread count gives the same bits.
+  // Each row alone (its gradients into a buffer of its own, its tokens' log-probabilities: `score`'s bits,
+  // train/model_gradients.hpp), a wave of as many rows as there are threads at a time; then the wave's
+  // gradients are added into the batch's in row order, each weighted by its share of the predicted tokens.
+  // The order of the additions depends on nothing but the rows, so any thread count gives the same bits.
   std::vector<std::vector<double>> logprobs(batch);
-  std::vector<double> training_losses(batch);
   std::vector<std::optional<Error>> failures(batch);
   set_zero(s.gradients);
   const auto sums = tensors_of(s.gradients);
@@ -222,18 +217,9 @@ Result<TrainingStepReport> Trainer::step() {
       for (std::size_t i = begin; i < end; ++i) {
         const std::size_t r = first + i;
         set_zero(s.row_gradients[i]);
-        auto loss = train::model_loss_and_gradients(s.config, *s.parameters, rows[r], s.row_gradients[i]);
-        if (!loss) {
-          failures[r] = loss.error();
-          continue;
-        }
-        training_losses[r] = *loss;
-        auto scored = score_tokens(s.model, rows[r], {.threads = 1});
-        if (!scored) {
-          failures[r] = scored.error();
-          continue;
-        }
-        logprobs[r] = std::move(scored->logprobs);
+        auto loss = train::model_loss_and_gradients(s.config, *s.parameters, rows[r], s.row_gradients[i],
+                                                    &logprobs[r]);
+        if (!loss) failures[r] = loss.error();
       }
     });
     for (std::size_t i = 0; i < count; ++i) {
@@ -270,8 +256,6 @@ Result<TrainingStepReport> Trainer::step() {
                  " (not a finite number; a lower learning rate may help); ", kept);
   };
   if (!std::isfinite(loss)) return stop("the loss", loss);
-  for (double training_loss : training_losses)
-    if (!std::isfinite(training_loss)) return stop("the loss", training_loss);
   std::vector<std::span<float>> gradient_spans;
   for (const auto& [name, g] : sums)
     gradient_spans.emplace_back(*g);
