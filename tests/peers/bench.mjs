@@ -56,8 +56,8 @@ const SHAPES = {
 };
 // Types that come from llama.cpp's quantizer (llama-quantize's names), as in the files people download, with
 // its per-tensor mix: the tied classifier is Q6_K in all four (on gqa40M, 12.8 of their 27-34 MB); Q4_K_M and
-// Q5_K_M keep Q6_K for attn_v and ffn_down in 4 of 8 layers, IQ4_XS takes Q5_K for attn_v. The other types
-// are written by `glassbox convert`.
+// Q5_K_M keep Q6_K for attn_v and ffn_down in 4 of 8 layers, IQ4_XS takes Q5_K for attn_v (and layer 0's
+// ffn_down). The other types are written by `glassbox convert`.
 const QUANTIZER_TYPES = { q4_k_m: 'Q4_K_M', q5_k_m: 'Q5_K_M', q6_k: 'Q6_K', iq4_xs: 'IQ4_XS' };
 // The default run; the grouped-query files are asked for by name (--models gqa40M-q4_k_m,...), or all of them
 // with --models gqa.
