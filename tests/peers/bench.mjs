@@ -226,14 +226,19 @@ if (args.json) console.log(JSON.stringify(report, null, 2));
 
 const f0 = (x) => (x == null ? '–' : Number(x).toFixed(0));
 const ratio = (a, b) => (a && b ? `${(a / b).toFixed(2)}x` : '–');
+const SHAPE_NAMES = {
+  '15M': 'stories15M: dim 288, 6 layers',
+  '110M': 'Llama-110M: dim 768, 12 layers',
+  gqa40M: 'gqa40M: dim 512, 8 layers, 8 query heads over 2 key/value heads, hidden 1536',
+};
 const lines = [
   '# Benchmarks',
   '',
   `Measured ${report.date.slice(0, 10)} by \`node tests/peers/bench.mjs\` (median of ${repeat} repeats per cell) on ${report.machine}.`,
   `${version}; llama.cpp ${report.llama_cpp ?? ''} (llama-bench, built from the source node-llama-cpp ships); memory bandwidth (streaming read): ` +
     Object.entries(bw).map(([t, b]) => `${(b / 1e9).toFixed(1)} GB/s at ${t} thread${t > 1 ? 's' : ''}`).join(', ') + '.',
-  'Models: random weights in real shapes (stories15M: dim 288, 6 layers; Llama-110M: dim 768, 12 layers; gqa40M: dim 512, 8 layers, ' +
-    '8 query heads over 2 key/value heads, hidden 1536; 32,000-token vocabulary). Q4_K_M, Q5_K_M, Q6_K and IQ4_XS files come from llama.cpp\'s quantizer.',
+  `Models: random weights in real shapes (${[...new Set(results.map((r) => r.model.split('-')[0]))].map((s) => SHAPE_NAMES[s]).join('; ')}; ` +
+    '32,000-token vocabulary). Q4_K_M, Q5_K_M, Q6_K and IQ4_XS files come from llama.cpp\'s quantizer.',
   '',
   '## Native, tokens/s (glassbox / llama.cpp, and the ratio)',
   '',
