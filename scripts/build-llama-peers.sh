@@ -45,10 +45,25 @@ if [ "${1:-all}" = quantize ]; then
   exit 0
 fi
 [ "$#" -eq 0 ] || { echo "usage: $0 [quantize]" >&2; exit 2; }
+
+# ggml's instruction sets: -march=native (GGML_NATIVE), except on a CPU with AMX, where -march=native turns on
+# ggml's AMX matrix kernels and llama-bench dies in them (SIGSEGV in ggml_backend_amx_mul_mat on the first
+# prompt, seen on this project's 2-core Xeon VM); there every extension the CPU has but AMX, named one by one.
+isa_options() {
+  local flags
+  flags=" $(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null) "
+  case "$flags" in *" amx_int8 "*) ;; *) echo "-DGGML_NATIVE=ON"; return ;; esac
+  echo "-DGGML_NATIVE=OFF"
+  local pair
+  for pair in sse4_2:SSE42 avx:AVX avx2:AVX2 fma:FMA f16c:F16C bmi2:BMI2 avx_vnni:AVX_VNNI avx512bw:AVX512 \
+    avx512vbmi:AVX512_VBMI avx512_vnni:AVX512_VNNI avx512_bf16:AVX512_BF16; do
+    case "$flags" in *" ${pair%%:*} "*) echo "-DGGML_${pair##*:}=ON" ;; *) echo "-DGGML_${pair##*:}=OFF" ;; esac
+  done
+}
 if [ ! -x "$out/bin/llama-bench" ] || [ ! -x "$out/bin/llama-quantize" ]; then
   source_tree
   [ -f "$out/CMakeCache.txt" ] ||
-    cmake -S "$src" -B "$out" -G Ninja -DCMAKE_BUILD_TYPE=Release -DLLAMA_CURL=OFF -DGGML_NATIVE=ON \
+    cmake -S "$src" -B "$out" -G Ninja -DCMAKE_BUILD_TYPE=Release -DLLAMA_CURL=OFF $(isa_options) \
       -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_SERVER=OFF -DBUILD_SHARED_LIBS=OFF >&2
   cmake --build "$out" --target llama-bench llama-quantize --parallel 2 >&2
 fi

@@ -12,6 +12,8 @@
 //            the same shapes' float32 llama2.c checkpoints, at the same thread counts (OMP_NUM_THREADS, which
 //            only an OpenMP build of run.c follows)
 // The models are random-weight files of real shapes, made into models/bench/ (git-ignored) when absent.
+// Model names are <shape>-<type>: shapes 15M, 110M and gqa40M (2 key/value heads); types f32, q8_0, q4_0 and,
+// from llama.cpp's quantizer, q4_k_m, q5_k_m, q6_k, iq4_xs. `--models gqa` is every grouped-query file.
 //   node tests/peers/bench.mjs [--models 15M-f32,110M-q8_0] [--threads 1,2] [--repeat 3] [--skip-browser] [--json]
 //                              [--llama2c PATH] [--out FILE]   (default docs/benchmarks.md; --out - prints the table only)
 //   node tests/peers/bench.mjs train [...]: training steps against llm.c's train_gpt2.c (tests/peers/bench-train.mjs)
@@ -28,7 +30,7 @@ if (process.argv[2] === 'train') {
 }
 const args = commandLine();
 if (args.help || args.h) {
-  console.log('usage: node tests/peers/bench.mjs [--models 15M-q8_0,110M-f32] [--threads 1,2] [--repeat 3] [--skip-browser] [--json] [--llama2c RUN] [--out FILE|-]');
+  console.log('usage: node tests/peers/bench.mjs [--models 15M-q8_0,110M-f32,gqa40M-q4_k_m|gqa] [--threads 1,2] [--repeat 3] [--skip-browser] [--json] [--llama2c RUN] [--out FILE|-]');
   console.log('       node tests/peers/bench.mjs train [--configs 4x128,6x384] [--threads 1,2] [--turns 3] [--steps 4] [--warmup 1] [--batch 4] [--architecture llama|gpt2] [--llmc DIR] [--json] [--out FILE|-]');
   process.exit(0);
 }
@@ -41,15 +43,27 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const benchDir = path.join(modelsDir, 'bench');
 const MiB = 2 ** 20;
 
-// The model shapes: stories15M's (llama2.c) and Llama-110M's, with the 32,000-token Llama 2 vocabulary.
+// The model shapes, with the 32,000-token Llama 2 vocabulary: stories15M's (llama2.c) and Llama-110M's, both
+// with as many key/value heads as query heads, and gqa40M, grouped-query attention as in Llama 3, Qwen2 and
+// SmolLM2: dim 512, 8 layers, 8 query heads sharing 2 key/value heads (head size 64), hidden 1536 (Llama's
+// 8/3 x dim rounded up to 256), so every matrix row is whole 256-value super-blocks and llama.cpp's quantizer
+// keeps the K-quant and IQ4_XS types it is asked for (on the 15M shape's rows of 288 it falls back to other
+// blocks, so K-quants are measured on 110M and gqa40M).
 const SHAPES = {
   '15M': ['--dim', '288', '--layers', '6', '--heads', '6', '--hidden', '768', '--seq-len', '1024'],
   '110M': ['--dim', '768', '--layers', '12', '--heads', '12', '--hidden', '2048', '--seq-len', '1024'],
+  gqa40M: ['--dim', '512', '--layers', '8', '--heads', '8', '--kv-heads', '2', '--hidden', '1536', '--seq-len', '1024'],
 };
-// Q4_K_M comes from llama.cpp's quantizer; on the 15M shape (rows of 288, not a multiple of 256) it falls back
-// to Q5_0 blocks, which glassbox does not read yet, so it is measured on the 110M shape only.
+// Types that come from llama.cpp's quantizer (llama-quantize's names), as in the files people download, with
+// its per-tensor mix: the tied classifier is Q6_K in all four (on gqa40M, 12.8 of their 27-34 MB); Q4_K_M and
+// Q5_K_M keep Q6_K for attn_v and ffn_down in 4 of 8 layers, IQ4_XS takes Q5_K for attn_v (and layer 0's
+// ffn_down). The other types are written by `glassbox convert`.
+const QUANTIZER_TYPES = { q4_k_m: 'Q4_K_M', q5_k_m: 'Q5_K_M', q6_k: 'Q6_K', iq4_xs: 'IQ4_XS' };
+// The default run; the grouped-query files are asked for by name (--models gqa40M-q4_k_m,...), or all of them
+// with --models gqa.
 const ALL_MODELS = ['15M-f32', '15M-q8_0', '15M-q4_0', '110M-f32', '110M-q8_0', '110M-q4_k_m'];
-const models = String(args.models ?? ALL_MODELS.join(',')).split(',');
+const GQA_MODELS = ['gqa40M-q8_0', 'gqa40M-q4_0', ...Object.keys(QUANTIZER_TYPES).map((t) => `gqa40M-${t}`)];
+const models = String(args.models ?? ALL_MODELS.join(',')).split(',').flatMap((m) => (m === 'gqa' ? GQA_MODELS : [m]));
 
 function llamaPeers() {
   // The build's compiler output goes straight to the terminal: piped, its warnings overflow execFileSync's buffer.
@@ -77,7 +91,7 @@ function modelFile(name, peers) {
   const f32 = path.join(benchDir, `${shape}-f32.gguf`);
   if (!fs.existsSync(f32))
     execFileSync(cli, ['convert', '--model', checkpointFile(shape), '--tokenizer', path.join(modelsDir, 'tokenizer.bin'), '--output', f32, '--type', 'f32', '--name', `${shape}-f32`], { stdio: 'inherit' });
-  if (type === 'q4_k_m') execFileSync(peers.quantize, [f32, file, 'Q4_K_M'], { stdio: 'ignore' });
+  if (QUANTIZER_TYPES[type]) execFileSync(peers.quantize, [f32, file, QUANTIZER_TYPES[type]], { stdio: 'ignore' });
   else if (type !== 'f32') execFileSync(cli, ['convert', '--model', f32, '--output', file, '--type', type, '--name', name], { stdio: 'inherit' });
   return file;
 }
@@ -212,13 +226,19 @@ if (args.json) console.log(JSON.stringify(report, null, 2));
 
 const f0 = (x) => (x == null ? '–' : Number(x).toFixed(0));
 const ratio = (a, b) => (a && b ? `${(a / b).toFixed(2)}x` : '–');
+const SHAPE_NAMES = {
+  '15M': 'stories15M: dim 288, 6 layers',
+  '110M': 'Llama-110M: dim 768, 12 layers',
+  gqa40M: 'gqa40M: dim 512, 8 layers, 8 query heads over 2 key/value heads, hidden 1536',
+};
 const lines = [
   '# Benchmarks',
   '',
   `Measured ${report.date.slice(0, 10)} by \`node tests/peers/bench.mjs\` (median of ${repeat} repeats per cell) on ${report.machine}.`,
   `${version}; llama.cpp ${report.llama_cpp ?? ''} (llama-bench, built from the source node-llama-cpp ships); memory bandwidth (streaming read): ` +
     Object.entries(bw).map(([t, b]) => `${(b / 1e9).toFixed(1)} GB/s at ${t} thread${t > 1 ? 's' : ''}`).join(', ') + '.',
-  'Models: random weights in real shapes (stories15M: dim 288, 6 layers; Llama-110M: dim 768, 12 layers; 32,000-token vocabulary).',
+  `Models: random weights in real shapes (${[...new Set(results.map((r) => r.model.split('-')[0]))].map((s) => SHAPE_NAMES[s]).join('; ')}; ` +
+    '32,000-token vocabulary). Q4_K_M, Q5_K_M, Q6_K and IQ4_XS files come from llama.cpp\'s quantizer.',
   '',
   '## Native, tokens/s (glassbox / llama.cpp, and the ratio)',
   '',
