@@ -90,7 +90,7 @@ export class TrainLabView {
   readonly steps = numberInput(6000, 1, '1');
   readonly batch = numberInput(8, 1, '1');
   readonly learningRate = numberInput(0.003, 0, 'any');
-  readonly warmup = numberInput(150, 0, '1');
+  readonly warmup = numberInput(300, 0, '1');
   readonly startButton = el('button', 'button primary train-start', 'Start');
   readonly pauseButton = el('button', 'button train-pause', 'Pause');
   readonly stopButton = el('button', 'button train-stop', 'Stop');
@@ -119,7 +119,7 @@ export class TrainLabView {
     const intro = el(
       'p',
       'muted',
-      'Train a small transformer here, in this tab: backpropagation through the same forward pass the other views read, AdamW with warmup and cosine decay, clipped gradients. The copy task teaches the model to look back to where the current word stood before and copy what came next: the induction heads of Olsson et al. (2022), whose scores the strip below follows. With the first model and the copy task the loss sits on a plateau near 4 for about a thousand steps, then drops as an induction head forms (its row in the strip turns dark) around steps 2,000 to 3,000: a quarter of an hour at 10,000 tokens/s, so leave the tab open. Pause to see the model as it is in every view.',
+      'Train a small transformer here, in this tab: backpropagation through the same forward pass the other views read, AdamW with warmup and cosine decay, clipped gradients. The copy task teaches the model to look back to where the current word stood before and copy what came next: the induction heads of Olsson et al. (2022), whose scores the strip below follows. With the first model and the copy task the loss sits on a plateau near 4 for about a thousand steps, then drops as an induction head forms (its row in the strip turns dark) around step 2,000: six or seven minutes at 20,000 tokens/s, so leave the tab open. Pause to see the model as it is in every view.',
     );
     const choose = el('div', 'train-controls');
     choose.append(inlineField('Model', this.model), inlineField('Data', this.data), this.file);
