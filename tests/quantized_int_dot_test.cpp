@@ -24,7 +24,7 @@
 namespace glassbox::kernels {
 namespace {
 
-const DType kIntTypes[] = {DType::Q8_0, DType::Q4_0, DType::Q4_K, DType::Q6_K};
+const DType kIntTypes[] = {DType::Q8_0, DType::Q4_0, DType::Q4_K, DType::Q6_K, DType::IQ4_XS};
 
 // Activations quantized into storage that starts `offset` bytes past an aligned address.
 struct Activations {
@@ -127,6 +127,50 @@ TEST(QuantizedIntDot, Q4_KMatchesTheReference) {
 }
 TEST(QuantizedIntDot, Q6_KMatchesTheReference) {
   check_type(DType::Q6_K, 27);
+}
+
+TEST(QuantizedIntDot, IQ4_XSMatchesTheReference) {
+  check_type(DType::IQ4_XS, 33);
+}
+
+TEST(QuantizedIntDot, IQ4_XSLooksUpEveryTableValue) {
+  // Every index (0..15) in every position of a sub-block, with every stored scale (ls 0..63, so ws from
+  // -32 d to 31 d), against activations of +-127: the kernel's lookup and sign trick must give the plain
+  // loop's integers, and the decoded weights times the activations (exact here: d = 1, x = +-1).
+  const std::size_t n = 8 * 256;
+  std::vector<std::byte> row(8 * 136);
+  std::vector<float> x(n);
+  for (std::size_t s = 0; s < 8; ++s) {
+    std::byte* block = row.data() + s * 136;
+    const uint16_t one = float_to_half(1.0f);
+    std::memcpy(block, &one, 2);
+    uint16_t high = 0;
+    for (std::size_t j = 0; j < 8; ++j) {
+      const std::size_t ls = (8 * s + j) % 64;
+      high = static_cast<uint16_t>(high | ((ls >> 4) << (2 * j)));
+      block[4 + j / 2] |= static_cast<std::byte>((ls & 0x0F) << (4 * (j % 2)));
+      for (std::size_t i = 0; i < 16; ++i)  // value i: index (i + j) % 16; value i + 16: 15 - that
+        block[8 + 16 * j + i] = static_cast<std::byte>(((i + j + s) % 16) | ((15 - (i + j + s) % 16) << 4));
+    }
+    std::memcpy(block + 2, &high, 2);
+  }
+  for (std::size_t i = 0; i < n; ++i)
+    x[i] = (i * 7) % 3 == 0 ? -1.0f : 1.0f;
+  Activations a(x, 0);
+  std::vector<float> decoded(n);
+  dequantize_row(DType::IQ4_XS, row.data(), decoded.data(), n);
+  double exact = 0.0, magnitude = 0.0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double term = static_cast<double>(decoded[i]) * a.view().d[i / 32] * a.view().q[i];
+    exact += term;
+    magnitude += std::fabs(term);
+  }
+  float kernel = 0.0f;
+  int_matvec(&kernel, DType::IQ4_XS, row.data(), 0, n, a.view(), 0, 1);
+  EXPECT_EQ(bits(kernel), bits(int_dot_reference(DType::IQ4_XS, row.data(), a.view(), n)));
+  EXPECT_NEAR(kernel, exact, 1e-6 * magnitude);
+  const std::vector<float> batch = batched(DType::IQ4_XS, row.data(), row.size(), n, 1, {a.view()});
+  EXPECT_EQ(bits(batch[0]), bits(kernel));
 }
 
 TEST(QuantizedIntDot, Q8_0RowsAskedForAheadKeepTheirBits) {
@@ -358,6 +402,13 @@ TEST(QuantizedIntDot, KQuantChecksumIsTheSameOnEveryPlatform) {
   std::printf("integer K-quant dot kernel checksum: %016llx\n", static_cast<unsigned long long>(hash));
   EXPECT_EQ(hash, 0x2d07a3939439ce36ull)
       << "the integer K-quant kernels' bits changed on " << simd_instruction_set();
+}
+
+TEST(QuantizedIntDot, IQ4_XSChecksumIsTheSameOnEveryPlatform) {
+  const uint64_t hash = checksum({DType::IQ4_XS}, 34);
+  std::printf("integer IQ4_XS dot kernel checksum: %016llx\n", static_cast<unsigned long long>(hash));
+  EXPECT_EQ(hash, 0x44a35d76c81f2a59ull)
+      << "the integer IQ4_XS kernel's bits changed on " << simd_instruction_set();
 }
 
 }  // namespace

@@ -12,7 +12,8 @@
 //   t_b is added to partial sum b % 4, in increasing b, and the row's result is (p0 + p1) + (p2 + p3).
 // Integer offsets that are part of a type's encoding (Q4_0's -8, Q6_K's -32) and Q6_K's per-16 integer scales
 // stay inside isum_b (exact). Each type below says what ws_b and isum_b are.
-// quantized_int_dot_kquants.hpp holds the K-quants' kernels, quantized_int_terms.hpp the float order.
+// quantized_int_dot_kquants.hpp holds the K-quants' kernels, quantized_int_dot_iquants.hpp IQ4_XS's,
+// quantized_int_terms.hpp the float order.
 // quantized_int_dot_reference.cpp computes the same with plain loops; tests/quantized_int_dot_test.cpp checks
 // that every kernel gives its bits, at odd lengths and unaligned addresses, and pins a checksum natively and
 // in WebAssembly.
@@ -35,6 +36,8 @@ namespace glassbox::kernels {
 //   Q6_K  ws_b = the super-block's f16 d, isum_b = scale_2j * (sum over the first 16 values of (q - 32) * x)
 //         + scale_2j+1 * (the same over the second 16), q the 6-bit values and scale_i the int8 scales
 //         (the second sum kept exact as sum of q * x less 32 * sums16)
+//   IQ4_XS ws_b = d * (ls_j - 32) (the decoder's float expression, d the f16, ls_j the 6-bit stored scale),
+//         isum_b = sum of kIq4NlValues[i] * x, i the 4-bit indices (quantized_int_dot_iquants.hpp)
 bool has_int_dot(DType type);
 
 // out[r] = the integer dot of row r of w with x, for r in [row_begin, row_end); w is the whole matrix, rows

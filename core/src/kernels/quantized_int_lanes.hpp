@@ -100,6 +100,13 @@ GLASSBOX_INT_INLINE Bytes either(Bytes a, Bytes b) {
   return _mm256_or_si256(a, b);
 }
 
+// table[i] for each of 32 indices i in 0..15 (IQ4_NL / IQ4_XS's non-linear values): pshufb looks up within
+// each 128-bit lane, so both lanes hold the table.
+GLASSBOX_INT_INLINE Bytes look_up(const int8_t* table, Bytes indices) {
+  return _mm256_shuffle_epi8(
+      _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(table))), indices);
+}
+
 // w in [0, 127] times x, the products of bytes 0..15 multiplied by scales[0] and those of 16..31 by scales[1]
 // (Q6_K's per-16 scales): pmaddubsw's pairs (at most 2 * 127 * 127) times the scales in pmaddwd, whose
 // vector is the two scales (one 32-bit load) spread over the halves by a byte shuffle. The same with VNNI
@@ -212,6 +219,11 @@ GLASSBOX_INT_INLINE Bytes either(Bytes a, Bytes b) {
   return {wasm_v128_or(a.low, b.low), wasm_v128_or(a.high, b.high)};
 }
 
+GLASSBOX_INT_INLINE Bytes look_up(const int8_t* table, Bytes indices) {
+  const v128_t t = wasm_v128_load(table);
+  return {wasm_i8x16_swizzle(t, indices.low), wasm_i8x16_swizzle(t, indices.high)};
+}
+
 // Each half's four int32 sums times its scale.
 GLASSBOX_INT_INLINE Sums dot_unsigned_halves(Bytes w, const int16_t* x, const int16_t* scales) {
   return wasm_i32x4_add(wasm_i32x4_mul(dot16(w.low, x), wasm_i32x4_splat(scales[0])),
@@ -306,6 +318,12 @@ GLASSBOX_INT_INLINE Bytes either(Bytes a, const Bytes& b) {
   for (int j = 0; j < 32; ++j)
     a.v[j] = static_cast<int8_t>(a.v[j] | b.v[j]);
   return a;
+}
+
+GLASSBOX_INT_INLINE Bytes look_up(const int8_t* table, Bytes indices) {
+  for (int j = 0; j < 32; ++j)
+    indices.v[j] = table[indices.v[j]];
+  return indices;
 }
 
 GLASSBOX_INT_INLINE Sums dot_unsigned_halves(const Bytes& w, const int8_t* x, const int16_t* scales) {

@@ -15,6 +15,7 @@
 //   Q6_K  w = q - 32 in [-32, 31]    pairs <= 16320: runs of 2 (each half's two runs times its scale)
 //   Q8_0  w in [-128, 127] would overflow a single pair (65280), so w is split as 16 * (w >> 4) + (w & 15):
 //         the high part in [-8, 7] takes runs of 8 (times 16), the low in [0, 15] runs of 4.
+//   IQ4_XS  w = the table value in [-127, 113]: split as Q8_0's.
 // Every bound holds for any bytes a file holds, so no file can make a sum saturate.
 #include "kernels/quantized_int_matmul_avx2.hpp"
 
@@ -27,6 +28,7 @@
 
 #include <type_traits>
 
+#include "kernels/quantized_int_dot_iquants.hpp"
 #include "kernels/quantized_int_dot_kquants.hpp"
 #include "kernels/quantized_int_lanes.hpp"
 #include "kernels/quantized_int_terms.hpp"
@@ -113,6 +115,11 @@ template <>
 struct Format<DType::Q4_K> {
   static constexpr Plane kLow{4, 1}, kHigh{0, 0};
   static constexpr bool kSplit = false, kGroupScales = false, kOffsets = true;
+};
+template <>
+struct Format<DType::IQ4_XS> {  // table values in [-127, 113]: Q8_0's planes
+  static constexpr Plane kLow{4, 1}, kHigh{8, 16};
+  static constexpr bool kSplit = true, kGroupScales = false, kOffsets = false;
 };
 template <>
 struct Format<DType::Q6_K> {
@@ -228,6 +235,12 @@ void decode_row(const std::byte* row, std::size_t cols, const RowOut& o) {
       else
         store_sub_block<kType>(o, b, int_lanes::minus(int_lanes::nibbles(row + 2), 8));
     }
+  } else if constexpr (kType == DType::IQ4_XS) {
+    for (std::size_t s = 0; s < cols / 256; ++s, row += int_iquants::IQ4_XS::kBytes) {
+      int_iquants::IQ4_XS::scales(row, o.ws + 8 * s);
+      for (std::size_t j = 0; j < 8; ++j)
+        store_sub_block<kType>(o, 8 * s + j, int_iquants::iq4_values(row + 8 + 16 * j));
+    }
   } else {
     using Unpack = std::conditional_t<kType == DType::Q4_K, int_kquants::Q4_K, int_kquants::Q6_K>;
     for (std::size_t s = 0; s < cols / 256; ++s, row += Unpack::kBytes) {
@@ -304,6 +317,9 @@ template void int_matmul_avx2<DType::Q4_0>(float*, std::size_t, const std::byte*
 template void int_matmul_avx2<DType::Q4_K>(float*, std::size_t, const std::byte*, std::size_t, std::size_t,
                                            const ActivationColumns&, std::size_t, std::size_t,
                                            IntMatmulScratch);
+template void int_matmul_avx2<DType::IQ4_XS>(float*, std::size_t, const std::byte*, std::size_t, std::size_t,
+                                             const ActivationColumns&, std::size_t, std::size_t,
+                                             IntMatmulScratch);
 template void int_matmul_avx2<DType::Q6_K>(float*, std::size_t, const std::byte*, std::size_t, std::size_t,
                                            const ActivationColumns&, std::size_t, std::size_t,
                                            IntMatmulScratch);

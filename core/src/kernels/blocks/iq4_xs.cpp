@@ -4,6 +4,9 @@
 
 #include "kernels/element_types.hpp"
 #include "kernels/quantized_dot_iquants.hpp"
+#include "kernels/quantized_int_dot_iquants.hpp"
+#include "kernels/quantized_int_dot_rows.hpp"
+#include "kernels/quantized_int_matmul_avx2.hpp"
 
 namespace glassbox::kernels::fused {
 namespace {
@@ -71,9 +74,31 @@ void fused_matvec(float* out, const std::byte* w, std::size_t row_bytes, std::si
   fused::matvec_rows<fused::Blocks<fused::IQ4_XS>, 1>(out, w, row_bytes, cols, x, row_begin, row_end);
 }
 
+void int_matvec(float* out, const std::byte* w, std::size_t row_bytes, std::size_t cols,
+                const QuantizedActivations& x, std::size_t row_begin, std::size_t row_end) {
+  int_rows::super_block_rows_dot<int_iquants::IQ4_XS>(out, w, row_bytes, cols, x, row_begin, row_end);
+}
+
+// One row as the integer kernels see it (quantized_int_rows.hpp): 136 bytes per 256 values; each sub-block's
+// table values as signed bytes and its float scale d * (ls - 32).
+void decode_integer_row(const std::byte* row, std::size_t cols, int8_t* w, int16_t*, float* ws, float*) {
+  for (std::size_t s = 0; s < cols / 256; ++s, row += kLayout.block_bytes) {
+    int_iquants::IQ4_XS::scales(row, ws + 8 * s);
+    for (int j = 0; j < 8; ++j, w += 32)
+      int_lanes::store32(w, int_iquants::iq4_values(row + 8 + 16 * j));
+  }
+}
+
 }  // namespace
 
-constinit const BlockKernels blocks::kIQ4_XS = {.decode = dequantize_row_iq4_xs,
-                                                .fused_matvec = fused_matvec};
+constinit const BlockKernels blocks::kIQ4_XS = {
+    .decode = dequantize_row_iq4_xs,
+    .fused_matvec = fused_matvec,
+    .int_matvec = int_matvec,
+    .decode_integer_row = decode_integer_row,
+#if GLASSBOX_HAS_AVX2_MATMUL
+    .int_matmul_avx2 = int_matmul_avx2<DType::IQ4_XS>,
+#endif
+};
 
 }  // namespace glassbox::kernels

@@ -1,0 +1,66 @@
+// The integer dot products of the non-linear 4-bit types: IQ4_XS (super-blocks of 256 values, a 6-bit scale
+// per sub-block of 32) and IQ4_NL (blocks of 32, an f16 scale each). Their nibbles index the 16 values of
+// kIq4NlValues (-127..113), which the kernels look up with a byte shuffle (int_lanes::look_up: pshufb,
+// i8x16.swizzle) and then multiply as signed bytes, exactly as Q8_0's bytes (int_lanes::dot_signed): the
+// weight integer w of quantized_int_dot.hpp is the table value, with no offset. What ws_b and isum_b are:
+// quantized_int_dot.hpp; the bit layouts are the decoders' (blocks/iq4_xs.cpp, blocks/iq4_nl.cpp).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/quantized.hpp"
+#include "kernels/quantized_activations.hpp"
+#include "kernels/quantized_int_lanes.hpp"
+#include "kernels/quantized_int_terms.hpp"
+
+namespace glassbox::kernels::int_iquants {
+
+using int_lanes::Bytes;
+using int_lanes::Sums;
+using int_terms::Partials;
+
+// 16 bytes of indices (value j's in the low nibble of byte j, value j + 16's in the high one) as the 32 table
+// values, in value order.
+GLASSBOX_INT_INLINE Bytes iq4_values(const std::byte* indices) {
+  return int_lanes::look_up(kIq4NlValues, int_lanes::nibbles(indices));
+}
+
+// IQ4_XS: 136 bytes, f16 d, a uint16 of the scales' top two bits, 4 bytes of their low nibbles, then 16 bytes
+// of indices per sub-block. Sub-block j's scale is the decoder's d * (ls_j - 32), one float multiply.
+// A super-block's 8 sub-blocks start at a multiple of 8, so its terms are two whole passes over the four
+// partial sums (super_block_rows_dot in quantized_int_dot_rows.hpp).
+struct IQ4_XS {
+  static constexpr std::size_t kBytes = 136;
+  struct SuperBlock {
+    Bytes q[8];   // sub-block j's table values, -127..113
+    float ws[8];  // d * (ls_j - 32), as the decoder computes it
+  };
+  GLASSBOX_INT_INLINE static void unpack(const std::byte* block, SuperBlock& u) {
+    scales(block, u.ws);
+    for (int j = 0; j < 8; ++j)
+      u.q[j] = iq4_values(block + 8 + 16 * j);
+  }
+  // The eight sub-blocks' float scales.
+  GLASSBOX_INT_INLINE static void scales(const std::byte* block, float* ws) {
+    const float d = int_terms::f16_at(block);
+    const uint16_t high = u16_at(block + 2);
+    const auto* low = reinterpret_cast<const uint8_t*>(block + 4);
+    for (int j = 0; j < 8; ++j)
+      ws[j] = d * static_cast<float>(iq4_xs_scale(j, high, low));
+  }
+  // The super-block's terms against x, its first sub-block being the row's sub-block b.
+  // xi: x's integers as int_lanes::activation_ints gives them.
+  GLASSBOX_INT_INLINE static void add(Partials& partials, const SuperBlock& u, const QuantizedActivations& x,
+                                      const int_lanes::XInt* xi, std::size_t b) {
+    const int_lanes::XInt* xq = xi + b * 32;
+    Sums s[8];
+    for (int j = 0; j < 8; ++j)
+      s[j] = int_lanes::dot_signed(u.q[j], xq + 32 * j);
+    int32_t isum[8];
+    int_lanes::totals8(s, isum);
+    partials.add8(u.ws, x.d + b, isum);
+  }
+};
+
+}  // namespace glassbox::kernels::int_iquants
