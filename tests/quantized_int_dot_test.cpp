@@ -146,7 +146,7 @@ TEST(QuantizedIntDot, IQ4_XSLooksUpEveryTableValue) {
     std::memcpy(block, &one, 2);
     uint16_t high = 0;
     for (std::size_t j = 0; j < 8; ++j) {
-      const std::size_t ls = (8 * s + j) % 64;
+      const std::size_t ls = (8 * s + j) * 37 % 64;  // each of 0..63 once, shuffled
       high = static_cast<uint16_t>(high | ((ls >> 4) << (2 * j)));
       block[4 + j / 2] |= static_cast<std::byte>((ls & 0x0F) << (4 * (j % 2)));
       for (std::size_t i = 0; i < 16; ++i)  // value i: index (i + j) % 16; value i + 16: 15 - that

@@ -44,10 +44,23 @@ struct IQ4_XS {
   // The eight sub-blocks' float scales.
   GLASSBOX_INT_INLINE static void scales(const std::byte* block, float* ws) {
     const float d = int_terms::f16_at(block);
+#if defined(__AVX2__)
+    // iq4_xs_scale for all eight at once: ls_j's low nibble is bits 4j.. of the 4 bytes as a little-endian
+    // uint32, its top two bits are bits 2j.. of `high`. Then the same one float multiply as the decoder's.
+    const __m256i low = _mm256_srlv_epi32(_mm256_set1_epi32(static_cast<int>(u32_at(block + 4))),
+                                          _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28));
+    const __m256i high =
+        _mm256_srlv_epi32(_mm256_set1_epi32(u16_at(block + 2)), _mm256_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14));
+    const __m256i ls = _mm256_or_si256(_mm256_and_si256(low, _mm256_set1_epi32(0x0F)),
+                                       _mm256_slli_epi32(_mm256_and_si256(high, _mm256_set1_epi32(3)), 4));
+    _mm256_storeu_ps(ws, _mm256_mul_ps(_mm256_set1_ps(d),
+                                       _mm256_cvtepi32_ps(_mm256_sub_epi32(ls, _mm256_set1_epi32(32)))));
+#else
     const uint16_t high = u16_at(block + 2);
     const auto* low = reinterpret_cast<const uint8_t*>(block + 4);
     for (int j = 0; j < 8; ++j)
       ws[j] = d * static_cast<float>(iq4_xs_scale(j, high, low));
+#endif
   }
   // The super-block's terms against x, its first sub-block being the row's sub-block b.
   // xi: x's integers as int_lanes::activation_ints gives them.
