@@ -24,7 +24,7 @@
 namespace glassbox::kernels {
 namespace {
 
-const DType kIntTypes[] = {DType::Q8_0, DType::Q4_0, DType::Q4_K, DType::Q6_K, DType::IQ4_XS};
+const DType kIntTypes[] = {DType::Q8_0, DType::Q4_0, DType::Q4_K, DType::Q6_K, DType::IQ4_XS, DType::IQ4_NL};
 
 // Activations quantized into storage that starts `offset` bytes past an aligned address.
 struct Activations {
@@ -131,6 +131,9 @@ TEST(QuantizedIntDot, Q6_KMatchesTheReference) {
 
 TEST(QuantizedIntDot, IQ4_XSMatchesTheReference) {
   check_type(DType::IQ4_XS, 33);
+}
+TEST(QuantizedIntDot, IQ4_NLMatchesTheReference) {
+  check_type(DType::IQ4_NL, 35);
 }
 
 TEST(QuantizedIntDot, IQ4_XSLooksUpEveryTableValue) {
@@ -409,6 +412,12 @@ TEST(QuantizedIntDot, IQ4_XSChecksumIsTheSameOnEveryPlatform) {
   std::printf("integer IQ4_XS dot kernel checksum: %016llx\n", static_cast<unsigned long long>(hash));
   EXPECT_EQ(hash, 0x44a35d76c81f2a59ull)
       << "the integer IQ4_XS kernel's bits changed on " << simd_instruction_set();
+}
+
+TEST(QuantizedIntDot, IQ4_NLChecksumIsTheSameOnEveryPlatform) {
+  const uint64_t hash = checksum({DType::IQ4_NL}, 36);
+  std::printf("integer IQ4_NL dot kernel checksum: %016llx\n", static_cast<unsigned long long>(hash));
+  EXPECT_EQ(hash, 0x08df30cef566b80aull) << "the integer IQ4_NL kernel's bits changed on " << simd_instruction_set();
 }
 
 }  // namespace

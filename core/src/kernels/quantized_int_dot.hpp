@@ -12,7 +12,7 @@
 //   t_b is added to partial sum b % 4, in increasing b, and the row's result is (p0 + p1) + (p2 + p3).
 // Integer offsets that are part of a type's encoding (Q4_0's -8, Q6_K's -32) and Q6_K's per-16 integer scales
 // stay inside isum_b (exact). Each type below says what ws_b and isum_b are.
-// quantized_int_dot_kquants.hpp holds the K-quants' kernels, quantized_int_dot_iquants.hpp IQ4_XS's,
+// quantized_int_dot_kquants.hpp holds the K-quants' kernels, quantized_int_dot_iquants.hpp IQ4_XS's and IQ4_NL's,
 // quantized_int_terms.hpp the float order.
 // quantized_int_dot_reference.cpp computes the same with plain loops; tests/quantized_int_dot_test.cpp checks
 // that every kernel gives its bits, at odd lengths and unaligned addresses, and pins a checksum natively and
@@ -38,6 +38,7 @@ namespace glassbox::kernels {
 //         (the second sum kept exact as sum of q * x less 32 * sums16)
 //   IQ4_XS ws_b = d * (ls_j - 32) (the decoder's float expression, d the f16, ls_j the 6-bit stored scale),
 //         isum_b = sum of kIq4NlValues[i] * x, i the 4-bit indices (quantized_int_dot_iquants.hpp)
+//   IQ4_NL ws_b = the block's f16 scale, isum_b = sum of kIq4NlValues[i] * x
 bool has_int_dot(DType type);
 
 // out[r] = the integer dot of row r of w with x, for r in [row_begin, row_end); w is the whole matrix, rows

@@ -3,7 +3,8 @@
 // kIq4NlValues (-127..113), which the kernels look up with a byte shuffle (int_lanes::look_up: pshufb,
 // i8x16.swizzle) and then multiply as signed bytes, exactly as Q8_0's bytes (int_lanes::dot_signed): the
 // weight integer w of quantized_int_dot.hpp is the table value, with no offset. What ws_b and isum_b are:
-// quantized_int_dot.hpp; the bit layouts are the decoders' (blocks/iq4_xs.cpp, blocks/iq4_nl.cpp).
+// quantized_int_dot.hpp; the bit layouts are the decoders' (blocks/iq4_xs.cpp, blocks/iq4_nl.cpp). IQ4_NL's
+// blocks of 32 take rows_dot (quantized_int_dot_rows.hpp) with the format in blocks/iq4_nl.cpp.
 #pragma once
 
 #include <cstddef>

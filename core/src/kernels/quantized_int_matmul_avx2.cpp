@@ -15,7 +15,7 @@
 //   Q6_K  w = q - 32 in [-32, 31]    pairs <= 16320: runs of 2 (each half's two runs times its scale)
 //   Q8_0  w in [-128, 127] would overflow a single pair (65280), so w is split as 16 * (w >> 4) + (w & 15):
 //         the high part in [-8, 7] takes runs of 8 (times 16), the low in [0, 15] runs of 4.
-//   IQ4_XS  w = the table value in [-127, 113]: split as Q8_0's.
+//   IQ4_XS, IQ4_NL  w = the table value in [-127, 113]: split as Q8_0's.
 // Every bound holds for any bytes a file holds, so no file can make a sum saturate.
 #include "kernels/quantized_int_matmul_avx2.hpp"
 
@@ -122,6 +122,8 @@ struct Format<DType::IQ4_XS> {  // table values in [-127, 113]: Q8_0's planes
   static constexpr bool kSplit = true, kGroupScales = false, kOffsets = false;
 };
 template <>
+struct Format<DType::IQ4_NL> : Format<DType::IQ4_XS> {};
+template <>
 struct Format<DType::Q6_K> {
   static constexpr Plane kLow{2, 0}, kHigh{0, 0};
   static constexpr bool kSplit = false, kGroupScales = true, kOffsets = false;
@@ -226,14 +228,16 @@ GLASSBOX_INT_INLINE void store_sub_block(const RowOut& o, std::size_t b, __m256i
 
 template <DType kType>
 void decode_row(const std::byte* row, std::size_t cols, const RowOut& o) {
-  if constexpr (kType == DType::Q8_0 || kType == DType::Q4_0) {
+  if constexpr (kType == DType::Q8_0 || kType == DType::Q4_0 || kType == DType::IQ4_NL) {
     constexpr std::size_t kBytes = kType == DType::Q8_0 ? 34 : 18;
     for (std::size_t b = 0; b < cols / 32; ++b, row += kBytes) {
       o.ws[b] = int_terms::f16_at(row);
       if constexpr (kType == DType::Q8_0)
         store_sub_block<kType>(o, b, int_lanes::load32(row + 2));
-      else
+      else if constexpr (kType == DType::Q4_0)
         store_sub_block<kType>(o, b, int_lanes::minus(int_lanes::nibbles(row + 2), 8));
+      else
+        store_sub_block<kType>(o, b, int_iquants::iq4_values(row + 2));
     }
   } else if constexpr (kType == DType::IQ4_XS) {
     for (std::size_t s = 0; s < cols / 256; ++s, row += int_iquants::IQ4_XS::kBytes) {
@@ -317,6 +321,9 @@ template void int_matmul_avx2<DType::Q4_0>(float*, std::size_t, const std::byte*
 template void int_matmul_avx2<DType::Q4_K>(float*, std::size_t, const std::byte*, std::size_t, std::size_t,
                                            const ActivationColumns&, std::size_t, std::size_t,
                                            IntMatmulScratch);
+template void int_matmul_avx2<DType::IQ4_NL>(float*, std::size_t, const std::byte*, std::size_t, std::size_t,
+                                             const ActivationColumns&, std::size_t, std::size_t,
+                                             IntMatmulScratch);
 template void int_matmul_avx2<DType::IQ4_XS>(float*, std::size_t, const std::byte*, std::size_t, std::size_t,
                                              const ActivationColumns&, std::size_t, std::size_t,
                                              IntMatmulScratch);

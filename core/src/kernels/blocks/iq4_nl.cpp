@@ -4,6 +4,9 @@
 
 #include "kernels/element_types.hpp"
 #include "kernels/quantized_dot_iquants.hpp"
+#include "kernels/quantized_int_dot_iquants.hpp"
+#include "kernels/quantized_int_dot_rows.hpp"
+#include "kernels/quantized_int_matmul_avx2.hpp"
 
 namespace glassbox::kernels::fused {
 namespace {
@@ -49,9 +52,44 @@ void fused_matvec(float* out, const std::byte* w, std::size_t row_bytes, std::si
   fused::matvec_rows<fused::Blocks<fused::IQ4_NL>, 2>(out, w, row_bytes, cols, x, row_begin, row_end);
 }
 
+// The integer dot product's format (quantized_int_dot_rows.hpp): 18-byte blocks, an f16 scale then 16 bytes
+// of indices, whose table values are multiplied as signed bytes (quantized_int_dot_iquants.hpp).
+struct IntFormat {
+  static constexpr std::size_t kBytes = 18;
+  static constexpr bool kPrefetch = false;  // see quantized_int_dot_rows.hpp, rows_dot
+  static constexpr bool kOffsetAfter = false;
+  GLASSBOX_INT_INLINE static int32_t exact(int32_t isum, const QuantizedActivations&, std::size_t) {
+    return isum;
+  }
+  GLASSBOX_INT_INLINE static int_lanes::Sums sums(const std::byte* block, const int_lanes::XInt* x) {
+    return int_lanes::dot_signed(int_iquants::iq4_values(block + 2), x);
+  }
+};
+
+void int_matvec(float* out, const std::byte* w, std::size_t row_bytes, std::size_t cols,
+                const QuantizedActivations& x, std::size_t row_begin, std::size_t row_end) {
+  int_rows::rows_dot<IntFormat>(out, w, row_bytes, cols, x, row_begin, row_end);
+}
+
+// One row as the integer kernels see it (quantized_int_rows.hpp): 18-byte blocks, an f16 scale then 16 bytes
+// of indices; the table values as signed bytes.
+void decode_integer_row(const std::byte* row, std::size_t cols, int8_t* w, int16_t*, float* ws, float*) {
+  for (std::size_t b = 0; b < cols / 32; ++b, row += 18, w += 32) {
+    ws[b] = half_at(row);
+    int_lanes::store32(w, int_iquants::iq4_values(row + 2));
+  }
+}
+
 }  // namespace
 
-constinit const BlockKernels blocks::kIQ4_NL = {.decode = dequantize_row_iq4_nl,
-                                                .fused_matvec = fused_matvec};
+constinit const BlockKernels blocks::kIQ4_NL = {
+    .decode = dequantize_row_iq4_nl,
+    .fused_matvec = fused_matvec,
+    .int_matvec = int_matvec,
+    .decode_integer_row = decode_integer_row,
+#if GLASSBOX_HAS_AVX2_MATMUL
+    .int_matmul_avx2 = int_matmul_avx2<DType::IQ4_NL>,
+#endif
+};
 
 }  // namespace glassbox::kernels
