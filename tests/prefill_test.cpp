@@ -338,6 +338,27 @@ TEST(SessionPrefillPieces, MixedWithStepsUpToAFullContext) {
     ASSERT_TRUE(same_bits(stepped.attention_trace().row(1, 3, p), mixed.attention_trace().row(1, 3, p)));
 }
 
+// The types with integer kernels (kernels/quantized_int_dot.hpp) split a product's rows among the threads:
+// 1 and 3 threads give the same bits for a prompt (the prompt kernels) and the steps after it (int_matvec).
+TEST(SessionThreads, IntegerKernelTypesGiveTheSameBitsOnAnyThreadCount) {
+  for (DType type : {DType::Q8_0, DType::Q4_0, DType::IQ4_NL, DType::Q4_K, DType::Q6_K, DType::IQ4_XS}) {
+    SCOPED_TRACE(to_string(type));
+    const bool super_blocks = element_type(type).block_values == 256;
+    const auto model = RandomModel(super_blocks ? llama(256, 256) : llama(64, 96), type, 9).model();
+    const std::vector<int> prompt = prompt_of(33, 48, 6);
+    Session one = make_session(model, 1), three = make_session(model, 3);
+    auto a = one.prefill(prompt);
+    auto b = three.prefill(prompt);
+    ASSERT_TRUE(a.ok() && b.ok());
+    EXPECT_TRUE(same_bits(*a, *b)) << "the prompt's logits differ";
+    for (int i = 0; i < 3; ++i) {
+      auto x = one.step(i + 5), y = three.step(i + 5);
+      ASSERT_TRUE(x.ok() && y.ok());
+      ASSERT_TRUE(same_bits(*x, *y)) << "step " << i << " after the prompt";
+    }
+  }
+}
+
 // The default chunk (kPrefillBatch, capped at the context): one pass over a 100-token prompt, past the float
 // product's 64-token blocks and three of the integer kernels' 32-lane groups, still gives stepping's bits.
 TEST(SessionPrefillDefaultChunk, EqualsStepping) {
