@@ -79,7 +79,7 @@ def sample_tokens(cfg, seed):
 
 # The stored types whose products glassbox computes with integer dot products (core/src/kernels/
 # quantized_int_dot.hpp), each product's input first rounded to Q8_0 blocks (kernels/quantized_activations.hpp).
-INT_DOT_TYPES = (gguf.GGML_Q8_0, gguf.GGML_Q4_0, gguf.GGML_Q4_K, gguf.GGML_Q6_K)
+INT_DOT_TYPES = (gguf.GGML_Q8_0, gguf.GGML_Q4_0, gguf.GGML_Q4_K, gguf.GGML_Q5_K, gguf.GGML_Q6_K)
 
 
 def int_dot_inputs(gguf_path):
@@ -300,7 +300,8 @@ class Fixtures:
                           "ffn_down, Q5_1 for attn_v/ffn_gate/output")
         self.block_quants("llama-q2_k-q3_k-q5_k", LOW_K_QUANT_PLAN, "Q3_K_M", 232,
                           "random Q2_K blocks for attn_q/ffn_up/token_embd, Q3_K for attn_k/attn_output/"
-                          "ffn_down, Q5_K for attn_v/ffn_gate/output")
+                          "ffn_down, Q5_K for attn_v/ffn_gate/output",
+                          token_seed=299)  # Q5_K's inputs rounded: seed 232's tokens come 2e-7 from a tie
         self.block_quants("llama-iq4_nl-iq4_xs", IQ4_PLAN, "IQ4_XS", 242,
                           "random IQ4_NL blocks for attn_q/attn_v/ffn_up/output, IQ4_XS for attn_k/attn_output/"
                           "ffn_gate/ffn_down/token_embd")
@@ -357,16 +358,17 @@ class Fixtures:
                   "LayerNorms without biases and no other biases, fused attn_qkv, GELU, tied, tiny byte-level "
                   "BPE vocabulary")
 
-    def block_quants(self, stem, plan, file_type, seed, covers):
+    def block_quants(self, stem, plan, file_type, seed, covers, token_seed=None):
         """llama-kquants' shape and recipe with every matrix in random blocks of the type `plan` gives it.
         MANIFEST gets the greedy continuation, plain and with the inputs of each product rounded as ggml's
-        CPU code rounds them for that weight type (what llama.cpp must reproduce)."""
+        CPU code rounds them for that weight type (what llama.cpp must reproduce). token_seed: the .json's
+        tokens' seed, where `seed`'s lead an integer-dot input near a rounding tie (write_expected)."""
         cfg = configs.as_float32_file(configs.KQUANT_LLAMA)
         weights = k_quant_weights(cfg, seed, matrix_std=cfg["dim"] ** -0.5, output_std=0.3, embedding_std=0.01,
                                   plan=plan)
         stored = gguf_export.write_llama(self.path(stem + ".gguf"), cfg, weights, stem,
                                          tiny_vocab.bpe_metadata("llama-bpe"), file_type=file_type)
-        write_expected(self.path(stem + ".json"), cfg, stored, sample_tokens(cfg, seed),
+        write_expected(self.path(stem + ".json"), cfg, stored, sample_tokens(cfg, token_seed or seed),
                        rounding=int_dot_inputs(self.path(stem + ".gguf")))
         prompt = sample_tokens(cfg, seed + 1)[:4]
         ggml_rounding = {gguf.GGML_Q4_1: ggml_quants.round_like_q8_1, gguf.GGML_Q5_1: ggml_quants.round_like_q8_1,
