@@ -116,7 +116,7 @@ TEST(ElementTypes, EveryComputableTypeHasItsKernelEntryPoints) {
 #endif
     if (integer) integer_types += std::string(integer_types.empty() ? "" : " ") + row.name;
   }
-  EXPECT_EQ(integer_types, "Q8_0 Q4_0 Q4_K Q6_K IQ4_NL IQ4_XS");
+  EXPECT_EQ(integer_types, "Q8_0 Q4_0 Q4_K Q6_K Q5_K IQ4_NL IQ4_XS");
 }
 
 TEST(ElementTypes, TensorBytesFollowTheBlocks) {

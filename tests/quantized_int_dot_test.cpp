@@ -24,7 +24,8 @@
 namespace glassbox::kernels {
 namespace {
 
-const DType kIntTypes[] = {DType::Q8_0, DType::Q4_0, DType::Q4_K, DType::Q6_K, DType::IQ4_XS, DType::IQ4_NL};
+const DType kIntTypes[] = {DType::Q8_0, DType::Q4_0,   DType::Q4_K,  DType::Q5_K,
+                           DType::Q6_K, DType::IQ4_XS, DType::IQ4_NL};
 
 // Activations quantized into storage that starts `offset` bytes past an aligned address.
 struct Activations {
@@ -124,6 +125,9 @@ TEST(QuantizedIntDot, Q4_0MatchesTheReference) {
 
 TEST(QuantizedIntDot, Q4_KMatchesTheReference) {
   check_type(DType::Q4_K, 26);
+}
+TEST(QuantizedIntDot, Q5_KMatchesTheReference) {
+  check_type(DType::Q5_K, 25);
 }
 TEST(QuantizedIntDot, Q6_KMatchesTheReference) {
   check_type(DType::Q6_K, 27);
@@ -417,7 +421,16 @@ TEST(QuantizedIntDot, IQ4_XSChecksumIsTheSameOnEveryPlatform) {
 TEST(QuantizedIntDot, IQ4_NLChecksumIsTheSameOnEveryPlatform) {
   const uint64_t hash = checksum({DType::IQ4_NL}, 36);
   std::printf("integer IQ4_NL dot kernel checksum: %016llx\n", static_cast<unsigned long long>(hash));
-  EXPECT_EQ(hash, 0x08df30cef566b80aull) << "the integer IQ4_NL kernel's bits changed on " << simd_instruction_set();
+  EXPECT_EQ(hash, 0x08df30cef566b80aull)
+      << "the integer IQ4_NL kernel's bits changed on " << simd_instruction_set();
+}
+
+TEST(QuantizedIntDot, Q5_KChecksumIsTheSameOnEveryPlatform) {
+  // Apart from the K-quant checksum above, whose pinned value stays what it was before Q5_K had a kernel.
+  const uint64_t hash = checksum({DType::Q5_K}, 33);
+  std::printf("integer Q5_K dot kernel checksum: %016llx\n", static_cast<unsigned long long>(hash));
+  EXPECT_EQ(hash, 0x1803085ea7785eeaull)
+      << "the integer Q5_K kernel's bits changed on " << simd_instruction_set();
 }
 
 }  // namespace

@@ -125,7 +125,7 @@ for (const [kind, json, label] of [
 // rounds the inputs of its products with block weights to 8-bit blocks (Q8_K for the K-quants and IQ4_XS,
 // Q8_0 for Q5_0 and IQ4_NL, Q8_1 for Q4_1 / Q5_1); the reference's continuation computed with that rounding is the one llama.cpp
 // must reproduce exactly. The plain one is reported beside it (glassbox computes
-// that one, except that its integer kernels round the inputs of its Q4_K / Q6_K products to Q8_0 blocks).
+// that one, except that its integer kernels round the inputs of its Q4_K / Q5_K / Q6_K products to Q8_0 blocks).
 for (const [name, types] of [
   ['llama-kquants', 'Q4_K, Q6_K, BF16'],
   ['llama-q4_1-q5_0-q5_1', 'Q4_1, Q5_0, Q5_1'],

@@ -10,7 +10,7 @@
 // 256-value super-blocks; the tiny 64-token vocabulary). For each type:
 //   - glassbox's logits at each of 16 greedy steps equal the reference's, computed from the same file's
 //     blocks decoded as ggml defines them (and the inputs of the products glassbox computes with integer dots,
-//     its Q8_0 / Q4_0 / Q4_K / Q6_K / IQ4_NL / IQ4_XS matrices, rounded to Q8_0 blocks as glassbox rounds them), within
+//     its Q8_0 / Q4_0 / Q4_K / Q5_K / Q6_K / IQ4_NL / IQ4_XS matrices, rounded to Q8_0 blocks as glassbox rounds them), within
 //     reference_fixtures_test.cpp's tolerance (1e-5 of the position's largest logit), and its greedy tokens
 //     are that reference's;
 //   - llama.cpp's 16 greedy tokens are the reference's greedy tokens computed with the inputs of each product

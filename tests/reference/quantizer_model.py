@@ -126,8 +126,8 @@ def check(path, inspect_path):
     doc = json.load(open(inspect_path))
     tokens = [t["id"] for t in doc["tokens"]]
     prompt = tokens[:doc["prompt_length"]]
-    # glassbox's own rounding: the inputs of its integer-dot matrices (Q8_0, Q4_0, Q4_K, Q6_K, IQ4_NL, IQ4_XS)
-    # to Q8_0 blocks.
+    # glassbox's own rounding: the inputs of its integer-dot matrices (Q8_0, Q4_0, Q4_K, Q5_K, Q6_K, IQ4_NL,
+    # IQ4_XS) to Q8_0 blocks.
     glassbox_rounding = make_fixtures.int_dot_inputs(path)
     near_ties = {}  # matrix -> positions whose rounded input lies within MIN_TIE_DISTANCE of a rounding tie
     logits = model.forward(cfg, weights, tokens, rounding=tie_watch(glassbox_rounding, len(tokens), near_ties))

@@ -8,7 +8,7 @@
 //   the block's scale is d rounded to f16 (nearest even, as ggml's Q8_0 stores it) and read back as a float.
 // -128 never occurs, which the integer kernels rely on (quantized_int_lanes.hpp).
 // Besides q and d it keeps the sum of each 16 values' q (exact), which the weight types with an offset (Q4_K's
-// mins, Q6_K's -32) multiply instead of subtracting the offset from every weight.
+// and Q5_K's mins, Q6_K's -32) multiply instead of subtracting the offset from every weight.
 #pragma once
 
 #include <cstddef>

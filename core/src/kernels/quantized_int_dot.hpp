@@ -7,7 +7,7 @@
 //   sub-block b of a row (values [32b, 32b + 32)) has an exact integer sum isum_b of weight times activation
 //   integers, a weight scale ws_b and the activation block's scale dx_b; its term is
 //       t_b = (ws_b * dx_b) * float(isum_b)
-//   and, for weight types with a per-sub-block offset (Q4_K's mins: value = ws * q - wm), minus
+//   and, for weight types with a per-sub-block offset (Q4_K's and Q5_K's mins: value = ws * q - wm), minus
 //       (wm_b * dx_b) * float(xsum_b), xsum_b the sum of the activation integers;
 //   t_b is added to partial sum b % 4, in increasing b, and the row's result is (p0 + p1) + (p2 + p3).
 // Integer offsets that are part of a type's encoding (Q4_0's -8, Q6_K's -32) and Q6_K's per-16 integer scales
@@ -33,6 +33,8 @@ namespace glassbox::kernels {
 //   Q4_K  ws_b = d * scale_j, wm_b = dmin * min_j (the decoder's float expressions, d and dmin the f16s,
 //         scale_j and min_j the 6-bit integers), isum_b = sum of the nibbles q (0..15) times x,
 //         xsum_b = sums32[b]
+//   Q5_K  ws_b, wm_b and xsum_b as Q4_K's, isum_b = sum of the 5-bit values q (0..31: the nibble plus 16 times
+//         its fifth bit) times x
 //   Q6_K  ws_b = the super-block's f16 d, isum_b = scale_2j * (sum over the first 16 values of (q - 32) * x)
 //         + scale_2j+1 * (the same over the second 16), q the 6-bit values and scale_i the int8 scales
 //         (the second sum kept exact as sum of q * x less 32 * sums16)

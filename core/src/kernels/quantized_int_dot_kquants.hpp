@@ -1,5 +1,5 @@
 // The integer dot products of the K-quant super-blocks (256 values, 8 sub-blocks of 32): Q4_K and Q6_K,
-// the two types of llama.cpp's Q4_K_M files. What ws_b, wm_b and isum_b are for each:
+// the two types of llama.cpp's Q4_K_M files, and Q5_K (with Q6_K, its Q5_K_M files). What ws_b, wm_b and isum_b are for each:
 // quantized_int_dot.hpp; the bit layouts are the decoders' (blocks/<type>.cpp). A super-block's 8
 // sub-blocks start at a multiple of 8, so its terms are two whole passes over the four partial sums.
 #pragma once
@@ -83,6 +83,37 @@ struct Q4_K {
     int32_t isum[8];
     int_lanes::totals8(s, isum);
     partials.add8(u.ws, u.wm, x.d + b, isum, x.sums32 + b);
+  }
+};
+
+// Q5_K: 176 bytes, Q4_K's f16 d, f16 dmin and 12 bytes of scales and mins, then 32 bytes of fifth bits, then
+// Q4_K's 128 bytes of nibbles. Sub-block j's value l (l < 32) is its nibble (low in even j, high in odd j, of
+// nibble byte 32 (j / 2) + l) plus 16 times bit j of fifth-bit byte l: 0..31. Value = d * scale - dmin * min,
+// as Q4_K's, so the terms are Q4_K's.
+struct Q5_K {
+  static constexpr std::size_t kBytes = 176;
+  using SuperBlock = Q4_K::SuperBlock;
+  GLASSBOX_INT_INLINE static void unpack(const std::byte* block, SuperBlock& u) {
+    const Bytes fifth = int_lanes::load32(block + 16);
+    unpack_pair<0>(block, fifth, u);
+    unpack_pair<1>(block, fifth, u);
+    unpack_pair<2>(block, fifth, u);
+    unpack_pair<3>(block, fifth, u);
+    uint8_t scales[8], mins[8];
+    Q4_K::scales_and_mins(block + 4, scales, mins);
+    Q4_K::times_bytes(int_terms::f16_at(block), scales, u.ws);
+    Q4_K::times_bytes(int_terms::f16_at(block + 2), mins, u.wm);
+  }
+  // Sub-blocks 2i (low nibbles, fifth bit 2i) and 2i + 1 (high nibbles, fifth bit 2i + 1).
+  template <int i>
+  GLASSBOX_INT_INLINE static void unpack_pair(const std::byte* block, Bytes fifth, SuperBlock& u) {
+    const Bytes q = int_lanes::load32(block + 48 + 32 * i);
+    u.q[2 * i] = int_lanes::either(int_lanes::low_nibbles(q), int_lanes::bit_to_4<2 * i>(fifth));
+    u.q[2 * i + 1] = int_lanes::either(int_lanes::high_nibbles(q), int_lanes::bit_to_4<2 * i + 1>(fifth));
+  }
+  GLASSBOX_INT_INLINE static void add(Partials& partials, const SuperBlock& u, const QuantizedActivations& x,
+                                      const int_lanes::XInt* xi, std::size_t b) {
+    Q4_K::add(partials, u, x, xi, b);
   }
 };
 

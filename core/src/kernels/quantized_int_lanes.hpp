@@ -81,7 +81,8 @@ GLASSBOX_INT_INLINE Bytes minus(Bytes w, int8_t offset) {
 }
 
 // The K-quants' bit fields (quantized_int_dot_kquants.hpp): each byte's low or high nibble (0..15), bits
-// kShift and kShift + 1 moved to bits 4 and 5 (Q6_K's high bits), and the two put together. Shifting 16-bit
+// kShift and kShift + 1 moved to bits 4 and 5 (Q6_K's high bits), bit kShift moved to bit 4 (Q5_K's fifth
+// bit), and the two put together. Shifting 16-bit
 // lanes is exact here because the masks drop every bit that crossed a byte.
 GLASSBOX_INT_INLINE Bytes low_nibbles(Bytes b) {
   return _mm256_and_si256(b, _mm256_set1_epi8(0x0F));
@@ -92,6 +93,14 @@ GLASSBOX_INT_INLINE Bytes high_nibbles(Bytes b) {
 template <int kShift>
 GLASSBOX_INT_INLINE Bytes two_bits_to_4_5(Bytes b) {
   const __m256i mask = _mm256_set1_epi8(0x30);
+  if constexpr (kShift < 4) return _mm256_and_si256(_mm256_slli_epi16(b, 4 - kShift), mask);
+  if constexpr (kShift == 4) return _mm256_and_si256(b, mask);
+  if constexpr (kShift > 4) return _mm256_and_si256(_mm256_srli_epi16(b, kShift - 4), mask);
+}
+// Bit kShift of each byte moved to bit 4 (Q5_K's fifth bits).
+template <int kShift>
+GLASSBOX_INT_INLINE Bytes bit_to_4(Bytes b) {
+  const __m256i mask = _mm256_set1_epi8(0x10);
   if constexpr (kShift < 4) return _mm256_and_si256(_mm256_slli_epi16(b, 4 - kShift), mask);
   if constexpr (kShift == 4) return _mm256_and_si256(b, mask);
   if constexpr (kShift > 4) return _mm256_and_si256(_mm256_srli_epi16(b, kShift - 4), mask);
@@ -215,6 +224,19 @@ GLASSBOX_INT_INLINE Bytes two_bits_to_4_5(Bytes b) {
     return {wasm_v128_and(wasm_u8x16_shr(b.low, kShift - 4), mask),
             wasm_v128_and(wasm_u8x16_shr(b.high, kShift - 4), mask)};
 }
+// Shifted as 16-bit lanes (exact: the mask drops every bit that crossed a byte), one instruction where V8
+// emulates an 8-bit shift with three.
+template <int kShift>
+GLASSBOX_INT_INLINE Bytes bit_to_4(Bytes b) {
+  const v128_t mask = wasm_i8x16_splat(0x10);
+  if constexpr (kShift < 4)
+    return {wasm_v128_and(wasm_i16x8_shl(b.low, 4 - kShift), mask),
+            wasm_v128_and(wasm_i16x8_shl(b.high, 4 - kShift), mask)};
+  if constexpr (kShift == 4) return {wasm_v128_and(b.low, mask), wasm_v128_and(b.high, mask)};
+  if constexpr (kShift > 4)
+    return {wasm_v128_and(wasm_u16x8_shr(b.low, kShift - 4), mask),
+            wasm_v128_and(wasm_u16x8_shr(b.high, kShift - 4), mask)};
+}
 GLASSBOX_INT_INLINE Bytes either(Bytes a, Bytes b) {
   return {wasm_v128_or(a.low, b.low), wasm_v128_or(a.high, b.high)};
 }
@@ -312,6 +334,12 @@ template <int kShift>
 GLASSBOX_INT_INLINE Bytes two_bits_to_4_5(Bytes b) {
   for (int j = 0; j < 32; ++j)
     b.v[j] = static_cast<int8_t>(((static_cast<uint8_t>(b.v[j]) >> kShift) & 3) << 4);
+  return b;
+}
+template <int kShift>
+GLASSBOX_INT_INLINE Bytes bit_to_4(Bytes b) {
+  for (int j = 0; j < 32; ++j)
+    b.v[j] = static_cast<int8_t>(((static_cast<uint8_t>(b.v[j]) >> kShift) & 1) << 4);
   return b;
 }
 GLASSBOX_INT_INLINE Bytes either(Bytes a, const Bytes& b) {

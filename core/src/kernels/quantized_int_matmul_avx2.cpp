@@ -12,6 +12,7 @@
 // 16 values, or 16 below). Per type, with the decoder's w (quantized_int_rows.hpp):
 //   Q4_0  w = q - 8 in [-8, 7]       pairs <= 4080:  runs of 8 products, a whole sub-block
 //   Q4_K  w = q in [0, 15]           pairs <= 7650:  runs of 4
+//   Q5_K  w = q in [0, 31]           pairs <= 15810: runs of 2
 //   Q6_K  w = q - 32 in [-32, 31]    pairs <= 16320: runs of 2 (each half's two runs times its scale)
 //   Q8_0  w in [-128, 127] would overflow a single pair (65280), so w is split as 16 * (w >> 4) + (w & 15):
 //         the high part in [-8, 7] takes runs of 8 (times 16), the low in [0, 15] runs of 4.
@@ -114,6 +115,11 @@ struct Format<DType::Q4_0> {
 template <>
 struct Format<DType::Q4_K> {
   static constexpr Plane kLow{4, 1}, kHigh{0, 0};
+  static constexpr bool kSplit = false, kGroupScales = false, kOffsets = true;
+};
+template <>
+struct Format<DType::Q5_K> {
+  static constexpr Plane kLow{2, 1}, kHigh{0, 0};
   static constexpr bool kSplit = false, kGroupScales = false, kOffsets = true;
 };
 template <>
@@ -246,13 +252,15 @@ void decode_row(const std::byte* row, std::size_t cols, const RowOut& o) {
         store_sub_block<kType>(o, 8 * s + j, int_iquants::iq4_values(row + 8 + 16 * j));
     }
   } else {
-    using Unpack = std::conditional_t<kType == DType::Q4_K, int_kquants::Q4_K, int_kquants::Q6_K>;
+    using Unpack =
+        std::conditional_t<kType == DType::Q4_K, int_kquants::Q4_K,
+                           std::conditional_t<kType == DType::Q5_K, int_kquants::Q5_K, int_kquants::Q6_K>>;
     for (std::size_t s = 0; s < cols / 256; ++s, row += Unpack::kBytes) {
       typename Unpack::SuperBlock u;
       Unpack::unpack(row, u);
       for (std::size_t j = 0; j < 8; ++j) {
         const std::size_t b = 8 * s + j;
-        if constexpr (kType == DType::Q4_K) {
+        if constexpr (Format<kType>::kOffsets) {  // Q4_K, Q5_K: a scale and a min per sub-block
           o.ws[b] = u.ws[j];
           o.wm[b] = u.wm[j];
           store_sub_block<kType>(o, b, u.q[j]);
@@ -319,6 +327,9 @@ template void int_matmul_avx2<DType::Q4_0>(float*, std::size_t, const std::byte*
                                            const ActivationColumns&, std::size_t, std::size_t,
                                            IntMatmulScratch);
 template void int_matmul_avx2<DType::Q4_K>(float*, std::size_t, const std::byte*, std::size_t, std::size_t,
+                                           const ActivationColumns&, std::size_t, std::size_t,
+                                           IntMatmulScratch);
+template void int_matmul_avx2<DType::Q5_K>(float*, std::size_t, const std::byte*, std::size_t, std::size_t,
                                            const ActivationColumns&, std::size_t, std::size_t,
                                            IntMatmulScratch);
 template void int_matmul_avx2<DType::IQ4_NL>(float*, std::size_t, const std::byte*, std::size_t, std::size_t,

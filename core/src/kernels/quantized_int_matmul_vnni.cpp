@@ -47,7 +47,7 @@ struct Rows {
 };
 
 // kGroups: Q6_K's integer scale per 16 values (two sums per sub-block, each times its scale); kOffsets: Q4_K's
-// mins (the term less (wm * dx) * xsum).
+// and Q5_K's mins (the term less (wm * dx) * xsum).
 template <std::size_t R, std::size_t G, bool kGroups, bool kOffsets>
 void rows_times_lanes(float* out, std::size_t out_stride, std::size_t first_row, const Rows* rows,
                       std::size_t cols, const ActivationColumns& x, std::size_t lane) {

@@ -49,7 +49,7 @@ struct Partials {
     p = p + (Float4::load_unaligned(ws) * Float4::load_unaligned(dx)) *
                 xsimd::to_float(Int4::load_unaligned(isum));
   }
-  // The same with offsets (Q4_K's mins): each term less (wm * dx) * xsum.
+  // The same with offsets (Q4_K's and Q5_K's mins): each term less (wm * dx) * xsum.
   GLASSBOX_INT_INLINE void add4(const float* ws, const float* wm, const float* dx, const int32_t* isum,
                                 const int32_t* xsum) {
     const Float4 d = Float4::load_unaligned(dx);

@@ -1,5 +1,5 @@
 // Weight-type dispatch: float32 weights go straight to the SIMD matvec; the block types with integer kernels
-// (Q8_0, Q4_0, Q4_K, Q6_K, IQ4_NL, IQ4_XS: kernels/quantized_int_dot.hpp) meet x quantized to 8 bits, as in ggml; other 16-bit and
+// (Q8_0, Q4_0, Q4_K, Q5_K, Q6_K, IQ4_NL, IQ4_XS: kernels/quantized_int_dot.hpp) meet x quantized to 8 bits, as in ggml; other 16-bit and
 // block-quantized weights take the fused decode-and-dot kernels (kernels/quantized_dot.hpp), which decode in registers and give
 // the same bits as decoding each row into a buffer and taking the canonical dot product. So every weight
 // type shares one reduction order (and the decoding is exactly ggml's). The decode-then-dot path remains for

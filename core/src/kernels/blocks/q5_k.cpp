@@ -4,6 +4,9 @@
 
 #include "kernels/element_types.hpp"
 #include "kernels/quantized_dot_rows.hpp"
+#include "kernels/quantized_int_dot_kquants.hpp"
+#include "kernels/quantized_int_dot_rows.hpp"
+#include "kernels/quantized_int_matmul_avx2.hpp"
 
 namespace glassbox::kernels::fused {
 namespace {
@@ -86,8 +89,38 @@ void fused_matvec(float* out, const std::byte* w, std::size_t row_bytes, std::si
   fused::matvec_rows<fused::Blocks<fused::Q5_K>, 1>(out, w, row_bytes, cols, x, row_begin, row_end);
 }
 
+void int_matvec(float* out, const std::byte* w, std::size_t row_bytes, std::size_t cols,
+                const QuantizedActivations& x, std::size_t row_begin, std::size_t row_end) {
+  int_rows::super_block_rows_dot<int_kquants::Q5_K>(out, w, row_bytes, cols, x, row_begin, row_end);
+}
+
+static_assert(int_kquants::Q5_K::kBytes == kLayout.block_bytes);
+
+// One row as the integer kernels see it (quantized_int_rows.hpp): the 5-bit values 0..31 and Q4_K's d * scale,
+// dmin * min, as the integer dot product unpacks them.
+void decode_integer_row(const std::byte* row, std::size_t cols, int8_t* w, int16_t*, float* ws, float* wm) {
+  for (std::size_t s = 0; s < cols / 256; ++s, row += kLayout.block_bytes, w += 256) {
+    int_kquants::Q5_K::SuperBlock u;
+    int_kquants::Q5_K::unpack(row, u);
+    for (int j = 0; j < 8; ++j) {
+      ws[8 * s + j] = u.ws[j];
+      wm[8 * s + j] = u.wm[j];
+      int_lanes::store32(w + 32 * j, u.q[j]);
+    }
+  }
+}
+
 }  // namespace
 
-constinit const BlockKernels blocks::kQ5_K = {.decode = dequantize_row_q5_k, .fused_matvec = fused_matvec};
+constinit const BlockKernels blocks::kQ5_K = {
+    .decode = dequantize_row_q5_k,
+    .fused_matvec = fused_matvec,
+    .int_matvec = int_matvec,
+    .decode_integer_row = decode_integer_row,
+    .int_offsets = true,
+#if GLASSBOX_HAS_AVX2_MATMUL
+    .int_matmul_avx2 = int_matmul_avx2<DType::Q5_K>,
+#endif
+};
 
 }  // namespace glassbox::kernels
