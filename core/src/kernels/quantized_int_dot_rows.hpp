@@ -113,7 +113,8 @@ void super_block_rows_dot(float* out, const std::byte* w, std::size_t row_bytes,
 // bench, in turn, 5 rounds) 1.20x and 1.19x on 110M at 1 and 2 threads, 1.10x and 1.16x on 15M. Q4_0's and
 // the K-quants' kernels read about 10 GB/s even from L2, bound by their arithmetic: asking ahead cost 15M
 // Q4_0 generation 6% and left 110M Q4_K_M's unchanged (1.01x, 1.02x). 1 KB ahead did nothing for 15M's
-// 306-byte rows; 3 KB is 4 rows of 110M's and 10 of 15M's.
+// 306-byte rows; 3 KB is 4 rows of 110M's and 10 of 15M's. Q6_K's decode kernel (blocks/q6_k.cpp) asks
+// ahead too, since it reads its super-blocks without unpacking them (figures there).
 constexpr std::size_t kPrefetchBytes = 3072;
 
 inline void prefetch_row(const std::byte* row, std::size_t row_bytes) {
