@@ -45,18 +45,21 @@ GLASSBOX_INT_INLINE void add_last(Partials& partials, const std::byte* row, cons
   partials.add_first<kCount>(ws, dx, isum);
 }
 
-// xi: x's integers as int_lanes::activation_ints gives them.
+// xi: x's integers as activations_for<Format> gives them.
 template <class Format>
 inline float row_dot(const std::byte* row, const QuantizedActivations& x, const XInt* xi,
                      std::size_t nblocks) {
   Partials partials;
   std::size_t b = 0;
   for (; b + 4 <= nblocks; b += 4) {
+    // One pointer and constant offsets from it: WebAssembly's loads take the offsets as immediates (with
+    // xi + (b + k) * 32, V8 computed each block's address in three instructions).
     const std::byte* block = row + b * Format::kBytes;
-    const Sums s0 = Format::sums(block, xi + b * 32);
-    const Sums s1 = Format::sums(block + Format::kBytes, xi + (b + 1) * 32);
-    const Sums s2 = Format::sums(block + 2 * Format::kBytes, xi + (b + 2) * 32);
-    const Sums s3 = Format::sums(block + 3 * Format::kBytes, xi + (b + 3) * 32);
+    const XInt* xb = xi + b * 32;
+    const Sums s0 = Format::sums(block, xb);
+    const Sums s1 = Format::sums(block + Format::kBytes, xb + 32);
+    const Sums s2 = Format::sums(block + 2 * Format::kBytes, xb + 64);
+    const Sums s3 = Format::sums(block + 3 * Format::kBytes, xb + 96);
     int32_t isum[4];
     int_lanes::totals4(s0, s1, s2, s3, isum);
     if constexpr (Format::kOffsetAfter) int_lanes::less_8_times(isum, x.sums32 + b);
@@ -117,8 +120,22 @@ void super_block_rows_dot(float* out, const std::byte* w, std::size_t row_bytes,
 constexpr std::size_t kPrefetchBytes = 3072;
 
 inline void prefetch_row(const std::byte* row, std::size_t row_bytes) {
+#if defined(__wasm_simd128__)
+  (void)row, (void)row_bytes;  // WebAssembly has no prefetch, and V8 kept the loop, running empty
+#else
   for (std::size_t offset = 0; offset < row_bytes; offset += 64)
     __builtin_prefetch(row + offset);
+#endif
+}
+
+// x's integers as Format's sums() take them: Format::activations where it says (Q8_0's paired form in
+// WebAssembly), otherwise int_lanes::activation_ints.
+template <class Format>
+GLASSBOX_INT_INLINE const XInt* activations_for(const QuantizedActivations& x, std::size_t cols) {
+  if constexpr (requires { Format::activations(x.q, cols); })
+    return Format::activations(x.q, cols);
+  else
+    return int_lanes::activation_ints(x.q, cols);
 }
 
 template <class Format>
@@ -126,7 +143,7 @@ void rows_dot(float* out, const std::byte* w, std::size_t row_bytes, std::size_t
               const QuantizedActivations& x, std::size_t row_begin, std::size_t row_end) {
   // Rows ahead; none where row_bytes is 0 (a single row may come so).
   const std::size_t ahead = row_bytes > 0 ? (kPrefetchBytes + row_bytes - 1) / row_bytes : 0;
-  const XInt* xi = int_lanes::activation_ints(x.q, cols);
+  const XInt* xi = activations_for<Format>(x, cols);
   for (std::size_t r = row_begin; r < row_end; ++r) {
     if constexpr (Format::kPrefetch)
       if (ahead > 0 && r + ahead < row_end) prefetch_row(w + (r + ahead) * row_bytes, row_bytes);

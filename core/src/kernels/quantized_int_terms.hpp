@@ -28,6 +28,13 @@ GLASSBOX_INT_INLINE void f16_at4(const std::byte* p, std::size_t stride, float* 
                      static_cast<short>(lanes::load_u16(p + 2 * stride)),
                      static_cast<short>(lanes::load_u16(p + 3 * stride)), 0, 0, 0, 0);
   _mm_storeu_ps(out, _mm_cvtph_ps(halves));  // exact, as f16_at
+#elif defined(__wasm_simd128__)
+  // In vectors, without branches: V8 splits a loop at the scalar conversion's branches and computes the
+  // blocks' integer products after them, while their loads stay before, so every weight and activation vector
+  // of four blocks was live across the branches (most of them spilled). The same floats (quantized_lanes.hpp).
+  const IntBatch halves(wasm_i32x4_make(lanes::load_u16(p), lanes::load_u16(p + stride),
+                                        lanes::load_u16(p + 2 * stride), lanes::load_u16(p + 3 * stride)));
+  lanes::half_bits_to_float(halves).store_unaligned(out);
 #else
   for (int k = 0; k < 4; ++k)
     out[k] = f16_at(p + k * stride);
