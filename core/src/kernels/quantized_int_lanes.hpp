@@ -248,16 +248,18 @@ inline const int16_t* activation_ints(const int8_t* q, std::size_t n) {
 // eight 16-bit lanes hold an even byte (low) and an odd one (high). i16x8.shl by 8 leaves 256 times the even
 // byte, a mask of the high byte 256 times the odd one: one instruction each, where widening took three per
 // 16 bytes (extend_high_i8x16 is two in V8). The activations come split to match (activation_pairs): per 16
-// values, the 8 even ones, then the 8 odd ones, so both dots give 256 times their exact sums (at most
-// 2 * 128 * 256 * 127 per pair, far from overflowing) and an arithmetic shift of each lane, a multiple of
-// 256, divides exactly.
+// values, the 8 even ones, then the 8 odd ones. So the lanes' total is 256 times the block's sum (at most
+// 256 * 32 * 128 * 127 < 2^31), and pairs_exact4 divides four blocks' totals with one shift, exactly.
 GLASSBOX_INT_INLINE v128_t dot16_pairs(v128_t w, const int16_t* x) {
   return wasm_i32x4_add(
       wasm_i32x4_dot_i16x8(wasm_i16x8_shl(w, 8), wasm_v128_load(x)),
       wasm_i32x4_dot_i16x8(wasm_v128_and(w, wasm_i16x8_splat(int16_t(0xFF00))), wasm_v128_load(x + 8)));
 }
 GLASSBOX_INT_INLINE Sums dot_signed_pairs(Bytes w, const int16_t* x) {
-  return wasm_i32x4_shr(wasm_i32x4_add(dot16_pairs(w.low, x), dot16_pairs(w.high, x + 16)), 8);
+  return wasm_i32x4_add(dot16_pairs(w.low, x), dot16_pairs(w.high, x + 16));
+}
+GLASSBOX_INT_INLINE void pairs_exact4(int32_t* isum) {
+  wasm_v128_store(isum, wasm_i32x4_shr(wasm_v128_load(isum), 8));
 }
 
 // x[0, n) as dot_signed_pairs takes it, into a buffer of the calling thread's (as activation_ints): each 16
@@ -371,13 +373,14 @@ GLASSBOX_INT_INLINE const int8_t* activation_ints(const int8_t* q, std::size_t) 
   return q;
 }
 
-// Q8_0's products (the WebAssembly form's split activations are a SIMD128 matter).
+// Q8_0's products (the WebAssembly form's split activations and scaled sums are a SIMD128 matter).
 GLASSBOX_INT_INLINE const int8_t* activation_pairs(const int8_t* q, std::size_t) {
   return q;
 }
 GLASSBOX_INT_INLINE Sums dot_signed_pairs(const Bytes& w, const int8_t* x) {
   return dot_signed(w, x);
 }
+GLASSBOX_INT_INLINE void pairs_exact4(int32_t*) {}
 
 // 16 packed bytes (nibbles(): values 0..15 low, 16..31 high) times x, unsigned.
 GLASSBOX_INT_INLINE Sums dot_nibbles(const void* p, const int8_t* x) {
