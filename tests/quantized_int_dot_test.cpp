@@ -19,6 +19,7 @@
 #include "kernels/quantized_activations.hpp"
 #include "kernels/quantized_int_dot.hpp"
 #include "kernels/quantized_int_matmul.hpp"
+#include "kernels/quantized_int_terms.hpp"
 #include "quantized_inputs.hpp"
 
 namespace glassbox::kernels {
@@ -200,6 +201,30 @@ TEST(QuantizedIntDot, Q8_0RowsAskedForAheadKeepTheirBits) {
     }
     const float want = int_dot_reference(DType::Q8_0, w0 + r * row_bytes, a.view(), n);
     ASSERT_EQ(bits(out[r]), bits(want)) << "row " << r << ": kernel " << out[r] << ", reference " << want;
+  }
+}
+
+TEST(QuantizedIntDot, RowsTakenFourAtOnceKeepTheirBits) {
+  // WebAssembly takes rows four at a time with their last one to three blocks across the four rows
+  // (quantized_int_dot_rows.hpp's rows4_dot), and any rows left one at a time: every count of blocks
+  // left over, with 1 to 9 rows from an odd first row, gives the reference's bits.
+  Inputs in(33);
+  for (DType type : {DType::Q8_0, DType::Q4_0}) {
+    const std::size_t block_bytes = element_type(type).block_bytes;
+    for (std::size_t blocks = 1; blocks <= 8; ++blocks)
+      for (std::size_t rows = 1; rows <= 9; rows += 4 - blocks % 4) {
+        const std::size_t n = blocks * 32, row_bytes = blocks * block_bytes;
+        const auto w = random_rows(type, rows + 1, n, 0, in);
+        const Activations a(random_vector(n, in), 1);
+        std::vector<float> out(rows + 1, 42.0f);
+        int_matvec(out.data(), type, w.data(), row_bytes, n, a.view(), 1, rows + 1);
+        EXPECT_EQ(out[0], 42.0f);
+        for (std::size_t r = 1; r <= rows; ++r) {
+          const float want = int_dot_reference(type, w.data() + r * row_bytes, a.view(), n);
+          ASSERT_EQ(bits(out[r]), bits(want)) << element_type(type).name << " " << blocks
+                                              << " blocks, rows [1, " << rows + 1 << "), row " << r;
+        }
+      }
   }
 }
 
@@ -395,6 +420,29 @@ TEST(QuantizedIntDot, IsTheDecodedWeightsTimesTheRoundedActivations) {
     float got = 0.0f;
     int_matvec(&got, type, w.data(), 0, n, a.view(), 0, 1);
     EXPECT_LT(std::fabs(got - exact), 1e-6 * magnitude) << element_type(type).name;
+  }
+}
+
+TEST(QuantizedIntDot, BlockScalesReadEveryHalfExactly) {
+  // The kernels' f16 scales of four blocks (int_terms::f16_at4; in WebAssembly a vector form of its own)
+  // against half_to_float, for every half: the same float, and a nan for a nan (whose payload the product
+  // with the activations' scale quiets anyway), from blocks 34 bytes apart at an odd address.
+  std::vector<std::byte> blocks(4 * 34 + 1);
+  for (uint32_t first = 0; first < 0x10000; first += 4) {
+    for (uint32_t k = 0; k < 4; ++k) {
+      const auto half = static_cast<uint16_t>(first + k);
+      std::memcpy(blocks.data() + 1 + k * 34, &half, 2);
+    }
+    float got[4];
+    int_terms::f16_at4(blocks.data() + 1, 34, got);
+    for (uint32_t k = 0; k < 4; ++k) {
+      const float want = half_to_float(static_cast<uint16_t>(first + k));
+      if (std::isnan(want))
+        ASSERT_TRUE(std::isnan(got[k])) << "half " << std::hex << first + k;
+      else
+        ASSERT_EQ(bits(got[k]), bits(want))
+            << "half " << std::hex << first + k << ": " << got[k] << ", not " << want;
+    }
   }
 }
 

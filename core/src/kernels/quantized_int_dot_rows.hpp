@@ -1,12 +1,15 @@
 // The integer dot product's loops over a matrix's rows (contract and float order: quantized_int_dot.hpp),
 // generic over a block type's format: each block type's file (blocks/<type>.cpp) instantiates one of them
 // with its format as its int_matvec entry point, so the format's code is inlined into the loop.
-// The activations reach the formats as int_lanes::activation_ints gives them, once per product.
-//   rows_dot: blocks of 32 values (Format: kBytes, kPrefetch, kOffsetAfter, sums(), exact()), four
-//     blocks at a time: their integer sums come out of quantized_int_lanes.hpp as vectors, are totalled
-//     together, and the four terms go to the four partial sums at once. A row's last one to three blocks go
-//     one at a time natively; in WebAssembly as one more group of four (add_last), since in V8 the last block
-//     of a 9-block row (stories15M's) alone cost as much as three others (natively add_last was slower).
+// The activations reach the formats as int_lanes::activation_ints gives them, once per product, or as the
+// format's activations() does where it has one (Q8_0's in WebAssembly).
+//   rows_dot: blocks of 32 values (Format: kBytes, kPrefetch, kOffsetAfter, sums(), exact(), and
+//     optionally activations() and exact4()), four blocks at a time: their integer sums come out of
+//     quantized_int_lanes.hpp as vectors, are totalled together, and the four terms go to the four partial
+//     sums at once. A row's last one to three blocks go one at a time natively. In WebAssembly, where the last
+//     block of a 9-block row (stories15M's) alone cost as much as three others, rows go four at a time with
+//     their last blocks taken across the four rows (rows4_dot), and rows left over take theirs as one more
+//     group of four (add_last; natively add_last was slower).
 //   super_block_rows_dot: super-blocks of 256 values (Format: kBytes, SuperBlock, unpack(), add()), a
 //     super-block of eight sub-blocks at a time.
 #pragma once
@@ -25,6 +28,13 @@ using int_lanes::XInt;
 using int_terms::f16_at;
 using int_terms::Partials;
 
+// Four blocks' totals of Format::sums made the blocks' integer sums, where the format says how (Q8_0's
+// WebAssembly sums are 256 times them); otherwise they are.
+template <class Format>
+GLASSBOX_INT_INLINE void exact4(int32_t* isum) {
+  if constexpr (requires { Format::exact4(isum); }) Format::exact4(isum);
+}
+
 // The last kCount (1 to 3) blocks of a row, from block b (a multiple of 4): a group of four whose missing
 // blocks leave their partial sums alone (Partials::add_first).
 template <class Format, std::size_t kCount>
@@ -41,29 +51,41 @@ GLASSBOX_INT_INLINE void add_last(Partials& partials, const std::byte* row, cons
     sums32[k] = x.sums32[b + k];
   }
   int_lanes::totals4(s[0], s[1], s[2], s[3], isum);
+  exact4<Format>(isum);
   if constexpr (Format::kOffsetAfter) int_lanes::less_8_times(isum, sums32);
   partials.add_first<kCount>(ws, dx, isum);
 }
 
-// xi: x's integers as int_lanes::activation_ints gives them.
+// A row's whole groups of four blocks, [0, nblocks / 4 * 4), into partials. xi: x's integers as
+// activations_for<Format> gives them.
 template <class Format>
-inline float row_dot(const std::byte* row, const QuantizedActivations& x, const XInt* xi,
-                     std::size_t nblocks) {
-  Partials partials;
-  std::size_t b = 0;
-  for (; b + 4 <= nblocks; b += 4) {
+GLASSBOX_INT_INLINE void add_groups(Partials& partials, const std::byte* row, const QuantizedActivations& x,
+                                    const XInt* xi, std::size_t nblocks) {
+  for (std::size_t b = 0; b + 4 <= nblocks; b += 4) {
+    // One pointer and constant offsets from it: WebAssembly's loads take the offsets as immediates (with
+    // xi + (b + k) * 32, V8 computed each block's address in three instructions).
     const std::byte* block = row + b * Format::kBytes;
-    const Sums s0 = Format::sums(block, xi + b * 32);
-    const Sums s1 = Format::sums(block + Format::kBytes, xi + (b + 1) * 32);
-    const Sums s2 = Format::sums(block + 2 * Format::kBytes, xi + (b + 2) * 32);
-    const Sums s3 = Format::sums(block + 3 * Format::kBytes, xi + (b + 3) * 32);
+    const XInt* xb = xi + b * 32;
+    const Sums s0 = Format::sums(block, xb);
+    const Sums s1 = Format::sums(block + Format::kBytes, xb + 32);
+    const Sums s2 = Format::sums(block + 2 * Format::kBytes, xb + 64);
+    const Sums s3 = Format::sums(block + 3 * Format::kBytes, xb + 96);
     int32_t isum[4];
     int_lanes::totals4(s0, s1, s2, s3, isum);
+    exact4<Format>(isum);
     if constexpr (Format::kOffsetAfter) int_lanes::less_8_times(isum, x.sums32 + b);
     float ws[4];
     int_terms::f16_at4(block, Format::kBytes, ws);
     partials.add4(ws, x.d + b, isum);
   }
+}
+
+template <class Format>
+inline float row_dot(const std::byte* row, const QuantizedActivations& x, const XInt* xi,
+                     std::size_t nblocks) {
+  Partials partials;
+  add_groups<Format>(partials, row, x, xi, nblocks);
+  std::size_t b = nblocks / 4 * 4;
 #if defined(__wasm_simd128__)
   switch (nblocks - b) {
     case 1:
@@ -87,6 +109,42 @@ inline float row_dot(const std::byte* row, const QuantizedActivations& x, const 
 #endif
   return partials.total();
 }
+
+#if defined(__wasm_simd128__)
+// Four rows at once, in WebAssembly, the rows' last one to three blocks (a 9-block row's last cost as much
+// as a group of four, in V8 about 60 instructions) taken a block index at a time across the four rows: one
+// group of four blocks, one from each row, whose terms go to partial sums transposed (int_terms::Rows4),
+// which also finishes the four rows' results together. Each row's partial sums see row_dot's operations in
+// row_dot's order, so the bits are row_dot's.
+template <class Format>
+GLASSBOX_INT_INLINE void rows4_dot(float* out, const std::byte* rows, std::size_t row_bytes,
+                                   const QuantizedActivations& x, const XInt* xi, std::size_t nblocks) {
+  Partials partials[4];
+#pragma clang loop unroll(disable)  // one copy of the groups' loop, not four
+  for (std::size_t k = 0; k < 4; ++k)
+    add_groups<Format>(partials[k], rows + k * row_bytes, x, xi, nblocks);
+  int_terms::Rows4 sums(partials);
+  for (std::size_t b = nblocks / 4 * 4; b < nblocks; ++b) {
+    const std::byte* block = rows + b * Format::kBytes;
+    const XInt* xb = xi + b * 32;
+    const Sums s0 = Format::sums(block, xb);
+    const Sums s1 = Format::sums(block + row_bytes, xb);
+    const Sums s2 = Format::sums(block + 2 * row_bytes, xb);
+    const Sums s3 = Format::sums(block + 3 * row_bytes, xb);
+    int32_t isum[4];
+    int_lanes::totals4(s0, s1, s2, s3, isum);
+    exact4<Format>(isum);
+    if constexpr (Format::kOffsetAfter) {
+      const int32_t same[4] = {x.sums32[b], x.sums32[b], x.sums32[b], x.sums32[b]};
+      int_lanes::less_8_times(isum, same);
+    }
+    float ws[4];
+    int_terms::f16_at4(block, row_bytes, ws);
+    sums.add(b % 4, ws, x.d[b], isum);
+  }
+  sums.totals(out);
+}
+#endif
 
 // Rows of K-quant super-blocks (Format: e.g. blocks/q4_k.cpp's), 8 sub-blocks of 32 each: each super-block
 // unpacked (its weight bytes and scales), then its terms added in the header's order.
@@ -118,8 +176,22 @@ void super_block_rows_dot(float* out, const std::byte* w, std::size_t row_bytes,
 constexpr std::size_t kPrefetchBytes = 3072;
 
 inline void prefetch_row(const std::byte* row, std::size_t row_bytes) {
+#if defined(__wasm_simd128__)
+  (void)row, (void)row_bytes;  // WebAssembly has no prefetch, and V8 kept the loop, running empty
+#else
   for (std::size_t offset = 0; offset < row_bytes; offset += 64)
     __builtin_prefetch(row + offset);
+#endif
+}
+
+// x's integers as Format's sums() take them: Format::activations where it says (Q8_0's paired form in
+// WebAssembly), otherwise int_lanes::activation_ints.
+template <class Format>
+GLASSBOX_INT_INLINE const XInt* activations_for(const QuantizedActivations& x, std::size_t cols) {
+  if constexpr (requires { Format::activations(x.q, cols); })
+    return Format::activations(x.q, cols);
+  else
+    return int_lanes::activation_ints(x.q, cols);
 }
 
 template <class Format>
@@ -127,8 +199,13 @@ void rows_dot(float* out, const std::byte* w, std::size_t row_bytes, std::size_t
               const QuantizedActivations& x, std::size_t row_begin, std::size_t row_end) {
   // Rows ahead; none where row_bytes is 0 (a single row may come so).
   const std::size_t ahead = row_bytes > 0 ? (kPrefetchBytes + row_bytes - 1) / row_bytes : 0;
-  const XInt* xi = int_lanes::activation_ints(x.q, cols);
-  for (std::size_t r = row_begin; r < row_end; ++r) {
+  const XInt* xi = activations_for<Format>(x, cols);
+  std::size_t r = row_begin;
+#if defined(__wasm_simd128__)
+  for (; r + 4 <= row_end; r += 4)
+    rows4_dot<Format>(out + r, w + r * row_bytes, row_bytes, x, xi, cols / 32);
+#endif
+  for (; r < row_end; ++r) {
     if constexpr (Format::kPrefetch)
       if (ahead > 0 && r + ahead < row_end) prefetch_row(w + (r + ahead) * row_bytes, row_bytes);
     out[r] = row_dot<Format>(w + r * row_bytes, x, xi, cols / 32);

@@ -278,6 +278,37 @@ inline const int16_t* activation_ints(const int8_t* q, std::size_t n) {
   return wide.data();
 }
 
+// Q8_0's form (blocks/q8_0.cpp) of the same products, without widening instructions: 16 weight bytes read as
+// eight 16-bit lanes hold an even byte (low) and an odd one (high). i16x8.shl by 8 leaves 256 times the even
+// byte, a mask of the high byte 256 times the odd one: one instruction each, where widening took three per
+// 16 bytes (extend_high_i8x16 is two in V8). The activations come split to match (activation_pairs): per 16
+// values, the 8 even ones, then the 8 odd ones. So the lanes' total is 256 times the block's sum (at most
+// 256 * 32 * 128 * 127 < 2^31), and pairs_exact4 divides four blocks' totals with one shift, exactly.
+GLASSBOX_INT_INLINE v128_t dot16_pairs(v128_t w, const int16_t* x) {
+  return wasm_i32x4_add(
+      wasm_i32x4_dot_i16x8(wasm_i16x8_shl(w, 8), wasm_v128_load(x)),
+      wasm_i32x4_dot_i16x8(wasm_v128_and(w, wasm_i16x8_splat(int16_t(0xFF00))), wasm_v128_load(x + 8)));
+}
+GLASSBOX_INT_INLINE Sums dot_signed_pairs(Bytes w, const int16_t* x) {
+  return wasm_i32x4_add(dot16_pairs(w.low, x), dot16_pairs(w.high, x + 16));
+}
+GLASSBOX_INT_INLINE void pairs_exact4(int32_t* isum) {
+  wasm_v128_store(isum, wasm_i32x4_shr(wasm_v128_load(isum), 8));
+}
+
+// x[0, n) as dot_signed_pairs takes it, into a buffer of the calling thread's (as activation_ints): each 16
+// bytes read as 16-bit lanes, their even bytes sign-extended (shl then shr_s), then their odd ones (shr_s).
+inline const int16_t* activation_pairs(const int8_t* q, std::size_t n) {
+  thread_local std::vector<int16_t> split;
+  if (split.size() < n) split.resize(n);
+  for (std::size_t i = 0; i + 16 <= n; i += 16) {  // n is a whole number of 32-value blocks
+    const v128_t pairs = wasm_v128_load(q + i);
+    wasm_v128_store(split.data() + i, wasm_i16x8_shr(wasm_i16x8_shl(pairs, 8), 8));
+    wasm_v128_store(split.data() + i + 8, wasm_i16x8_shr(pairs, 8));
+  }
+  return split.data();
+}
+
 #else
 struct Bytes {
   int8_t v[32];
@@ -387,6 +418,15 @@ GLASSBOX_INT_INLINE void less_8_times(int32_t* isum, const int32_t* sums) {
 GLASSBOX_INT_INLINE const int8_t* activation_ints(const int8_t* q, std::size_t) {
   return q;
 }
+
+// Q8_0's products (the WebAssembly form's split activations and scaled sums are a SIMD128 matter).
+GLASSBOX_INT_INLINE const int8_t* activation_pairs(const int8_t* q, std::size_t) {
+  return q;
+}
+GLASSBOX_INT_INLINE Sums dot_signed_pairs(const Bytes& w, const int8_t* x) {
+  return dot_signed(w, x);
+}
+GLASSBOX_INT_INLINE void pairs_exact4(int32_t*) {}
 
 // 16 packed bytes (nibbles(): values 0..15 low, 16..31 high) times x, unsigned.
 GLASSBOX_INT_INLINE Sums dot_nibbles(const void* p, const int8_t* x) {

@@ -28,6 +28,27 @@ GLASSBOX_INT_INLINE void f16_at4(const std::byte* p, std::size_t stride, float* 
                      static_cast<short>(lanes::load_u16(p + 2 * stride)),
                      static_cast<short>(lanes::load_u16(p + 3 * stride)), 0, 0, 0, 0);
   _mm_storeu_ps(out, _mm_cvtph_ps(halves));  // exact, as f16_at
+#elif defined(__wasm_simd128__)
+  // In vectors, without branches: V8 splits a loop at the scalar conversion's branches and computes the
+  // blocks' integer products after them, while their loads stay before, so every weight and activation vector
+  // of four blocks was live across the branches (most of them spilled). The rule is half_bits_to_float's
+  // (quantized_lanes.hpp), for halves loaded into the upper 16 bits of each lane (one instruction each):
+  // the magnitude's bits moved to a float's places read as 2^-112 times the value, with the all-ones exponent
+  // first for infinities and nans (found by adding 2^26 to the magnitude, which carries into the sign bit
+  // exactly from 0x7C00 << 16: one add and one shift where V8 compares without sign in four), then the sign.
+  // (Loading fewer than four lanes this way, clang 14 hung compiling a test at -O1.)
+  v128_t h = wasm_i32x4_splat(0);
+  h = wasm_v128_load16_lane(p, h, 1);
+  h = wasm_v128_load16_lane(p + stride, h, 3);
+  h = wasm_v128_load16_lane(p + 2 * stride, h, 5);
+  h = wasm_v128_load16_lane(p + 3 * stride, h, 7);
+  const v128_t magnitude = wasm_v128_and(h, wasm_i32x4_splat(0x7FFF0000));
+  const v128_t special =
+      wasm_v128_and(wasm_i32x4_shr(wasm_i32x4_add(magnitude, wasm_i32x4_splat(0x04000000)), 31),
+                    wasm_i32x4_splat(0x7F800000));
+  const v128_t scaled =
+      wasm_f32x4_mul(wasm_v128_or(wasm_u32x4_shr(magnitude, 3), special), wasm_f32x4_splat(0x1p112f));
+  wasm_v128_store(out, wasm_v128_or(scaled, wasm_v128_and(h, wasm_i32x4_splat(INT32_MIN))));
 #else
   for (int k = 0; k < 4; ++k)
     out[k] = f16_at(p + k * stride);
@@ -123,5 +144,29 @@ struct Partials {
     in_lanes = true;
   }
 };
+
+#if defined(__wasm_simd128__)
+// Four rows' partial sums (each a Partials after its add4 calls) transposed: lane k of sums[j] is row k's
+// partial sum j. add() takes one sub-block b of each row, in increasing b: row k's term, the same operations
+// as add4's, goes to lane k of sums[b % 4]; totals() finishes each row as Partials::total does.
+struct Rows4 {
+  using Float4 = Partials::Float4;
+  using Int4 = Partials::Int4;
+  Float4 sums[4];
+  GLASSBOX_INT_INLINE explicit Rows4(const Partials* rows) {
+    __m128 p0 = rows[0].p, p1 = rows[1].p, p2 = rows[2].p, p3 = rows[3].p;
+    _MM_TRANSPOSE4_PS(p0, p1, p2, p3);
+    sums[0] = p0, sums[1] = p1, sums[2] = p2, sums[3] = p3;
+  }
+  // ws: the four rows' weight scales, dx the activations' (the same block of x).
+  GLASSBOX_INT_INLINE void add(std::size_t j, const float* ws, float dx, const int32_t* isum) {
+    sums[j] =
+        sums[j] + (Float4::load_unaligned(ws) * Float4(dx)) * xsimd::to_float(Int4::load_unaligned(isum));
+  }
+  GLASSBOX_INT_INLINE void totals(float* out) const {
+    ((sums[0] + sums[1]) + (sums[2] + sums[3])).store_unaligned(out);
+  }
+};
+#endif
 
 }  // namespace glassbox::kernels::int_terms
