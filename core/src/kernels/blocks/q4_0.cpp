@@ -102,6 +102,7 @@ void fused_matvec(float* out, const std::byte* w, std::size_t row_bytes, std::si
 struct IntFormat {
   static constexpr std::size_t kBytes = 18;
   static constexpr bool kPrefetch = false;  // see quantized_int_dot_rows.hpp, rows_dot
+  static constexpr bool kEightRows = true;  // natively, rows eight at a time (rows8_dot)
 #if defined(__AVX2__) || defined(__wasm_simd128__)
   static constexpr bool kOffsetAfter = true;
   GLASSBOX_INT_INLINE static int_lanes::Sums sums(const std::byte* block, const int_lanes::XInt* x) {
