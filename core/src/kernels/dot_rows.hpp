@@ -51,7 +51,7 @@ GLASSBOX_INLINE Batch rotate_lanes_down(Batch v) {
   return Batch(
       (typename Batch::register_type)wasm_i32x4_shuffle(x, x, k % 4, (k + 1) % 4, (k + 2) % 4, (k + 3) % 4));
 #else
-  return xsimd::swizzle(v, xsimd::make_batch_constant<xsimd::batch<uint32_t>, RotateDown<k> >());
+  return xsimd::swizzle(v, xsimd::make_batch_constant<UintBatch, RotateDown<k> >());
 #endif
 }
 
@@ -64,7 +64,7 @@ GLASSBOX_INLINE Batch fold_lanes(Batch v) {
   }
 }
 
-// The fixed pairwise tree over the partial sums: partial[j] += partial[j + half] for half = 16, 8, 4, 2, 1.
+// The fixed pairwise tree over the partial sums: partial[j] += partial[j + half] for half = 4, 2, 1.
 // While a step pairs lanes of different accumulators it is one vector add per pair; the last log2(kWidth)
 // steps fold lanes within one register.
 template <std::size_t Count>

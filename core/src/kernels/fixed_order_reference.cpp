@@ -1,12 +1,13 @@
 // The SIMD kernels' exact order of float operations, written as plain scalar loops (why: see the header).
 //
 // Reductions (dot, sum, and through them matvec, dot_strided, the norms and softmax's total):
-//   partial[j] = +0.0f for j < 32 (kReductionLanes);
-//   partial[i % 32] = partial[i % 32] + x[i] * y[i], for i = 0, 1, ..., n-1 (each partial in increasing i);
-//   for half = 16, 8, 4, 2, 1: partial[j] = partial[j] + partial[j + half] for j < half;
+//   partial[j] = +0.0f for j < 8 (kReductionLanes);
+//   partial[i % 8] = partial[i % 8] + x[i] * y[i], for i = 0, 1, ..., n-1 (each partial in increasing i);
+//   for half = 4, 2, 1: partial[j] = partial[j] + partial[j + half] for j < half;
 //   the result is partial[0].
-// A SIMD width W (4, 8 or 16) holds partials j..j+W-1 in one register, 32/W registers per reduction; the
-// first steps of the tree add whole registers, the last log2(W) fold lanes within one (dot_rows.hpp). The
+// A SIMD width W (4 or 8) holds partials j..j+W-1 in one register, 8/W registers per reduction; the first
+// step of the tree adds whole registers where there are two, the last log2(W) fold lanes within one
+// (dot_rows.hpp). The
 // tail past the last whole block is padded with zeros: adding +0.0f leaves a partial unchanged, because a
 // sum that starts at +0.0f can never become -0.0f in round-to-nearest, so padding is invisible here.
 //

@@ -5,8 +5,12 @@
 // Determinism: the optimized kernels give bit-identical results whatever the SIMD width (SSE4.1/WASM
 // SIMD128 with 4 lanes, AVX2 with 8, AVX-512 with 16), so the same model and seed produce the same tokens
 // natively and in the browser. Two rules make that so:
-//   1. Reductions (dot products, sums) always accumulate into kReductionLanes partial sums, partial j holding
-//      the terms whose index is j modulo kReductionLanes, and finish with the same fixed pairwise tree.
+//   1. Reductions (dot products, sums) always accumulate into kReductionLanes = 8 partial sums, partial j
+//      holding the terms whose index is j modulo 8 in increasing order, and finish with the same fixed
+//      pairwise tree (partial[j] += partial[j + h] for h = 4, 2, 1). Eight, because that is what the
+//      hardware holds naturally: one AVX2 register per row (AVX-512 machines use its 256-bit half), two for
+//      SSE and WebAssembly SIMD128, so a decode matvec keeps several rows' sums in registers and a
+//      register-blocked prompt product (matmul.cpp) has few partial sums to finish per (row, token).
 //   2. No fused multiply-add (the build passes -ffp-contract=off) and no library transcendental functions:
 //      exp is our own polynomial (exp_approx.hpp), evaluated lane by lane with the same operations.
 #pragma once
@@ -17,7 +21,7 @@
 
 namespace glassbox::kernels {
 
-inline constexpr std::size_t kReductionLanes = 32;
+inline constexpr std::size_t kReductionLanes = 8;
 
 // Name of the instruction set the kernels were compiled for ("avx2", "sse4.1", "wasm-simd128", ...).
 const char* simd_instruction_set();

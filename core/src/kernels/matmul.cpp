@@ -1,9 +1,9 @@
 // The batched matrix product (the idea: matmul.hpp). What makes it fast is reuse: in the inner loop one load
 // of kGroups vectors of tokens meets kRows broadcast weights, kRows * kGroups products from kRows + kGroups
-// loads, where dot() makes one product per load. The price is that the 32 partial sums of each (row, token)
-// can no longer all stay in registers: they are made one partial at a time (for partial j, the products of
-// values j, j + 32, ... in that order, exactly dot()'s terms and order), stored, and then added up by dot()'s
-// tree: partial[j] += partial[j + h] for h = 16, 8, 4, 2, 1, with SIMD lanes over tokens.
+// loads, where dot() makes one product per load. The 8 partial sums of each (row, token) are made one partial
+// at a time (for partial j, the products of values j, j + 8, ... in that order, exactly dot()'s terms and
+// order), stored, and then added up by dot()'s tree: partial[j] += partial[j + h] for h = 4, 2, 1, with SIMD
+// lanes over tokens.
 //
 // Why dot()'s bits: every partial sum gets the same products (each a single rounded multiply) added in the
 // same order, and the tree adds them the same way. Values past n are packed as zeros on both sides: a
@@ -25,13 +25,16 @@
 namespace glassbox::kernels {
 namespace {
 
+// The tile's lanes are tokens, so it takes the widest registers (AVX-512's 16 floats where Batch has 8).
+using Lanes = WideBatch;
+constexpr std::size_t kLanes = kWideWidth;
 constexpr std::size_t kPartials = kReductionLanes;
 constexpr std::size_t kGroups = 2;
-constexpr std::size_t kRows = kWidth >= 16 ? 8 : kWidth == 8 ? 6 : 4;
-constexpr std::size_t kTileTokens = kGroups * kWidth;
+constexpr std::size_t kRows = kLanes >= 16 ? 8 : kLanes == 8 ? 6 : 4;
+constexpr std::size_t kTileTokens = kGroups * kLanes;
 static_assert(kRows <= kMaxMatmulTileRows);
 
-// Products per partial sum: the values j, j + 32, ... below n, the last ones padded with zeros.
+// Products per partial sum: the values j, j + 8, ... below n, the last ones padded with zeros.
 std::size_t steps(std::size_t n) {
   return (n + kPartials - 1) / kPartials;
 }
@@ -40,44 +43,44 @@ std::size_t tiles(std::size_t n_tokens) {
 }
 
 // The partial sums of kRows rows and the tile's tokens (packed: kTileTokens floats per value), partial j
-// into partials[j]: kRows * kGroups vectors, row-major. Partial j takes the values j + 32 k below n: the
+// into partials[j]: kRows * kGroups vectors, row-major. Partial j takes the values j + 8 k below n: the
 // tokens' values past n are packed zeros, but the rows' are past their ends.
 GLASSBOX_INLINE void partial_sums(const float* const* rows, const float* tokens, std::size_t n,
                                   std::size_t k_steps, float* partials) {
   for (std::size_t j = 0; j < kPartials; ++j) {
-    Batch acc[kRows][kGroups];
+    Lanes acc[kRows][kGroups];
     unrolled<kRows>([&](auto r) __attribute__((always_inline)) {
-      unrolled<kGroups>([&](auto g) __attribute__((always_inline)) { acc[r][g] = Batch(0.0f); });
+      unrolled<kGroups>([&](auto g) __attribute__((always_inline)) { acc[r][g] = Lanes(0.0f); });
     });
     const float* x = tokens + j * k_steps * kTileTokens;
     for (std::size_t i = j; i < n; i += kPartials, x += kTileTokens) {
-      Batch xv[kGroups];
+      Lanes xv[kGroups];
       unrolled<kGroups>([&](auto g) __attribute__((always_inline)) {
-        xv[g] = Batch::load_unaligned(x + g * kWidth);
+        xv[g] = Lanes::load_unaligned(x + g * kLanes);
       });
       unrolled<kRows>([&](auto r) __attribute__((always_inline)) {
-        const Batch wv(rows[r][i]);
+        const Lanes wv(rows[r][i]);
         unrolled<kGroups>([&](auto g) __attribute__((always_inline)) { acc[r][g] = acc[r][g] + wv * xv[g]; });
       });
     }
     float* out = partials + j * kRows * kTileTokens;
     unrolled<kRows>([&](auto r) __attribute__((always_inline)) {
       unrolled<kGroups>([&](auto g) __attribute__((always_inline)) {
-        acc[r][g].store_unaligned(out + (r * kGroups + g) * kWidth);
+        acc[r][g].store_unaligned(out + (r * kGroups + g) * kLanes);
       });
     });
   }
 }
 
-// dot()'s tree over the 32 partial sums of every (row, token) of the tile, left in partials[0].
+// dot()'s tree over the 8 partial sums of every (row, token) of the tile, left in partials[0].
 void partial_tree(float* partials) {
   constexpr std::size_t kSlab = kRows * kTileTokens;
   for (std::size_t half = kPartials / 2; half > 0; half /= 2)
     for (std::size_t j = 0; j < half; ++j) {
       float* to = partials + j * kSlab;
       const float* from = partials + (j + half) * kSlab;
-      for (std::size_t i = 0; i < kSlab; i += kWidth)
-        (Batch::load_unaligned(to + i) + Batch::load_unaligned(from + i)).store_unaligned(to + i);
+      for (std::size_t i = 0; i < kSlab; i += kLanes)
+        (Lanes::load_unaligned(to + i) + Lanes::load_unaligned(from + i)).store_unaligned(to + i);
     }
 }
 
@@ -153,7 +156,7 @@ void matmul_rows(float* out, std::size_t out_stride, const float* const* rows, s
     for (std::size_t r = 0; r < count; ++r)
       for (std::size_t c = 0; c < tokens; ++c)
         out[(q * kTileTokens + c) * out_stride + r] =
-            partials[(r * kGroups + c / kWidth) * kWidth + c % kWidth];
+            partials[(r * kGroups + c / kLanes) * kLanes + c % kLanes];
   }
 }
 

@@ -1,8 +1,8 @@
 // Matrix-vector products: each output is the canonical dot of one row with x. matvec reads row-major
 // weights; dot_strided reads rows a stride apart (one head's keys in the KV cache).
 // Rows go several at a time so they share the loads of x (and the loop's overhead), as many as the
-// accumulators allow: 8 vector registers' worth, 16 of AVX-512's 32 (SSE and WebAssembly SIMD128: one row
-// fills 8 registers already). That suits dot_strided, whose keys sit in cache. A matvec is different: it
+// accumulators allow: 8 vector registers' worth, 16 of AVX-512's 32 (one per row with AVX2's 8 lanes, two
+// with SSE's and WebAssembly SIMD128's 4). That suits dot_strided, whose keys sit in cache. A matvec is different: it
 // reads each weight once, from memory, and what suits the memory system differs between cores:
 //   AVX-512, 8 rows: on Zen 4, 8 rows generated 10-20% faster than 4 on the 110M shape, more cache lines
 //     requested at once (12 to 16 rows were no better on the 15M shape, and software prefetching of the
@@ -17,10 +17,16 @@
 namespace glassbox::kernels {
 namespace {
 
-constexpr std::size_t kAccumulatorRegisters = kWidth >= 16 ? 16 : 8;
+#if defined(__AVX512F__)
+constexpr std::size_t kAccumulatorRegisters = 16;
+constexpr bool kAvx512 = true;
+#else
+constexpr std::size_t kAccumulatorRegisters = 8;
+constexpr bool kAvx512 = false;
+#endif
 constexpr std::size_t kCachedRowsPerPass =
     std::max<std::size_t>(1, kAccumulatorRegisters / kAccumulatorsPerRow);
-constexpr std::size_t kStreamedRowsPerPass = kWidth == 8 ? 1 : kCachedRowsPerPass;
+constexpr std::size_t kStreamedRowsPerPass = kWidth == 8 && !kAvx512 ? 1 : kCachedRowsPerPass;
 
 template <std::size_t kRowsPerPass>
 void dot_rows_strided(float* out, const float* rows, std::size_t row_stride, std::size_t n_rows,

@@ -43,13 +43,14 @@ GLASSBOX_INLINE void look_up_iq4(const std::byte* indices, int8_t* out) {
 #endif
 }
 
-// acc[k] += (scale * value) * x for the 32 values of one lookup.
+// The products (scale * value) * x of the 32 values of one lookup, added in order.
 GLASSBOX_INLINE void accumulate_iq4_32(Batch (&acc)[kAcc], const int8_t* values, Batch scale,
-                                       const Batch (&xv)[kAcc]) {
-  IntBatch q[kAcc];
+                                       const Batch (&xv)[kB32]) {
+  IntBatch q[kB32];
   lanes::widen_32_bytes<true>(values, q);
-  unrolled<kAcc>([&](auto k)
-                     __attribute__((always_inline)) { acc[k] = acc[k] + (scale * to_float(q[k])) * xv[k]; });
+  Batch products[kB32];
+  unrolled<kB32>([&](auto k) __attribute__((always_inline)) { products[k] = (scale * to_float(q[k])) * xv[k]; });
+  add_in_order(acc, products);
 }
 
 }  // namespace glassbox::kernels::fused

@@ -36,7 +36,7 @@ struct NibbleBlock {
   template <std::size_t R>
   GLASSBOX_INLINE static void accumulate(Accumulators<R>& acc, const std::byte* const* blocks,
                                          const float* x) {
-    Batch xv[kAcc];
+    Batch xv[kB32];
     load_x(xv, x);
     unrolled<R>([&](auto r) __attribute__((always_inline)) {
       const Batch d(lanes::half_to_float_exact(lanes::load_u16(blocks[r])));
@@ -46,6 +46,7 @@ struct NibbleBlock {
       const IntBatch fifth(static_cast<int32_t>(fifth_bits));
       IntBatch packed[kB16];
       lanes::widen_16_bytes<false>(blocks[r] + kHeader, packed);
+      Batch products[kB32];
       unrolled<kB16>([&](auto i) __attribute__((always_inline)) {
         IntBatch low = packed[i] & IntBatch(0x0F), high = packed[i] >> 4;
         if constexpr (kFifth) {
@@ -53,13 +54,14 @@ struct NibbleBlock {
           high = high | fifth_bit_16<i + kB16>(fifth);
         }
         if constexpr (kMin) {
-          acc[r][i] = acc[r][i] + (d * to_float(low) + m) * xv[i];
-          acc[r][i + kB16] = acc[r][i + kB16] + (d * to_float(high) + m) * xv[i + kB16];
+          products[i] = (d * to_float(low) + m) * xv[i];
+          products[i + kB16] = (d * to_float(high) + m) * xv[i + kB16];
         } else {
-          acc[r][i] = acc[r][i] + (d * to_float(low - IntBatch(16))) * xv[i];
-          acc[r][i + kB16] = acc[r][i + kB16] + (d * to_float(high - IntBatch(16))) * xv[i + kB16];
+          products[i] = (d * to_float(low - IntBatch(16))) * xv[i];
+          products[i + kB16] = (d * to_float(high - IntBatch(16))) * xv[i + kB16];
         }
       });
+      add_in_order(acc[r], products);
     });
   }
 };

@@ -5,9 +5,9 @@
 //   - every weight is the same float expression as in its decoder (blocks/<type>.cpp), evaluated lane by
 //     lane (block scales are computed once per block with the decoder's scalar expression, then broadcast);
 //     integer steps (nibble masks, 6-bit reassembly, the -8 / -32 offsets) are exact either way;
-//   - weight i's product with x[i] is added to partial sum i mod kReductionLanes: a 32-value block (Q8_0,
-//     Q4_0, a Q4_K sub-block, a Q6_K group of 32) is exactly one pass over the kAccumulatorsPerRow
-//     accumulators, and the passes run in increasing order of i;
+//   - weight i's product with x[i] is added to partial sum i mod kReductionLanes, in increasing order of i:
+//     a format makes a block's products (kB32 batches per 32 values) and add_in_order adds them, batch k
+//     to accumulator k % kAcc, k increasing;
 //   - the accumulators are finished by finish_partials, the tree dot() uses.
 #pragma once
 
@@ -21,6 +21,7 @@ namespace glassbox::kernels::fused {
 
 inline constexpr std::size_t kAcc = kAccumulatorsPerRow;
 inline constexpr std::size_t kB16 = lanes::kBatchesPer16;
+inline constexpr std::size_t kB32 = 2 * kB16;  // batches per 32 values: a block, or a K-quant sub-block
 
 template <std::size_t R>
 using Accumulators = Batch[R][kAcc];
@@ -28,6 +29,15 @@ using Accumulators = Batch[R][kAcc];
 template <std::size_t N>
 GLASSBOX_INLINE void load_x(Batch (&xv)[N], const float* x) {
   unrolled<N>([&](auto k) __attribute__((always_inline)) { xv[k] = Batch::load_unaligned(x + k * kWidth); });
+}
+
+// The products of N batches of consecutive values (batch k holding values [k * kWidth, (k + 1) * kWidth) of
+// a run that starts at a multiple of kReductionLanes), added in the canonical order: batch k to accumulator
+// k % kAcc, k increasing.
+template <std::size_t N>
+GLASSBOX_INLINE void add_in_order(Batch (&acc)[kAcc], const Batch (&products)[N]) {
+  static_assert(N % kAcc == 0);
+  unrolled<N>([&](auto k) __attribute__((always_inline)) { acc[k % kAcc] = acc[k % kAcc] + products[k]; });
 }
 
 // Every integer the kernels convert (weights, nibbles, half magnitudes) is far below 2^22.

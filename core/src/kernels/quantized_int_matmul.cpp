@@ -14,46 +14,50 @@
 namespace glassbox::kernels {
 namespace {
 
+// The float side's lanes are tokens, so it takes the widest registers (AVX-512's 16 floats where Batch has 8).
+using Lanes = WideBatch;
+constexpr std::size_t kLanes = kWideWidth;
+
 // a * b + c. With integer-valued operands whose sums stay below 2^24 (all this file multiplies) every
 // rounding is exact, so a fused multiply-add gives the same bits as the two operations and saves one.
 // (xsimd 8.1 has no AVX-512 fma and falls back to a multiply and an add.)
-GLASSBOX_INLINE Batch exact_fma(Batch a, Batch b, Batch c) {
+GLASSBOX_INLINE Lanes exact_fma(Lanes a, Lanes b, Lanes c) {
 #if defined(__AVX512F__)
-  return Batch(_mm512_fmadd_ps(a, b, c));
+  return Lanes(_mm512_fmadd_ps(a, b, c));
 #elif defined(__FMA__)
-  return Batch(_mm256_fmadd_ps(a, b, c));
+  return Lanes(_mm256_fmadd_ps(a, b, c));
 #else
   return a * b + c;
 #endif
 }
 
-// out for R decoded rows (w, ws, wm each R arrays) and G groups of kWidth token lanes starting at `lane`.
+// out for R decoded rows (w, ws, wm each R arrays) and G groups of kLanes token lanes starting at `lane`.
 // Each sub-block's sums are exact integers, so they may be split: lanes of different groups, and even and
 // odd values, accumulate apart (2 R G independent chains keep the multiply-add units busy).
 template <std::size_t R, std::size_t G, bool kOffsets>
 void rows_times_lanes(float* out, std::size_t out_stride, std::size_t first_row, const float* const* w,
                       const float* const* ws, const float* const* wm, std::size_t cols,
                       const ActivationColumns& x, std::size_t lane) {
-  Batch partial[R][G][4];
+  Lanes partial[R][G][4];
   unrolled<R>([&](auto r) __attribute__((always_inline)) {
     unrolled<G>([&](auto g) __attribute__((always_inline)) {
-      unrolled<4>([&](auto k) __attribute__((always_inline)) { partial[r][g][k] = Batch(0.0f); });
+      unrolled<4>([&](auto k) __attribute__((always_inline)) { partial[r][g][k] = Lanes(0.0f); });
     });
   });
   for (std::size_t b = 0; b < cols / 32; ++b) {
-    Batch even[R][G], odd[R][G];
+    Lanes even[R][G], odd[R][G];
     unrolled<R>([&](auto r) __attribute__((always_inline)) {
-      unrolled<G>([&](auto g) __attribute__((always_inline)) { even[r][g] = odd[r][g] = Batch(0.0f); });
+      unrolled<G>([&](auto g) __attribute__((always_inline)) { even[r][g] = odd[r][g] = Lanes(0.0f); });
     });
     const float* xq = x.q + 32 * b * x.lanes + lane;
     for (std::size_t j = 0; j < 32; j += 2) {
-      Batch x0[G], x1[G];
+      Lanes x0[G], x1[G];
       unrolled<G>([&](auto g) __attribute__((always_inline)) {
-        x0[g] = Batch::load_unaligned(xq + j * x.lanes + g * kWidth);
-        x1[g] = Batch::load_unaligned(xq + (j + 1) * x.lanes + g * kWidth);
+        x0[g] = Lanes::load_unaligned(xq + j * x.lanes + g * kLanes);
+        x1[g] = Lanes::load_unaligned(xq + (j + 1) * x.lanes + g * kLanes);
       });
       unrolled<R>([&](auto r) __attribute__((always_inline)) {
-        const Batch w0(w[r][32 * b + j]), w1(w[r][32 * b + j + 1]);
+        const Lanes w0(w[r][32 * b + j]), w1(w[r][32 * b + j + 1]);
         unrolled<G>([&](auto g) __attribute__((always_inline)) {
           even[r][g] = exact_fma(w0, x0[g], even[r][g]);
           odd[r][g] = exact_fma(w1, x1[g], odd[r][g]);
@@ -61,24 +65,24 @@ void rows_times_lanes(float* out, std::size_t out_stride, std::size_t first_row,
       });
     }
     unrolled<G>([&](auto g) __attribute__((always_inline)) {
-      const Batch dx = Batch::load_unaligned(x.d + b * x.lanes + lane + g * kWidth);
+      const Lanes dx = Lanes::load_unaligned(x.d + b * x.lanes + lane + g * kLanes);
       unrolled<R>([&](auto r) __attribute__((always_inline)) {
-        Batch term = (Batch(ws[r][b]) * dx) * (even[r][g] + odd[r][g]);
+        Lanes term = (Lanes(ws[r][b]) * dx) * (even[r][g] + odd[r][g]);
         if constexpr (kOffsets)
           term =
-              term - (Batch(wm[r][b]) * dx) * Batch::load_unaligned(x.xsum + b * x.lanes + lane + g * kWidth);
+              term - (Lanes(wm[r][b]) * dx) * Lanes::load_unaligned(x.xsum + b * x.lanes + lane + g * kLanes);
         partial[r][g][b % 4] = partial[r][g][b % 4] + term;
       });
     });
   }
   unrolled<G>([&](auto g) __attribute__((always_inline)) {
-    if (lane + g * kWidth >= x.tokens) return;
-    const std::size_t tokens = std::min(kWidth, x.tokens - lane - g * kWidth);
+    if (lane + g * kLanes >= x.tokens) return;
+    const std::size_t tokens = std::min(kLanes, x.tokens - lane - g * kLanes);
     unrolled<R>([&](auto r) __attribute__((always_inline)) {
-      alignas(64) float result[kWidth];
+      alignas(64) float result[kLanes];
       ((partial[r][g][0] + partial[r][g][1]) + (partial[r][g][2] + partial[r][g][3])).store_aligned(result);
       for (std::size_t t = 0; t < tokens; ++t)
-        out[(lane + g * kWidth + t) * out_stride + first_row + r] = result[t];
+        out[(lane + g * kLanes + t) * out_stride + first_row + r] = result[t];
     });
   });
 }
@@ -93,7 +97,7 @@ void rows_times_columns(float* out, std::size_t out_stride, std::size_t first_ro
     wm[r] = s.wm + r * (cols / 32);
   }
   std::size_t lane = 0;
-  for (; lane + 2 * kWidth <= x.lanes; lane += 2 * kWidth)
+  for (; lane + 2 * kLanes <= x.lanes; lane += 2 * kLanes)
     rows_times_lanes<R, 2, kOffsets>(out, out_stride, first_row, w, ws, wm, cols, x, lane);
   if (lane < x.tokens) rows_times_lanes<R, 1, kOffsets>(out, out_stride, first_row, w, ws, wm, cols, x, lane);
 }
@@ -165,7 +169,7 @@ void fill_activation_bytes(const QuantizedActivations* x, std::size_t tokens, st
 }  // namespace
 
 std::size_t activation_lanes(std::size_t tokens) {
-  return (tokens + kWidth - 1) / kWidth * kWidth;
+  return (tokens + kLanes - 1) / kLanes * kLanes;
 }
 
 ActivationColumns fill_activation_columns(const QuantizedActivations* x, std::size_t tokens, std::size_t cols,

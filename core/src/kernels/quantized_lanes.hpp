@@ -3,14 +3,14 @@
 //
 // xsimd 8.1 can only load narrow integers into wider lanes element by element (its "slow conversion" path
 // goes through memory), so each instruction set that has a sign/zero-extending load gets one here:
-//   AVX-512F / AVX2 / SSE4.1   vpmovsx/vpmovzx (one instruction per batch, straight from memory)
+//   AVX2 / SSE4.1              vpmovsx/vpmovzx (one instruction per batch, straight from memory)
 //   WebAssembly SIMD128        load 16 bytes once and extend them in two steps (8 -> 16 -> 32 bits). Under
 //                              Emscripten xsimd is its sse4_1 target, but the SSE intrinsics for 4 bytes would
 //                              each become a 32-bit load plus a shuffle; the native extend instructions
 //                              share one 128-bit load between four batches.
 //   anything else              a plain loop through a small array (correct, slower).
-// The native branches assume xsimd picked the widest of these the compiler targets (its default_arch does),
-// and static_assert that the batch width agrees.
+// The native branches assume Batch is the widest of these the compiler targets (AVX2's on AVX-512 machines,
+// simd.hpp), and static_assert that the batch width agrees.
 // All of them produce exactly the same integers; only the instructions differ.
 #pragma once
 
@@ -53,15 +53,11 @@ GLASSBOX_INLINE void widen_16_bytes(const void* p, IntBatch* out) {
     out[2] = IntBatch((__m128i)wasm_u32x4_extend_low_u16x8(high));
     out[3] = IntBatch((__m128i)wasm_u32x4_extend_high_u16x8(high));
   }
-#elif defined(__AVX512F__) || defined(__AVX2__) || (defined(__SSE4_1__) && !defined(__AVX__))
+#elif defined(__AVX2__) || (defined(__SSE4_1__) && !defined(__AVX__))
   const auto* bytes = static_cast<const uint8_t*>(p);
   unrolled<kBatchesPer16>([&](auto i) __attribute__((always_inline)) {
     const uint8_t* at = bytes + i * kWidth;
-#if defined(__AVX512F__)
-    static_assert(kWidth == 16);
-    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(at));
-    out[i] = IntBatch(Signed ? _mm512_cvtepi8_epi32(v) : _mm512_cvtepu8_epi32(v));
-#elif defined(__AVX2__)
+#if defined(__AVX2__)
     static_assert(kWidth == 8);
     const __m128i v = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(at));
     out[i] = IntBatch(Signed ? _mm256_cvtepi8_epi32(v) : _mm256_cvtepu8_epi32(v));
@@ -86,7 +82,7 @@ GLASSBOX_INLINE void widen_16_bytes(const void* p, IntBatch* out) {
 #endif
 }
 
-// 32 bytes: out[0, kAccumulatorsPerRow), one batch per kWidth bytes.
+// 32 bytes: out[0, 32 / kWidth), one batch per kWidth bytes.
 template <bool Signed>
 GLASSBOX_INLINE void widen_32_bytes(const void* p, IntBatch* out) {
   widen_16_bytes<Signed>(p, out);
@@ -112,9 +108,6 @@ GLASSBOX_INLINE IntBatch widen_u16(const void* p) {
 #if defined(__wasm_simd128__)
   static_assert(kWidth == 4);
   return IntBatch((__m128i)wasm_u32x4_load16x4(p));  // v128.load16x4_u: load and extend in one instruction
-#elif defined(__AVX512F__)
-  static_assert(kWidth == 16);
-  return IntBatch(_mm512_cvtepu16_epi32(_mm256_loadu_si256(static_cast<const __m256i*>(p))));
 #elif defined(__AVX2__)
   static_assert(kWidth == 8);
   return IntBatch(_mm256_cvtepu16_epi32(_mm_loadu_si128(static_cast<const __m128i*>(p))));
@@ -150,10 +143,7 @@ GLASSBOX_INLINE Batch half_bits_to_float(IntBatch half) {
 // path for every half; the only difference is that it quiets a signaling nan, which the multiplication by
 // x that follows does on either path, so the products (and dot products) keep the same bits.
 GLASSBOX_INLINE Batch load_halves(const void* p) {
-#if defined(__AVX512F__)
-  static_assert(kWidth == 16);
-  return Batch(_mm512_cvtph_ps(_mm256_loadu_si256(static_cast<const __m256i*>(p))));
-#elif defined(__AVX2__) && defined(__F16C__)
+#if defined(__AVX2__) && defined(__F16C__)
   static_assert(kWidth == 8);
   return Batch(_mm256_cvtph_ps(_mm_loadu_si128(static_cast<const __m128i*>(p))));
 #else

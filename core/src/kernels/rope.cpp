@@ -26,7 +26,7 @@ Batch repeat_pairwise(const float* table, std::size_t pairs) {
 Batch rotate_adjacent(Batch x, Batch c, Batch s) {
   const auto negate_even = xsimd::make_batch_bool_constant<Batch, AlternatingSign>();
   const Batch signed_s = xsimd::select(negate_even, -s, s);
-  const Batch swapped = xsimd::swizzle(x, xsimd::make_batch_constant<xsimd::batch<uint32_t>, SwapPairs>());
+  const Batch swapped = xsimd::swizzle(x, xsimd::make_batch_constant<UintBatch, SwapPairs>());
   return x * c + swapped * signed_s;
 }
 

@@ -1,6 +1,10 @@
-// The one SIMD type all kernels are written against. xsimd picks the widest instruction set the compiler was
-// told to target: AVX2 (+FMA) or AVX-512 natively with -march=native, SSE4.1 under Emscripten, which lowers
-// to WebAssembly SIMD128 (f32x4). Kernels are written once over Batch; only its width changes.
+// The one SIMD type all kernels are written against: at most 8 floats, so that one register (AVX2) or two
+// (SSE4.1, and WebAssembly SIMD128, which Emscripten reaches through xsimd's SSE4.1) hold the canonical
+// order's 8 partial sums of one row (kernels.hpp). xsimd picks the widest instruction set the compiler was
+// told to target, except that AVX-512 machines get its 256-bit half (AVX2 with AVX-512VL's 32 registers):
+// 16 lanes would split a row's 8 partial sums between two rows' worth of lanes. The batched product
+// (matmul.cpp), whose lanes are tokens rather than partial sums, uses the full width (WideBatch).
+// Kernels are written once over Batch; only its width changes.
 #pragma once
 
 #include <xsimd/xsimd.hpp>
@@ -12,9 +16,20 @@
 
 namespace glassbox::kernels {
 
-using Batch = xsimd::batch<float>;
-using IntBatch = xsimd::batch<int32_t>;
+#if defined(__AVX512F__)
+using BatchArch = xsimd::avx2;
+#else
+using BatchArch = xsimd::default_arch;
+#endif
+using Batch = xsimd::batch<float, BatchArch>;
+using IntBatch = xsimd::batch<int32_t, BatchArch>;
+using UintBatch = xsimd::batch<uint32_t, BatchArch>;
 inline constexpr std::size_t kWidth = Batch::size;
+static_assert(kWidth <= 8, "a row's canonical partial sums must fill whole registers");
+
+// The widest float batch, for kernels whose lanes are independent outputs (tokens), not partial sums.
+using WideBatch = xsimd::batch<float>;
+inline constexpr std::size_t kWideWidth = WideBatch::size;
 static_assert(kReductionLanes % kWidth == 0, "the canonical reduction needs the SIMD width to divide it");
 
 // Loads up to kWidth floats, filling lanes past n with `fill`. Tails go through the same vector code as the

@@ -17,7 +17,7 @@ struct IQ4_NL {
   template <std::size_t R>
   GLASSBOX_INLINE static void accumulate(Accumulators<R>& acc, const std::byte* const* blocks,
                                          const float* x) {
-    Batch xv[kAcc];
+    Batch xv[kB32];
     load_x(xv, x);
     unrolled<R>([&](auto r) __attribute__((always_inline)) {
       alignas(16) int8_t values[32];

@@ -28,7 +28,7 @@ struct IQ4_XS {
         scale[r][j] = d * static_cast<float>(iq4_xs_scale(j, high, low));
     }
     for (int j = 0; j < 8; ++j) {
-      Batch xv[kAcc];
+      Batch xv[kB32];
       load_x(xv, x + 32 * j);
       unrolled<R>([&](auto r) __attribute__((always_inline)) {
         alignas(16) int8_t values[32];

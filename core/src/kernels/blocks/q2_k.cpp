@@ -31,18 +31,20 @@ struct Q2_K {
     }
     for (int h = 0; h < 2; ++h) {
       for (int j = 0; j < 4; ++j) {
-        Batch xv[kAcc];
+        Batch xv[kB32];
         load_x(xv, x + 128 * h + 32 * j);
         unrolled<R>([&](auto r) __attribute__((always_inline)) {
-          IntBatch q[kAcc];
+          IntBatch q[kB32];
           lanes::widen_32_bytes<false>(blocks[r] + 16 + 32 * h, q);
           const float* s = scale[r] + 8 * h + 2 * j;
           const float* o = offset[r] + 8 * h + 2 * j;
-          unrolled<kAcc>([&](auto k) __attribute__((always_inline)) {
+          Batch products[kB32];
+          unrolled<kB32>([&](auto k) __attribute__((always_inline)) {
             constexpr std::size_t g = k * kWidth / 16;
             const Batch w = Batch(s[g]) * to_float((q[k] >> (2 * j)) & IntBatch(3)) - Batch(o[g]);
-            acc[r][k] = acc[r][k] + w * xv[k];
+            products[k] = w * xv[k];
           });
+          add_in_order(acc[r], products);
         });
       }
     }

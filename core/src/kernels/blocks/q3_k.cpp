@@ -28,19 +28,21 @@ struct Q3_K {
     }
     for (int h = 0; h < 2; ++h) {
       for (int j = 0; j < 4; ++j) {
-        Batch xv[kAcc];
+        Batch xv[kB32];
         load_x(xv, x + 128 * h + 32 * j);
         unrolled<R>([&](auto r) __attribute__((always_inline)) {
-          IntBatch q[kAcc], mask[kAcc];
+          IntBatch q[kB32], mask[kB32];
           lanes::widen_32_bytes<false>(blocks[r] + 32 + 32 * h, q);
           lanes::widen_32_bytes<false>(blocks[r], mask);
           const float* s = scale[r] + 8 * h + 2 * j;
-          unrolled<kAcc>([&](auto k) __attribute__((always_inline)) {
+          Batch products[kB32];
+          unrolled<kB32>([&](auto k) __attribute__((always_inline)) {
             constexpr std::size_t g = k * kWidth / 16;
             const IntBatch third = (mask[k] >> (4 * h + j)) & IntBatch(1);
             const IntBatch v = ((q[k] >> (2 * j)) & IntBatch(3)) - IntBatch(4) + (third << 2);
-            acc[r][k] = acc[r][k] + (Batch(s[g]) * to_float(v)) * xv[k];
+            products[k] = (Batch(s[g]) * to_float(v)) * xv[k];
           });
+          add_in_order(acc[r], products);
         });
       }
     }

@@ -20,18 +20,20 @@ struct Q4_0 {
   template <std::size_t R>
   GLASSBOX_INLINE static void accumulate(Accumulators<R>& acc, const std::byte* const* blocks,
                                          const float* x) {
-    Batch xv[kAcc];
+    Batch xv[kB32];
     load_x(xv, x);
     unrolled<R>([&](auto r) __attribute__((always_inline)) {
       const Batch d(lanes::half_to_float_exact(lanes::load_u16(blocks[r])));
       IntBatch packed[kB16];
       lanes::widen_16_bytes<false>(blocks[r] + 2, packed);
+      Batch products[kB32];
       unrolled<kB16>([&](auto i) __attribute__((always_inline)) {
         const IntBatch low = (packed[i] & IntBatch(0x0F)) - IntBatch(8);
         const IntBatch high = (packed[i] >> 4) - IntBatch(8);
-        acc[r][i] = acc[r][i] + (d * to_float(low)) * xv[i];
-        acc[r][i + kB16] = acc[r][i + kB16] + (d * to_float(high)) * xv[i + kB16];
+        products[i] = (d * to_float(low)) * xv[i];
+        products[i + kB16] = (d * to_float(high)) * xv[i + kB16];
       });
+      add_in_order(acc[r], products);
     });
   }
 };

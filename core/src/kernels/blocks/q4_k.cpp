@@ -23,17 +23,19 @@ struct Q4_K {
     float scale[R][8], offset[R][8];
     q4_k_sub_block_scales(blocks, scale, offset);
     for (int j = 0; j < 8; j += 2) {  // one pass per 32 bytes: sub-blocks j (low nibbles) and j + 1 (high)
-      Batch xl[kAcc], xh[kAcc];
+      Batch xl[kB32], xh[kB32];
       load_x(xl, x + j * 32);
       load_x(xh, x + j * 32 + 32);
       unrolled<R>([&](auto r) __attribute__((always_inline)) {
-        IntBatch q[kAcc];
+        IntBatch q[kB32];
         lanes::widen_32_bytes<false>(blocks[r] + 16 + j * 16, q);
         const Batch dl(scale[r][j]), ml(offset[r][j]), dh(scale[r][j + 1]), mh(offset[r][j + 1]);
-        unrolled<kAcc>([&](auto k) __attribute__((always_inline)) {
-          acc[r][k] = acc[r][k] + (dl * to_float(q[k] & IntBatch(0x0F)) - ml) * xl[k];
-          acc[r][k] = acc[r][k] + (dh * to_float(q[k] >> 4) - mh) * xh[k];
+        Batch products[2 * kB32];  // the low sub-block's 32 values, then the high one's
+        unrolled<kB32>([&](auto k) __attribute__((always_inline)) {
+          products[k] = (dl * to_float(q[k] & IntBatch(0x0F)) - ml) * xl[k];
+          products[k + kB32] = (dh * to_float(q[k] >> 4) - mh) * xh[k];
         });
+        add_in_order(acc[r], products);
       });
     }
   }

@@ -23,21 +23,23 @@ struct Q5_K {
     float scale[R][8], offset[R][8];
     q4_k_sub_block_scales(blocks, scale, offset);
     for (int c = 0; c < 4; ++c) {
-      Batch xl[kAcc], xh[kAcc];
+      Batch xl[kB32], xh[kB32];
       load_x(xl, x + c * 64);
       load_x(xh, x + c * 64 + 32);
       unrolled<R>([&](auto r) __attribute__((always_inline)) {
-        IntBatch q[kAcc], fifth[kAcc];
+        IntBatch q[kB32], fifth[kB32];
         lanes::widen_32_bytes<false>(blocks[r] + 48 + c * 32, q);
         lanes::widen_32_bytes<false>(blocks[r] + 16, fifth);
         const Batch dl(scale[r][2 * c]), ml(offset[r][2 * c]);
         const Batch dh(scale[r][2 * c + 1]), mh(offset[r][2 * c + 1]);
-        unrolled<kAcc>([&](auto k) __attribute__((always_inline)) {
+        Batch products[2 * kB32];  // the low sub-block's 32 values, then the high one's
+        unrolled<kB32>([&](auto k) __attribute__((always_inline)) {
           const IntBatch low = (q[k] & IntBatch(0x0F)) | (((fifth[k] >> (2 * c)) & IntBatch(1)) << 4);
           const IntBatch high = (q[k] >> 4) | (((fifth[k] >> (2 * c + 1)) & IntBatch(1)) << 4);
-          acc[r][k] = acc[r][k] + (dl * to_float(low) - ml) * xl[k];
-          acc[r][k] = acc[r][k] + (dh * to_float(high) - mh) * xh[k];
+          products[k] = (dl * to_float(low) - ml) * xl[k];
+          products[k + kB32] = (dh * to_float(high) - mh) * xh[k];
         });
+        add_in_order(acc[r], products);
       });
     }
   }

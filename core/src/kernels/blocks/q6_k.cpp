@@ -28,17 +28,17 @@ struct Q6_K {
       for (int g = 0; g < 16; ++g)
         scale[r][g] = d * static_cast<float>(scales[g]);
     }
-    // 16 lanes at a time (s = 0, 1): one scale per group, and one 16-byte load of each source. Unrolled, so
-    // the accumulators' indices are constants and they stay in registers.
+    // Each half of the super-block (128 values) at once: value 32 (q - 1) + 16 s + j of the half (q = 1..4,
+    // s = 0, 1, j < 16) comes from byte 16 s + j of its sources, one scale per group of 16 and one 16-byte
+    // load of each source per s. Its 128 products are made, then added in order of value (add_in_order).
+    // Unrolled, so the indices are constants and the batches stay in registers.
     unrolled<2>([&](auto half) __attribute__((always_inline)) {
-      unrolled<2>([&](auto s) __attribute__((always_inline)) {
-        const float* xs = x + half * 128 + s * 16;
-        Batch x1[kB16], x2[kB16], x3[kB16], x4[kB16];
-        load_x(x1, xs);
-        load_x(x2, xs + 32);
-        load_x(x3, xs + 64);
-        load_x(x4, xs + 96);
-        unrolled<R>([&](auto r) __attribute__((always_inline)) {
+      constexpr std::size_t kHalf = 128 / kWidth;
+      Batch xv[kHalf];
+      load_x(xv, x + half * 128);
+      unrolled<R>([&](auto r) __attribute__((always_inline)) {
+        Batch products[kHalf];
+        unrolled<2>([&](auto s) __attribute__((always_inline)) {
           const std::byte* ql = blocks[r] + half * 64 + s * 16;
           const std::byte* qh = blocks[r] + 128 + half * 32 + s * 16;
           const float* g = scale[r] + half * 8 + s;
@@ -53,13 +53,14 @@ struct Q6_K {
             const IntBatch q2 = ((hi[i] & fifteen) | (((top[i] >> 2) & three) << 4)) - bias;
             const IntBatch q3 = ((lo[i] >> 4) | (((top[i] >> 4) & three) << 4)) - bias;
             const IntBatch q4 = ((hi[i] >> 4) | ((top[i] >> 6) << 4)) - bias;
-            Batch& a = acc[r][s * kB16 + i];
-            a = a + (s1 * to_float(q1)) * x1[i];
-            a = a + (s2 * to_float(q2)) * x2[i];
-            a = a + (s3 * to_float(q3)) * x3[i];
-            a = a + (s4 * to_float(q4)) * x4[i];
+            constexpr std::size_t at = s * kB16 + i;
+            products[at] = (s1 * to_float(q1)) * xv[at];
+            products[at + kB32] = (s2 * to_float(q2)) * xv[at + kB32];
+            products[at + 2 * kB32] = (s3 * to_float(q3)) * xv[at + 2 * kB32];
+            products[at + 3 * kB32] = (s4 * to_float(q4)) * xv[at + 3 * kB32];
           });
         });
+        add_in_order(acc[r], products);
       });
     });
   }

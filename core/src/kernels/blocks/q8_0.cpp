@@ -20,15 +20,15 @@ struct Q8_0 {
   template <std::size_t R>
   GLASSBOX_INLINE static void accumulate(Accumulators<R>& acc, const std::byte* const* blocks,
                                          const float* x) {
-    Batch xv[kAcc];
+    Batch xv[kB32];
     load_x(xv, x);
     unrolled<R>([&](auto r) __attribute__((always_inline)) {
       const Batch d(lanes::half_to_float_exact(lanes::load_u16(blocks[r])));
-      IntBatch q[kAcc];
+      IntBatch q[kB32];
       lanes::widen_32_bytes<true>(blocks[r] + 2, q);
-      unrolled<kAcc>([&](auto k) __attribute__((always_inline)) {
-        acc[r][k] = acc[r][k] + (d * to_float(q[k])) * xv[k];
-      });
+      Batch products[kB32];
+      unrolled<kB32>([&](auto k) __attribute__((always_inline)) { products[k] = (d * to_float(q[k])) * xv[k]; });
+      add_in_order(acc[r], products);
     });
   }
 };
