@@ -107,6 +107,16 @@ GLASSBOX_INLINE void dot_rows(const float* const* rows, const float* x, std::siz
 
   std::size_t i = 0;
   const float* at[R];
+  // Four blocks per iteration (each still added after the one before): with 8 partial sums a block is one
+  // AVX2 load per row, and a loop of one block kept too few loads in flight to stream a matrix from memory
+  // (110M's generation, AVX-512 machine: 30 tokens/s against 34 with four).
+  for (; i + 4 * kReductionLanes <= n; i += 4 * kReductionLanes) {
+    unrolled<4>([&](auto k) __attribute__((always_inline)) {
+      for (std::size_t r = 0; r < R; ++r)
+        at[r] = rows[r] + i + k * kReductionLanes;
+      accumulate_block<R>(acc, at, x + i + k * kReductionLanes);
+    });
+  }
   for (; i + kReductionLanes <= n; i += kReductionLanes) {
     for (std::size_t r = 0; r < R; ++r)
       at[r] = rows[r] + i;
@@ -129,5 +139,60 @@ GLASSBOX_INLINE void dot_rows(const float* const* rows, const float* x, std::siz
   }
   unrolled<R>([&](auto r) __attribute__((always_inline)) { out[r] = finish_partials(acc[r]); });
 }
+
+#if defined(__AVX512F__)
+// dot_rows<R> for an even R on AVX-512 machines, two rows to a 512-bit register: lanes 0-7 hold one row's 8
+// partial sums, lanes 8-15 the next row's, and x's 8 values are loaded into both halves. Each row's partial
+// sums see dot_rows' operations in its order (one product and one addition per value, block after block;
+// the tail's padded products are +0), and each half is finished by the same tree, so the bits are dot()'s.
+// What it saves over 256-bit batches is half the multiplications and additions: streaming a matrix from
+// memory (generation, 110M, one thread) 256-bit batches reached 30 tokens/s where 32 partial sums in
+// 512-bit registers had reached 34.
+template <std::size_t R, std::size_t kPrefetchBytes = 0>
+GLASSBOX_INLINE void dot_row_pairs(const float* const* rows, const float* x, std::size_t n, float* out) {
+  static_assert(R % 2 == 0 && kReductionLanes == 8);
+  constexpr std::size_t P = R / 2;
+  __m512 acc[P];
+  unrolled<P>([&](auto p) __attribute__((always_inline)) { acc[p] = _mm512_setzero_ps(); });
+  const auto pair_at = [&](std::size_t p, std::size_t i) __attribute__((always_inline)) {
+    return _mm512_insertf32x8(_mm512_castps256_ps512(_mm256_loadu_ps(rows[2 * p] + i)),
+                              _mm256_loadu_ps(rows[2 * p + 1] + i), 1);
+  };
+  std::size_t i = 0;
+  // Whole 64-byte lines of both rows (two blocks each), regrouped into the pairs of blocks [a, b] by a
+  // shuffle: fewer instructions per line than two 256-bit loads and an insert.
+  for (; i + 2 * 8 <= n; i += 2 * 8) {
+    if constexpr (kPrefetchBytes > 0)
+      for (std::size_t r = 0; r < R; ++r)
+        __builtin_prefetch(reinterpret_cast<const char*>(rows[r] + i) + kPrefetchBytes);
+    const __m512 x0 = _mm512_broadcast_f32x8(_mm256_loadu_ps(x + i));
+    const __m512 x1 = _mm512_broadcast_f32x8(_mm256_loadu_ps(x + i + 8));
+    unrolled<P>([&](auto p) __attribute__((always_inline)) {
+      const __m512 a = _mm512_loadu_ps(rows[2 * p] + i), b = _mm512_loadu_ps(rows[2 * p + 1] + i);
+      acc[p] = _mm512_add_ps(acc[p], _mm512_mul_ps(_mm512_shuffle_f32x4(a, b, 0x44), x0));
+      acc[p] = _mm512_add_ps(acc[p], _mm512_mul_ps(_mm512_shuffle_f32x4(a, b, 0xEE), x1));
+    });
+  }
+  for (; i + 8 <= n; i += 8) {
+    const __m512 xv = _mm512_broadcast_f32x8(_mm256_loadu_ps(x + i));
+    unrolled<P>([&](auto p)
+                    __attribute__((always_inline)) { acc[p] = _mm512_add_ps(acc[p], _mm512_mul_ps(pair_at(p, i), xv)); });
+  }
+  if (i < n) {
+    const __m512 xv = _mm512_broadcast_f32x8(load_partial(x + i, n - i));
+    unrolled<P>([&](auto p) __attribute__((always_inline)) {
+      const __m512 w = _mm512_insertf32x8(_mm512_castps256_ps512(load_partial(rows[2 * p] + i, n - i)),
+                                          load_partial(rows[2 * p + 1] + i, n - i), 1);
+      acc[p] = _mm512_add_ps(acc[p], _mm512_mul_ps(w, xv));
+    });
+  }
+  unrolled<P>([&](auto p) __attribute__((always_inline)) {
+    const Batch first[1] = {Batch(_mm512_castps512_ps256(acc[p]))};
+    const Batch second[1] = {Batch(_mm512_extractf32x8_ps(acc[p], 1))};
+    out[2 * p] = finish_partials(first);
+    out[2 * p + 1] = finish_partials(second);
+  });
+}
+#endif
 
 }  // namespace glassbox::kernels

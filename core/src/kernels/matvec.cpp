@@ -26,9 +26,9 @@ constexpr bool kAvx512 = false;
 #endif
 constexpr std::size_t kCachedRowsPerPass =
     std::max<std::size_t>(1, kAccumulatorRegisters / kAccumulatorsPerRow);
-constexpr std::size_t kStreamedRowsPerPass = kWidth == 8 && !kAvx512 ? 1 : kCachedRowsPerPass;
+constexpr std::size_t kStreamedRowsPerPass = kAvx512 ? 8 : kWidth == 8 ? 1 : kCachedRowsPerPass;
 
-template <std::size_t kRowsPerPass>
+template <std::size_t kRowsPerPass, std::size_t kPrefetchBytes = 0>
 void dot_rows_strided(float* out, const float* rows, std::size_t row_stride, std::size_t n_rows,
                       const float* x, std::size_t n) {
   std::size_t r = 0;
@@ -36,7 +36,11 @@ void dot_rows_strided(float* out, const float* rows, std::size_t row_stride, std
     const float* block[kRowsPerPass];
     for (std::size_t j = 0; j < kRowsPerPass; ++j)
       block[j] = rows + (r + j) * row_stride;
+#if defined(__AVX512F__)
+    dot_row_pairs<kRowsPerPass, kPrefetchBytes>(block, x, n, out + r);
+#else
     dot_rows<kRowsPerPass>(block, x, n, out + r);
+#endif
   }
   for (; r < n_rows; ++r) {
     const float* row = rows + r * row_stride;
@@ -53,7 +57,7 @@ void dot_strided(float* out, const float* rows, std::size_t row_stride, std::siz
 
 void matvec(float* out, const float* w, const float* x, std::size_t cols, std::size_t row_begin,
             std::size_t row_end) {
-  dot_rows_strided<kStreamedRowsPerPass>(out + row_begin, w + row_begin * cols, cols, row_end - row_begin, x,
+  dot_rows_strided<kStreamedRowsPerPass, 512>(out + row_begin, w + row_begin * cols, cols, row_end - row_begin, x,
                                          cols);
 }
 
