@@ -153,8 +153,9 @@ void matmul_rows(float* out, std::size_t out_stride, const float* const* rows, s
     partial_sums(tile_rows, x.data + q * kPartials * k_steps * kTileTokens, x.n, k_steps, partials);
     partial_tree(partials);
     const std::size_t tokens = std::min(kTileTokens, x.tokens - q * kTileTokens);
-    for (std::size_t r = 0; r < count; ++r)
-      for (std::size_t c = 0; c < tokens; ++c)
+    // Token by token, so that each token's outputs are written side by side.
+    for (std::size_t c = 0; c < tokens; ++c)
+      for (std::size_t r = 0; r < count; ++r)
         out[(q * kTileTokens + c) * out_stride + r] =
             partials[(r * kGroups + c / kLanes) * kLanes + c % kLanes];
   }

@@ -78,12 +78,14 @@ void rows_times_lanes(float* out, std::size_t out_stride, std::size_t first_row,
   unrolled<G>([&](auto g) __attribute__((always_inline)) {
     if (lane + g * kLanes >= x.tokens) return;
     const std::size_t tokens = std::min(kLanes, x.tokens - lane - g * kLanes);
+    alignas(64) float result[R][kLanes];
     unrolled<R>([&](auto r) __attribute__((always_inline)) {
-      alignas(64) float result[kLanes];
-      ((partial[r][g][0] + partial[r][g][1]) + (partial[r][g][2] + partial[r][g][3])).store_aligned(result);
-      for (std::size_t t = 0; t < tokens; ++t)
-        out[(lane + g * kLanes + t) * out_stride + first_row + r] = result[t];
+      ((partial[r][g][0] + partial[r][g][1]) + (partial[r][g][2] + partial[r][g][3])).store_aligned(result[r]);
     });
+    // Token by token, so that each token's outputs are written side by side.
+    for (std::size_t t = 0; t < tokens; ++t)
+      for (std::size_t r = 0; r < R; ++r)
+        out[(lane + g * kLanes + t) * out_stride + first_row + r] = result[r][t];
   });
 }
 

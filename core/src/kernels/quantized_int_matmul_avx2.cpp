@@ -181,13 +181,14 @@ void rows_times_lanes(float* out, std::size_t out_stride, std::size_t first_row,
   for (std::size_t g = 0; g < G; ++g) {
     if (lane + g * kTokens >= x.tokens) break;
     const std::size_t tokens = std::min(kTokens, x.tokens - lane - g * kTokens);
-    for (std::size_t r = 0; r < R; ++r) {
-      alignas(32) float result[kTokens];
-      _mm256_store_ps(result, _mm256_add_ps(_mm256_add_ps(partial[r][g][0], partial[r][g][1]),
+    alignas(32) float result[R][kTokens];
+    for (std::size_t r = 0; r < R; ++r)
+      _mm256_store_ps(result[r], _mm256_add_ps(_mm256_add_ps(partial[r][g][0], partial[r][g][1]),
                                             _mm256_add_ps(partial[r][g][2], partial[r][g][3])));
-      for (std::size_t t = 0; t < tokens; ++t)
-        out[(lane + g * kTokens + t) * out_stride + first_row + r] = result[t];
-    }
+    // Token by token, so that each token's outputs are written side by side.
+    for (std::size_t t = 0; t < tokens; ++t)
+      for (std::size_t r = 0; r < R; ++r)
+        out[(lane + g * kTokens + t) * out_stride + first_row + r] = result[r][t];
   }
 }
 
