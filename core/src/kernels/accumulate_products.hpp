@@ -9,7 +9,7 @@
 // Each output's terms are summed in order of k into a sum that starts at 0, and that sum is then added to
 // c: the scalar reference's order exactly, so the kernel gives the reference's bits whatever the SIMD width
 // (SIMD lanes run over j, never over k) and whichever thread runs it. Unlike the forward pass's matmul it does
-// not give dot()'s bits (no 32 partial sums): nothing in inference computes these products.
+// not give dot()'s bits (no 8 partial sums): nothing in inference computes these products.
 #pragma once
 
 #include <cstddef>

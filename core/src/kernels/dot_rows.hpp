@@ -146,8 +146,9 @@ GLASSBOX_INLINE void dot_rows(const float* const* rows, const float* x, std::siz
 // sums see dot_rows' operations in its order (one product and one addition per value, block after block;
 // the tail's padded products are +0), and each half is finished by the same tree, so the bits are dot()'s.
 // What it saves over 256-bit batches is half the multiplications and additions: streaming a matrix from
-// memory (generation, 110M, one thread) 256-bit batches reached 30 tokens/s where 32 partial sums in
-// 512-bit registers had reached 34.
+// memory (generation, 110M, one thread) 256-bit batches reached 30 tokens/s where the earlier order (32
+// partial sums, two 512-bit registers per row) had reached 34; this kernel, with rows asked for ahead
+// (kPrefetchBytes, matvec.cpp), reaches 33-34.
 template <std::size_t R, std::size_t kPrefetchBytes = 0>
 GLASSBOX_INLINE void dot_row_pairs(const float* const* rows, const float* x, std::size_t n, float* out) {
   static_assert(R % 2 == 0 && kReductionLanes == 8);

@@ -2,11 +2,11 @@
 // one weight row with one token's vector, so a batch gives bit for bit what dot() / matvec() give token by
 // token, whatever the batch size, the SIMD width or the thread that computes it.
 //
-// How (matmul.cpp): the canonical dot keeps 32 partial sums, partial j adding the products of the values
-// j, j + 32, j + 64, ... in that order. The batched kernel computes the same partial sums with SIMD lanes
+// How (matmul.cpp): the canonical dot keeps 8 partial sums, partial j adding the products of the values
+// j, j + 8, j + 16, ... in that order. The batched kernel computes the same partial sums with SIMD lanes
 // holding tokens instead of values, so that one load of the tokens' values feeds several rows and one
 // broadcast weight several tokens. For that the tokens are packed once per batch (pack_tokens), value
-// j + 32 k of each token at [j][k], tokens side by side; the rows are read where they are.
+// j + 8 k of each token at [j][k], tokens side by side; the rows are read where they are.
 #pragma once
 
 #include <cstddef>
@@ -34,9 +34,8 @@ void pack_token_tiles(const float* x, std::size_t x_stride, std::size_t n_tokens
 // Tile `tile` of packed tokens on its own: x's tokens from tile * matmul_tile_tokens() on.
 PackedTokens token_tile(const PackedTokens& x, std::size_t tile);
 
-// Where matmul_rows finds its rows best. It reads them one partial sum at a time, every 32nd value, so it
-// touches every other 64-byte cache line of each row, and the tile's rows come back 32 times: they must stay
-// in L1. Rows an even number of lines apart (in place, n * 4 bytes) put those lines in only half of L1's
+// Where matmul_rows finds its rows best. It reads them one partial sum at a time, every 8th value, so the
+// tile's rows come back 8 times: they must stay in L1. (Measured with the earlier order, 32 partial sums.) Rows an even number of lines apart (in place, n * 4 bytes) put those lines in only half of L1's
 // sets, and once the rows are long they no longer fit there (768 rows of n = 2048, the 110M shape's down
 // projection, with 32 to 256 tokens: 13-14 GMAC/s in place, 17-21 copied, on a Zen 3). Rows copied to matmul_row_stride(n)
 // floats apart, an odd number of lines, spread over all the sets. Copying pays off only for long rows
