@@ -6,7 +6,8 @@
 // reads each weight once, from memory, and what suits the memory system differs between cores:
 //   AVX-512, 8 rows: on Zen 4, 8 rows generated 10-20% faster than 4 on the 110M shape, more cache lines
 //     requested at once (12 to 16 rows were no better on the 15M shape, and software prefetching of the
-//     next rows made it slower);
+//     next rows made it slower; with the 8-partial order, two rows to a register, asking 512 bytes ahead in
+//     each row is what brought 110M back to 33-34 tokens/s from 30, dot_row_pairs in dot_rows.hpp);
 //   AVX2, one row: on Zen 3 one row at a time, a single stream through the matrix, streamed 14-17 GB/s
 //     where 2 rows reached 10.6-12.8 and 4 rows 10.4-14.4 (32000 x 288, 768 x 288 and 2048 x 768 matrices
 //     from memory).
@@ -26,7 +27,9 @@ constexpr bool kAvx512 = false;
 #endif
 constexpr std::size_t kCachedRowsPerPass =
     std::max<std::size_t>(1, kAccumulatorRegisters / kAccumulatorsPerRow);
-constexpr std::size_t kStreamedRowsPerPass = kAvx512 ? 8 : kWidth == 8 ? 1 : kCachedRowsPerPass;
+// One row at a time in WebAssembly too (SIMD128, two accumulators per row): under Node, 15M's F32 generation
+// 268 tokens per CPU-second against 214 with four rows, 110M's 31 against 30.
+constexpr std::size_t kStreamedRowsPerPass = kAvx512 ? 8 : 1;
 
 template <std::size_t kRowsPerPass, std::size_t kPrefetchBytes = 0>
 void dot_rows_strided(float* out, const float* rows, std::size_t row_stride, std::size_t n_rows,
