@@ -176,8 +176,9 @@ GLASSBOX_INLINE void dot_row_pairs(const float* const* rows, const float* x, std
   }
   for (; i + 8 <= n; i += 8) {
     const __m512 xv = _mm512_broadcast_f32x8(_mm256_loadu_ps(x + i));
-    unrolled<P>([&](auto p)
-                    __attribute__((always_inline)) { acc[p] = _mm512_add_ps(acc[p], _mm512_mul_ps(pair_at(p, i), xv)); });
+    unrolled<P>([&](auto p) __attribute__((always_inline)) {
+      acc[p] = _mm512_add_ps(acc[p], _mm512_mul_ps(pair_at(p, i), xv));
+    });
   }
   if (i < n) {
     const __m512 xv = _mm512_broadcast_f32x8(load_partial(x + i, n - i));

@@ -60,8 +60,8 @@ void dot_strided(float* out, const float* rows, std::size_t row_stride, std::siz
 
 void matvec(float* out, const float* w, const float* x, std::size_t cols, std::size_t row_begin,
             std::size_t row_end) {
-  dot_rows_strided<kStreamedRowsPerPass, 512>(out + row_begin, w + row_begin * cols, cols, row_end - row_begin, x,
-                                         cols);
+  dot_rows_strided<kStreamedRowsPerPass, 512>(out + row_begin, w + row_begin * cols, cols,
+                                              row_end - row_begin, x, cols);
 }
 
 namespace {

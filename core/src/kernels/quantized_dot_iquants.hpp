@@ -49,7 +49,8 @@ GLASSBOX_INLINE void accumulate_iq4_32(Batch (&acc)[kAcc], const int8_t* values,
   IntBatch q[kB32];
   lanes::widen_32_bytes<true>(values, q);
   Batch products[kB32];
-  unrolled<kB32>([&](auto k) __attribute__((always_inline)) { products[k] = (scale * to_float(q[k])) * xv[k]; });
+  unrolled<kB32>([&](auto k)
+                     __attribute__((always_inline)) { products[k] = (scale * to_float(q[k])) * xv[k]; });
   add_in_order(acc, products);
 }
 

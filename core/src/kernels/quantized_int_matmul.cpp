@@ -80,7 +80,8 @@ void rows_times_lanes(float* out, std::size_t out_stride, std::size_t first_row,
     const std::size_t tokens = std::min(kLanes, x.tokens - lane - g * kLanes);
     alignas(64) float result[R][kLanes];
     unrolled<R>([&](auto r) __attribute__((always_inline)) {
-      ((partial[r][g][0] + partial[r][g][1]) + (partial[r][g][2] + partial[r][g][3])).store_aligned(result[r]);
+      ((partial[r][g][0] + partial[r][g][1]) + (partial[r][g][2] + partial[r][g][3]))
+          .store_aligned(result[r]);
     });
     // Token by token, so that each token's outputs are written side by side.
     for (std::size_t t = 0; t < tokens; ++t)

@@ -105,7 +105,7 @@ void rows_times_lanes(float* out, std::size_t out_stride, std::size_t first_row,
     alignas(64) float result[R][kTokens];
     for (std::size_t r = 0; r < R; ++r)
       _mm512_store_ps(result[r], _mm512_add_ps(_mm512_add_ps(partial[r][g][0], partial[r][g][1]),
-                                            _mm512_add_ps(partial[r][g][2], partial[r][g][3])));
+                                               _mm512_add_ps(partial[r][g][2], partial[r][g][3])));
     // Token by token, so that each token's outputs are written side by side.
     for (std::size_t t = 0; t < tokens; ++t)
       for (std::size_t r = 0; r < R; ++r)

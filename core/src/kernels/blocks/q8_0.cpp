@@ -27,7 +27,8 @@ struct Q8_0 {
       IntBatch q[kB32];
       lanes::widen_32_bytes<true>(blocks[r] + 2, q);
       Batch products[kB32];
-      unrolled<kB32>([&](auto k) __attribute__((always_inline)) { products[k] = (d * to_float(q[k])) * xv[k]; });
+      unrolled<kB32>([&](auto k)
+                         __attribute__((always_inline)) { products[k] = (d * to_float(q[k])) * xv[k]; });
       add_in_order(acc[r], products);
     });
   }
