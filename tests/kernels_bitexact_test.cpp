@@ -109,7 +109,9 @@ TEST(KernelsBitExact, DotAndSum) {
 
 TEST(KernelsBitExact, MatvecOverEveryRowRangeAndDotStrided) {
   Inputs in(2);
-  const std::size_t rows = 11;  // past every row block (1, 2 or 8 rows per pass) with a remainder
+  // Past every row block (matvec: 1 or 8 rows per pass; dot_strided: up to 16, two rows to a register on
+  // AVX-512 machines) at least twice, with a remainder.
+  const std::size_t rows = 35;
   for (std::size_t cols : lengths()) {
     if (cols > 300 && cols != 1000) continue;
     Buffer w(rows * cols, in, -2.0f, 2.0f), x(cols, in, -2.0f, 2.0f), expected(rows);

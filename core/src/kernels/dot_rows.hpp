@@ -6,6 +6,7 @@
 // product, which in WebAssembly cost more than the arithmetic), and the helpers are forced inline.
 #pragma once
 
+#include <cstdint>
 #include <utility>
 
 #include "simd.hpp"
@@ -107,9 +108,9 @@ GLASSBOX_INLINE void dot_rows(const float* const* rows, const float* x, std::siz
 
   std::size_t i = 0;
   const float* at[R];
-  // Four blocks per iteration (each still added after the one before): with 8 partial sums a block is one
-  // AVX2 load per row, and a loop of one block kept too few loads in flight to stream a matrix from memory
-  // (110M's generation, AVX-512 machine: 30 tokens/s against 34 with four).
+  // Four blocks per iteration (each still added after the one before), so that AVX2's one-row stream
+  // (matvec.cpp) has four loads per pass of the loop's bookkeeping. (Measured only where it made no
+  // difference: 256-bit batches on the AVX-512 machine, 30 tokens/s on 110M either way.)
   for (; i + 4 * kReductionLanes <= n; i += 4 * kReductionLanes) {
     unrolled<4>([&](auto k) __attribute__((always_inline)) {
       for (std::size_t r = 0; r < R; ++r)
@@ -140,7 +141,7 @@ GLASSBOX_INLINE void dot_rows(const float* const* rows, const float* x, std::siz
   unrolled<R>([&](auto r) __attribute__((always_inline)) { out[r] = finish_partials(acc[r]); });
 }
 
-#if defined(__AVX512F__)
+#if GLASSBOX_AVX512_DQ_VL
 // dot_rows<R> for an even R on AVX-512 machines, two rows to a 512-bit register: lanes 0-7 hold one row's 8
 // partial sums, lanes 8-15 the next row's, and x's 8 values are loaded into both halves. Each row's partial
 // sums see dot_rows' operations in its order (one product and one addition per value, block after block;
@@ -164,8 +165,9 @@ GLASSBOX_INLINE void dot_row_pairs(const float* const* rows, const float* x, std
   // shuffle: fewer instructions per line than two 256-bit loads and an insert.
   for (; i + 2 * 8 <= n; i += 2 * 8) {
     if constexpr (kPrefetchBytes > 0)
-      for (std::size_t r = 0; r < R; ++r)
-        __builtin_prefetch(reinterpret_cast<const char*>(rows[r] + i) + kPrefetchBytes);
+      for (std::size_t r = 0; r < R; ++r)  // (an address past the row's end is fine to ask for, not to form)
+        __builtin_prefetch(
+            reinterpret_cast<const void*>(reinterpret_cast<std::uintptr_t>(rows[r] + i) + kPrefetchBytes));
     const __m512 x0 = _mm512_broadcast_f32x8(_mm256_loadu_ps(x + i));
     const __m512 x1 = _mm512_broadcast_f32x8(_mm256_loadu_ps(x + i + 8));
     unrolled<P>([&](auto p) __attribute__((always_inline)) {

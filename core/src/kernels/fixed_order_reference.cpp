@@ -7,7 +7,7 @@
 //   the result is partial[0].
 // A SIMD width W (4 or 8) holds partials j..j+W-1 in one register, 8/W registers per reduction; the first
 // step of the tree adds whole registers where there are two, the last log2(W) fold lanes within one
-// (dot_rows.hpp). The
+// (dot_rows.hpp); AVX-512 machines hold two rows' 8 partials in one 512-bit register (dot_row_pairs). The
 // tail past the last whole block is padded with zeros: adding +0.0f leaves a partial unchanged, because a
 // sum that starts at +0.0f can never become -0.0f in round-to-nearest, so padding is invisible here.
 //

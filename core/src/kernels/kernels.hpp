@@ -3,8 +3,8 @@
 // random inputs. All pointers may be unaligned; lengths may be any value >= 0.
 //
 // Determinism: the optimized kernels give bit-identical results whatever the SIMD width (SSE4.1/WASM
-// SIMD128 with 4 lanes, AVX2 with 8, AVX-512 with 16), so the same model and seed produce the same tokens
-// natively and in the browser. Two rules make that so:
+// SIMD128 with 4 lanes, AVX2 with 8, AVX-512 machines with 8, or 16 where lanes are tokens), so the same
+// model and seed produce the same tokens natively and in the browser. Two rules make that so:
 //   1. Reductions (dot products, sums) always accumulate into kReductionLanes = 8 partial sums, partial j
 //      holding the terms whose index is j modulo 8 in increasing order, and finish with the same fixed
 //      pairwise tree (partial[j] += partial[j + h] for h = 4, 2, 1). Eight, because that is what the

@@ -35,11 +35,13 @@ void pack_token_tiles(const float* x, std::size_t x_stride, std::size_t n_tokens
 PackedTokens token_tile(const PackedTokens& x, std::size_t tile);
 
 // Where matmul_rows finds its rows best. It reads them one partial sum at a time, every 8th value, so the
-// tile's rows come back 8 times: they must stay in L1. (Measured with the earlier order, 32 partial sums.) Rows an even number of lines apart (in place, n * 4 bytes) put those lines in only half of L1's
-// sets, and once the rows are long they no longer fit there (768 rows of n = 2048, the 110M shape's down
-// projection, with 32 to 256 tokens: 13-14 GMAC/s in place, 17-21 copied, on a Zen 3). Rows copied to matmul_row_stride(n)
-// floats apart, an odd number of lines, spread over all the sets. Copying pays off only for long rows
-// (n >= 1024); shorter ones fit in half of L1 anyway.
+// tile's rows come back 8 times: they must stay in L1. With the earlier order (32 partial sums, every 32nd
+// value) it touched every other 64-byte line of a row, and rows an even number of lines apart (in place,
+// n * 4 bytes) put those lines in only half of L1's sets: on a Zen 3, 110M's down projection (768 rows of
+// n = 2048, 32 to 256 tokens) ran 13-14 GMAC/s in place, 17-21 copied to matmul_row_stride(n) floats apart,
+// an odd number of lines. The 8-partial order touches every line, which weakens that reason; on the AVX-512
+// machine copying and not copying measured the same (110M, 256-token prompts: 408-426 against 419-420
+// tokens/s), and on AVX2 it was not re-measured, so the copy stays for long rows (n >= 1024).
 std::size_t matmul_row_stride(std::size_t n);
 bool matmul_copies_rows(std::size_t n);
 

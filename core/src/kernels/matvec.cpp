@@ -1,9 +1,10 @@
 // Matrix-vector products: each output is the canonical dot of one row with x. matvec reads row-major
 // weights; dot_strided reads rows a stride apart (one head's keys in the KV cache).
 // Rows go several at a time so they share the loads of x (and the loop's overhead), as many as the
-// accumulators allow: 8 vector registers' worth, 16 of AVX-512's 32 (one per row with AVX2's 8 lanes, two
-// with SSE's and WebAssembly SIMD128's 4). That suits dot_strided, whose keys sit in cache. A matvec is different: it
-// reads each weight once, from memory, and what suits the memory system differs between cores:
+// accumulators allow: 8 rows with AVX2's 8 lanes (one register each), 4 with SSE's and WebAssembly SIMD128's
+// 4 (two each), 16 on AVX-512 machines (two rows to a 512-bit register, 8 of its 32). That suits dot_strided,
+// whose keys sit in cache. A matvec is different: it reads each weight once, from memory, and what suits the
+// memory system differs between cores:
 //   AVX-512, 8 rows: on Zen 4, 8 rows generated 10-20% faster than 4 on the 110M shape, more cache lines
 //     requested at once (12 to 16 rows were no better on the 15M shape, and software prefetching of the
 //     next rows made it slower; with the 8-partial order, two rows to a register, asking 512 bytes ahead in
@@ -18,7 +19,7 @@
 namespace glassbox::kernels {
 namespace {
 
-#if defined(__AVX512F__)
+#if GLASSBOX_AVX512_DQ_VL
 constexpr std::size_t kAccumulatorRegisters = 16;
 constexpr bool kAvx512 = true;
 #else
@@ -39,7 +40,7 @@ void dot_rows_strided(float* out, const float* rows, std::size_t row_stride, std
     const float* block[kRowsPerPass];
     for (std::size_t j = 0; j < kRowsPerPass; ++j)
       block[j] = rows + (r + j) * row_stride;
-#if defined(__AVX512F__)
+#if GLASSBOX_AVX512_DQ_VL
     dot_row_pairs<kRowsPerPass, kPrefetchBytes>(block, x, n, out + r);
 #else
     dot_rows<kRowsPerPass>(block, x, n, out + r);

@@ -21,7 +21,7 @@ Batch round_half_away(Batch v) {
 
 // kWidth whole numbers in [-127, 127] to bytes.
 void store_bytes(Batch v, int8_t* out) {
-#if defined(__AVX512F__)  // Batch is AVX2's 8 floats here (simd.hpp), with AVX-512VL's narrowing store
+#if GLASSBOX_AVX512_DQ_VL  // Batch is AVX2's 8 floats here (simd.hpp), with AVX-512VL's narrowing store
   _mm_storel_epi64(reinterpret_cast<__m128i*>(out), _mm256_cvtepi32_epi8(_mm256_cvttps_epi32(v)));
 #else
   alignas(64) float lanes[kWidth];

@@ -1,8 +1,8 @@
 // Fused decode-and-dot kernels (quantized_dot.hpp) for the non-linear 4-bit types IQ4_NL and IQ4_XS. Their
 // nibbles index a table of 16 values (kIq4NlValues) rather than being the values: each 16 bytes of indices
 // are first looked up into 32 int8, then widened and scaled lane by lane with the decoder's float
-// expression (blocks/<type>.cpp). Every 32 values are one pass over the accumulators, in increasing order, as
-// quantized_dot_rows.hpp requires for bit-identical results.
+// expression (blocks/<type>.cpp). Every 32 values' products are added in increasing order of value
+// (add_in_order), as quantized_dot_rows.hpp requires for bit-identical results.
 //
 // The lookup is a byte shuffle where the instruction set has one (xsimd 8.1 offers none): SSSE3's pshufb
 // and WebAssembly's i8x16.swizzle look up 16 nibbles in one instruction. Elsewhere a scalar loop (measured:

@@ -1,7 +1,7 @@
 // Fused decode-and-dot kernels (quantized_dot.hpp) for the 32-value blocks with a min or a fifth bit:
 // Q4_1, Q5_0 and Q5_1. Each weight is its decoder's float expression (blocks/<type>.cpp) evaluated lane by
-// lane, and a block is one pass over the accumulators, as for Q4_0 (quantized_dot_rows.hpp says why that
-// keeps the results bit-identical to decode-then-dot).
+// lane, and a block's products are added in increasing order of value, as for Q4_0 (quantized_dot_rows.hpp
+// says why that keeps the results bit-identical to decode-then-dot).
 #pragma once
 
 #include "quantized_dot_rows.hpp"

@@ -14,7 +14,8 @@
 namespace glassbox::kernels {
 namespace {
 
-// The float side's lanes are tokens, so it takes the widest registers (AVX-512's 16 floats where Batch has 8).
+// The float side's lanes are tokens, so it takes the widest registers (AVX-512's 16 floats, where Batch
+// has 8).
 using Lanes = WideBatch;
 constexpr std::size_t kLanes = kWideWidth;
 

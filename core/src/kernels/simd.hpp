@@ -30,6 +30,15 @@ static_assert(kWidth <= 8, "a row's canonical partial sums must fill whole regis
 // The widest float batch, for kernels whose lanes are independent outputs (tokens), not partial sums.
 using WideBatch = xsimd::batch<float>;
 inline constexpr std::size_t kWideWidth = WideBatch::size;
+
+// AVX-512 kernels that pair two 8-float halves in one register (dot_row_pairs, dot_rows.hpp) or narrow
+// 256-bit lanes (quantized_activations.cpp) need the DQ and VL extensions beside F; without them (Xeon Phi)
+// those kernels take their AVX2 paths.
+#if defined(__AVX512F__) && defined(__AVX512DQ__) && defined(__AVX512VL__)
+#define GLASSBOX_AVX512_DQ_VL 1
+#else
+#define GLASSBOX_AVX512_DQ_VL 0
+#endif
 static_assert(kReductionLanes % kWidth == 0, "the canonical reduction needs the SIMD width to divide it");
 
 // Loads up to kWidth floats, filling lanes past n with `fill`. Tails go through the same vector code as the
