@@ -236,8 +236,10 @@ test('u2. while 200 tokens stream with the views in sight, the text streams: par
       const partial = new Set(frames.filter((n) => n > 0 && n < 200));
       t.diagnostic(`${frames.length} frames while streaming, ${partial.size} showing a different part of the text`);
       // Most frames drawn meanwhile show a new part of the text. Since the threaded page runs stories260K's tokens
-      // on one thread (glassbox/thread_choice.hpp: 500-1,000 tokens/s), 200 tokens can stream in under ten frames.
-      const wanted = Math.max(2, Math.min(5, Math.ceil(frames.length / 2)));
+      // on one thread (glassbox/thread_choice.hpp: 500-1,000 tokens/s, more since the 8-partial order), 200
+      // tokens can stream in under ten frames: in one CI run 4 frames, two of them between the same two token
+      // batches. So half the frames but one, and at least one: text drawn only at the end still fails.
+      const wanted = Math.max(1, Math.min(5, Math.ceil(frames.length / 2) - 1));
       assert.ok(partial.size >= wanted, `the text streams: ${partial.size} partial states were drawn before the end, in ${frames.length} frames`);
       assert.deepEqual(errors, []);
     },
