@@ -258,8 +258,13 @@ void rows_dot(float* out, const std::byte* w, std::size_t row_bytes, std::size_t
 #endif
 #if defined(__AVX2__)
   if constexpr (requires { Format::kEightRows; })
-    for (; r + 8 <= row_end; r += 8)
+    for (; r + 8 <= row_end; r += 8) {
+      // The next eight rows asked for while these are read. Without it, on an AVX2 EPYC (Zen) reading from
+      // memory, eight rows at a time lost to one at a time: gqa40M Q4_0 generation 269 against 369 tokens/s
+      // at 1 thread (Q8_0's, tried, 140 against 395); with it, 412 at 1 thread and 848 against 546 at 2.
+      if (r + 16 <= row_end) prefetch_row(w + (r + 8) * row_bytes, 8 * row_bytes);
       rows8_dot<Format>(out + r, w + r * row_bytes, row_bytes, x, xi, cols / 32);
+    }
 #endif
   for (; r < row_end; ++r) {
     if constexpr (Format::kPrefetch)
