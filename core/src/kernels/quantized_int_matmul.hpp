@@ -56,9 +56,9 @@ ActivationColumns fill_activation_columns(const QuantizedActivations* x, std::si
 // Rows decoded at once by int_matmul, and its per-thread scratch for them (per row: cols values in w, bytes
 // and high, cols / 32 in ws and wm, cols / 16 in groups and sums): the decoded integers (bytes, groups: see
 // quantized_int_rows.hpp), the float kernel's integers as floats times their group scale (w), the VNNI
-// kernel's sums of each 16 bytes (sums), the AVX2 kernel's high parts of Q8_0's bytes (high), the
-// WebAssembly kernel's 16-bit weights (wide, cols per row), and those two kernels' corrections per sub-block
-// (in sums).
+// kernel's sums of each 16 bytes (sums), the AVX2 kernel's magnitudes of the bytes it multiplies signed
+// (Q8_0's and the IQ4 types': high), the WebAssembly kernel's 16-bit weights (wide, cols per row), and
+// those two kernels' corrections per sub-block (in sums).
 inline constexpr std::size_t kIntMatmulRows = 4;
 struct IntMatmulScratch {
   float* w;
