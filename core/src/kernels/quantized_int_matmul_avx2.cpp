@@ -133,7 +133,6 @@ template <DType kType>
 struct Format;
 template <>
 struct Format<DType::Q8_0> {  // signed products (signed_sums): no plane
-  static constexpr Plane kPlane{0, 0};
   static constexpr bool kSigned = true, kGroupScales = false, kOffsets = false;
 };
 template <>
