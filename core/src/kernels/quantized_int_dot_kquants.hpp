@@ -84,6 +84,48 @@ struct Q4_K {
     int_lanes::totals8(s, isum);
     partials.add8(u.ws, u.wm, x.d + b, isum, x.sums32 + b);
   }
+#if defined(GLASSBOX_INT_LANES_WIDE)
+  // Decode's kernel with AVX-512 (super_block_rows_dot): the super-block read straight from its bytes, each
+  // 32 bytes of nibbles its two sub-blocks in one vector (int_lanes::nibble_halves), without unpack's
+  // SuperBlock. The same integers as add's, so the same terms.
+  GLASSBOX_INT_INLINE static void add_block(Partials& partials, const std::byte* block,
+                                            const QuantizedActivations& x, const int8_t* xi, std::size_t b) {
+    const int8_t* xq = xi + b * 32;
+    int_lanes::WideSums s[4];
+    for (int i = 0; i < 4; ++i)
+      s[i] = int_lanes::dot_unsigned_wide(int_lanes::nibble_halves(block + 16 + 32 * i), xq + 64 * i);
+    alignas(32) int32_t isum[8];
+    int_lanes::totals8_wide(s, isum);
+    // The terms of add8 with offsets, scales and mins side by side in one vector: [ws | wm] = [d | dmin] *
+    // [scales | mins], then times dx, then times [isum | xsum], and the halves subtracted: the same float
+    // operations on the same values, half the instructions.
+    int32_t halves;  // d, dmin
+    std::memcpy(&halves, block, 4);
+    const __m512 d_dmin =
+        _mm512_permutexvar_ps(_mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1),
+                              _mm512_castps128_ps512(_mm_cvtph_ps(_mm_cvtsi32_si128(halves))));  // exact
+    const __m512 ws_wm = _mm512_mul_ps(d_dmin, _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(scales_and_mins(block + 4))));
+    const __m256 dx = _mm256_loadu_ps(x.d + b);
+    const __m512 scaled = _mm512_mul_ps(ws_wm, _mm512_insertf32x8(_mm512_castps256_ps512(dx), dx, 1));
+    const __m512i sums = _mm512_inserti64x4(
+        _mm512_castsi256_si512(_mm256_load_si256(reinterpret_cast<const __m256i*>(isum))),
+        _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.sums32 + b)), 1);
+    const __m512 products = _mm512_mul_ps(scaled, _mm512_cvtepi32_ps(sums));
+    partials.add_halves(_mm256_sub_ps(_mm512_castps512_ps256(products), _mm512_extractf32x8_ps(products, 1)));
+  }
+  // scales_and_mins' 16 bytes in one vector, scales then mins, from the 12 packed bytes (words a, b, c as
+  // there): [a, c, b, c] with the nibbles of the second c shifted down, under [-, a, -, b]'s top two bits.
+  GLASSBOX_INT_INLINE static __m128i scales_and_mins(const std::byte* packed) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(packed));  // 4 bytes of nibbles past
+    const __m128i low = _mm_shuffle_epi8(v, _mm_setr_epi8(0, 1, 2, 3, 8, 9, 10, 11, 4, 5, 6, 7, 8, 9, 10, 11));
+    const __m128i top = _mm_shuffle_epi8(v, _mm_setr_epi8(-1, -1, -1, -1, 0, 1, 2, 3, -1, -1, -1, -1, 4, 5, 6, 7));
+    const __m128i fields = _mm_mask_blend_epi8(__mmask16(0xF000), low, _mm_srli_epi16(low, 4));
+    const __m128i masks = _mm_setr_epi8(0x3F, 0x3F, 0x3F, 0x3F, 0x0F, 0x0F, 0x0F, 0x0F, 0x3F, 0x3F, 0x3F, 0x3F,
+                                        0x0F, 0x0F, 0x0F, 0x0F);
+    return _mm_or_si128(_mm_and_si128(fields, masks),
+                        _mm_and_si128(_mm_srli_epi16(top, 2), _mm_set1_epi8(0x30)));
+  }
+#endif
 };
 
 // Q5_K: 176 bytes, Q4_K's f16 d, f16 dmin and 12 bytes of scales and mins, then 32 bytes of fifth bits, then
@@ -204,6 +246,9 @@ struct Q6_K {
   // product. Fewer instructions: no scale shuffles per sub-block, and no scaled offsets to pair up.
   GLASSBOX_INT_INLINE static void add_block(Partials& partials, const std::byte* block,
                                             const QuantizedActivations& x, const int8_t* xi, std::size_t b) {
+#if defined(GLASSBOX_INT_LANES_WIDE)
+    add_block_wide(partials, block, x, xi, b);
+#else
     const int8_t* xq = xi + b * 32;
     const __m256i m4 = _mm256_set1_epi8(0x0F), m2 = _mm256_set1_epi8(0x30);
     Sums s[8];
@@ -248,6 +293,46 @@ struct Q6_K {
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(isum),
                         _mm256_add_epi32(_mm256_permute2x128_si256(scaled_first, scaled_second, 0x20),
                                          _mm256_permute2x128_si256(scaled_first, scaled_second, 0x31)));
+    partials.add8(int_terms::f16_at(block + 208), x.d + b, isum);
+#endif
+  }
+#endif
+#if defined(GLASSBOX_INT_LANES_WIDE)
+  // add_block with AVX-512: sub-blocks 2i and 2i + 1 in one vector. In half h, sub-blocks 4h and 4h + 1 take
+  // the low nibbles of ql's 64 bytes [64 h, + 64) (one load) under qh's bits 0, 1 and 2, 3; sub-blocks 4h + 2
+  // and 4h + 3 their high nibbles under bits 4, 5 and 6, 7 (qh's 32 bytes in both halves, shifted by each
+  // half's count). The sums of 16 values come out as [F0 .. F7 | S0 .. S7] (int_lanes::halves16_wide), so the
+  // activations' sums of 16 and the scales are put in that order, and one 16-lane multiply scales them all.
+  GLASSBOX_INT_INLINE static void add_block_wide(Partials& partials, const std::byte* block,
+                                                 const QuantizedActivations& x, const int8_t* xi,
+                                                 std::size_t b) {
+    const int8_t* xq = xi + b * 32;
+    const __m512i m4 = _mm512_set1_epi8(0x0F), m2 = _mm512_set1_epi8(0x30);
+    const __m512i low_shifts = _mm512_setr_epi64(4, 4, 4, 4, 2, 2, 2, 2);  // bits 0, 1 | 2, 3 to 4, 5: left
+    const __m512i high_shifts = _mm512_setr_epi64(0, 0, 0, 0, 2, 2, 2, 2);  // bits 4, 5 | 6, 7: right
+    int_lanes::WideSums s[4];
+    for (int h = 0; h < 2; ++h) {
+      const __m512i low = _mm512_loadu_si512(block + 64 * h);
+      const __m512i high =
+          _mm512_broadcast_i64x4(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + 128 + 32 * h)));
+      const __m512i first = _mm512_or_si512(_mm512_and_si512(low, m4),
+                                            _mm512_and_si512(_mm512_sllv_epi64(high, low_shifts), m2));
+      const __m512i second = _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi16(low, 4), m4),
+                                             _mm512_and_si512(_mm512_srlv_epi64(high, high_shifts), m2));
+      s[2 * h] = int_lanes::dot_unsigned_wide(first, xq + 128 * h);
+      s[2 * h + 1] = int_lanes::dot_unsigned_wide(second, xq + 128 * h + 64);
+    }
+    const __m512i evens_then_odds =
+        _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15);
+    const __m512i sums16 = _mm512_permutexvar_epi32(evens_then_odds, _mm512_loadu_si512(x.sums16 + 2 * b));
+    const __m512i scales = _mm512_cvtepi8_epi32(
+        _mm_shuffle_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(block + 192)),
+                         _mm_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15)));
+    const __m512i scaled = _mm512_mullo_epi32(
+        _mm512_sub_epi32(int_lanes::halves16_wide(s), _mm512_slli_epi32(sums16, 5)), scales);
+    int32_t isum[8];
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(isum),
+                        _mm256_add_epi32(_mm512_castsi512_si256(scaled), _mm512_extracti64x4_epi64(scaled, 1)));
     partials.add8(int_terms::f16_at(block + 208), x.d + b, isum);
   }
 #endif

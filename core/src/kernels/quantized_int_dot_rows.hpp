@@ -164,10 +164,19 @@ GLASSBOX_INT_INLINE void rows8_dot(float* out, const std::byte* rows, std::size_
     const std::byte* block = rows + b * Format::kBytes;
     const XInt* xb = xi + b * 32;
     Sums s[8];
-    for (std::size_t r = 0; r < 8; ++r)
-      s[r] = Format::sums(block + r * row_bytes, xb);
     alignas(32) int32_t isum[8];
-    int_lanes::totals8(s, isum);
+#if defined(GLASSBOX_INT_LANES_NIBBLE_PAIRS)
+    if constexpr (requires { Format::pairs(block, xb); }) {  // 16-bit pairs, totalled by nibble_totals8
+      for (std::size_t r = 0; r < 8; ++r)
+        s[r] = Format::pairs(block + r * row_bytes, xb);
+      int_lanes::nibble_totals8(s, isum);
+    } else
+#endif
+    {
+      for (std::size_t r = 0; r < 8; ++r)
+        s[r] = Format::sums(block + r * row_bytes, xb);
+      int_lanes::totals8(s, isum);
+    }
     exact4<Format>(isum);
     exact4<Format>(isum + 4);
     __m256i exact = _mm256_load_si256(reinterpret_cast<const __m256i*>(isum));
@@ -206,9 +215,14 @@ void super_block_rows_dot(float* out, const std::byte* w, std::size_t row_bytes,
   for (std::size_t r = row_begin; r < row_end; ++r) {
     Partials partials;
     for (std::size_t b = 0; b < cols / 32; b += 8) {
-      typename Format::SuperBlock unpacked;
-      Format::unpack(w + r * row_bytes + (b / 8) * Format::kBytes, unpacked);
-      Format::add(partials, unpacked, x, xi, b);
+      const std::byte* block = w + r * row_bytes + (b / 8) * Format::kBytes;
+      if constexpr (requires { Format::add_block(partials, block, x, xi, b); }) {
+        Format::add_block(partials, block, x, xi, b);  // read as it is consumed, where a format can
+      } else {
+        typename Format::SuperBlock unpacked;
+        Format::unpack(block, unpacked);
+        Format::add(partials, unpacked, x, xi, b);
+      }
     }
     out[r] = partials.total();
   }

@@ -131,14 +131,16 @@ struct Partials {
     return (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]);
   }
 
- private:
 #if defined(__AVX2__)
-  // Eight terms: the first four into the partial sums, then the second four.
+  // The terms of sub-blocks b .. b + 7 (b a multiple of 4), computed by the caller: the first four into the
+  // partial sums, then the second four.
   GLASSBOX_INT_INLINE void add_halves(xsimd::batch<float, xsimd::avx2> terms) {
     p = p + Float4(_mm256_castps256_ps128(terms));
     p = p + Float4(_mm256_extractf128_ps(terms, 1));
   }
 #endif
+
+ private:
   GLASSBOX_INT_INLINE void spill() {
     p.store_aligned(lanes);
     in_lanes = true;

@@ -110,6 +110,12 @@ struct IntFormat {
   GLASSBOX_INT_INLINE static int_lanes::Sums sums(const std::byte* block, const int_lanes::XInt* x) {
     return int_lanes::dot_nibbles(block + 2, x);
   }
+#if defined(GLASSBOX_INT_LANES_NIBBLE_PAIRS)
+  // rows8_dot's form of sums() without VNNI: the products as 16-bit pairs (int_lanes::nibble_totals8).
+  GLASSBOX_INT_INLINE static int_lanes::Sums pairs(const std::byte* block, const int_lanes::XInt* x) {
+    return int_lanes::nibble_pairs(block + 2, x);
+  }
+#endif
 #else
   static constexpr bool kOffsetAfter = false;
   GLASSBOX_INT_INLINE static int_lanes::Sums sums(const std::byte* block, const int_lanes::XInt* x) {
