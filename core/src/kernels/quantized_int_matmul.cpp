@@ -147,24 +147,30 @@ std::size_t byte_block(DType type, [[maybe_unused]] std::size_t lanes) {
   return 0;
 }
 
-// The byte columns, four values at a time (kPairedBytes: two and two); adding 128 to a byte is flipping its
-// top bit.
+// Lanes [lane_begin, lane_end) of the byte columns, four values at a time (kPairedBytes: two and two);
+// adding 128 to a byte is flipping its top bit. A block's tokens are taken together for each four values, so
+// that the writes go to one place after another (token by token, each word went to another cache line).
 void fill_activation_bytes(const QuantizedActivations* x, std::size_t tokens, std::size_t cols,
-                           std::size_t lanes, std::size_t block, uint8_t* bytes) {
-  for (std::size_t t = 0; t < lanes; ++t) {
-    const std::size_t first = t / block * block, width = std::min(block, lanes - first), at = t - first;
+                           std::size_t lanes, std::size_t block, uint8_t* bytes, std::size_t lane_begin,
+                           std::size_t lane_end) {
+  for (std::size_t first = lane_begin / block * block; first < lane_end; first += block) {
+    const std::size_t width = std::min(block, lanes - first);
+    const std::size_t from = std::max(first, lane_begin), to = std::min(first + width, lane_end);
     for (std::size_t i = 0; i < cols / 4; ++i) {
-      uint32_t four = 0;
-      if (t < tokens) std::memcpy(&four, x[t].q + 4 * i, 4);
-      four ^= 0x80808080u;
       uint8_t* quad = bytes + first * cols + i * width * 4;
-      if constexpr (kPairedBytes) {
-        // Within the group of four tokens: values 0, 1 of each, then values 2, 3 of each.
-        uint8_t* group = quad + at / 4 * 16;
-        std::memcpy(group + at % 4 * 2, &four, 2);
-        std::memcpy(group + 8 + at % 4 * 2, reinterpret_cast<const uint8_t*>(&four) + 2, 2);
-      } else {
-        std::memcpy(quad + at * 4, &four, 4);
+      for (std::size_t t = from; t < to; ++t) {
+        const std::size_t at = t - first;
+        uint32_t four = 0;
+        if (t < tokens) std::memcpy(&four, x[t].q + 4 * i, 4);
+        four ^= 0x80808080u;
+        if constexpr (kPairedBytes) {
+          // Within the group of four tokens: values 0, 1 of each, then values 2, 3 of each.
+          uint8_t* group = quad + at / 4 * 16;
+          std::memcpy(group + at % 4 * 2, &four, 2);
+          std::memcpy(group + 8 + at % 4 * 2, reinterpret_cast<const uint8_t*>(&four) + 2, 2);
+        } else {
+          std::memcpy(quad + at * 4, &four, 4);
+        }
       }
     }
   }
@@ -177,22 +183,24 @@ std::size_t activation_lanes(std::size_t tokens) {
 }
 
 ActivationColumns fill_activation_columns(const QuantizedActivations* x, std::size_t tokens, std::size_t cols,
-                                          DType type, float* q, float* d, float* xsum, uint8_t* bytes) {
+                                          DType type, float* q, float* d, float* xsum, uint8_t* bytes,
+                                          std::size_t lane_begin, std::size_t lane_end) {
   const std::size_t lanes = activation_lanes(tokens);
+  lane_end = std::min(lane_end, lanes);
   const bool offsets = int_dot_has_offsets(type);
   const std::size_t block = byte_block(type, lanes);
   const bool float_values = block == 0;
-  if (!float_values) fill_activation_bytes(x, tokens, cols, lanes, block, bytes);
-  for (std::size_t t = 0; t < lanes; ++t) {
-    const bool real = t < tokens;
-    if (float_values)
-      for (std::size_t k = 0; k < cols; ++k)
-        q[k * lanes + t] = real ? static_cast<float>(x[t].q[k]) : 0.0f;
-    for (std::size_t b = 0; b < cols / 32; ++b) {
+  if (!float_values) fill_activation_bytes(x, tokens, cols, lanes, block, bytes, lane_begin, lane_end);
+  if (float_values)
+    for (std::size_t k = 0; k < cols; ++k)
+      for (std::size_t t = lane_begin; t < lane_end; ++t)
+        q[k * lanes + t] = t < tokens ? static_cast<float>(x[t].q[k]) : 0.0f;
+  for (std::size_t b = 0; b < cols / 32; ++b)
+    for (std::size_t t = lane_begin; t < lane_end; ++t) {
+      const bool real = t < tokens;
       d[b * lanes + t] = real ? x[t].d[b] : 0.0f;
       if (offsets) xsum[b * lanes + t] = real ? static_cast<float>(x[t].sums32[b]) : 0.0f;
     }
-  }
   return {q, d, xsum, bytes, tokens, lanes, block};
 }
 

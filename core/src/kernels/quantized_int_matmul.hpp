@@ -49,9 +49,12 @@ std::size_t activation_lanes(std::size_t tokens);
 
 // Lays out x[0, tokens) (each `cols` values) as columns in q, d, xsum and bytes (sizes cols, cols / 32,
 // cols / 32 and cols times activation_lanes(tokens)), those that int_matmul reads for `type`'s weights: bytes
-// where a byte kernel takes the type, q where none does, xsum where the type has offsets.
+// where a byte kernel takes the type, q where none does, xsum where the type has offsets. Only lanes
+// [lane_begin, lane_end) are written (threads may fill disjoint ranges at once); the columns returned are
+// the whole of them.
 ActivationColumns fill_activation_columns(const QuantizedActivations* x, std::size_t tokens, std::size_t cols,
-                                          DType type, float* q, float* d, float* xsum, uint8_t* bytes);
+                                          DType type, float* q, float* d, float* xsum, uint8_t* bytes,
+                                          std::size_t lane_begin = 0, std::size_t lane_end = SIZE_MAX);
 
 // Rows decoded at once by int_matmul, and its per-thread scratch for them (per row: cols values in w, bytes
 // and high, cols / 32 in ws and wm, cols / 16 in groups and sums): the decoded integers (bytes, groups: see

@@ -84,9 +84,17 @@ kernels::QuantizedActivations DecodeScratch::quantize(std::size_t slot, const fl
   return slots_[slot] = {q, d, sums16, sums32};
 }
 
-kernels::ActivationColumns DecodeScratch::columns(std::size_t tokens, std::size_t cols, DType type) {
+kernels::ActivationColumns DecodeScratch::columns(std::size_t tokens, std::size_t cols, DType type,
+                                                  ThreadPool& pool) {
+  // Whole groups of 16 lanes per thread, so that no two threads write the same cache line of a column.
+  constexpr std::size_t kGroup = 16;
+  const std::size_t groups = (kernels::activation_lanes(tokens) + kGroup - 1) / kGroup;
+  pool.parallel_for(groups, [&](std::size_t begin, std::size_t end, int) {
+    kernels::fill_activation_columns(slots_.data(), tokens, cols, type, column_q_.data(), column_d_.data(),
+                                     column_xsum_.data(), column_bytes_.data(), begin * kGroup, end * kGroup);
+  });
   return kernels::fill_activation_columns(slots_.data(), tokens, cols, type, column_q_.data(),
-                                          column_d_.data(), column_xsum_.data(), column_bytes_.data());
+                                          column_d_.data(), column_xsum_.data(), column_bytes_.data(), 0, 0);
 }
 
 kernels::IntMatmulScratch DecodeScratch::int_rows(int worker) {

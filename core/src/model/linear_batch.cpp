@@ -108,7 +108,7 @@ void linear_batch(std::span<const Projection> projections, const float* x, std::
     for (const Projection& p : projections) {
       float* out = p.out + t0 * static_cast<std::size_t>(p.w.rows);
       if (uses_int_dot(p.w)) {
-        if (laid_out != p.w.type) columns = scratch.columns(n, cols, p.w.type);
+        if (laid_out != p.w.type) columns = scratch.columns(n, cols, p.w.type, pool);
         laid_out = p.w.type;
         int_rows(out, p.w, columns, pool, scratch);
       } else {
