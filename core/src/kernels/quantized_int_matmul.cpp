@@ -137,10 +137,9 @@ void matmul_rows(float* out, std::size_t out_stride, const BlockKernels& type, c
 }
 
 // Tokens per block of the byte columns (the layout: ActivationColumns), 0 where no byte kernel takes `type`.
-// Only the VNNI kernel's block depends on `lanes` (it takes them all as one).
-std::size_t byte_block(DType type, [[maybe_unused]] std::size_t lanes) {
+std::size_t byte_block(DType type) {
 #if GLASSBOX_HAS_VNNI_MATMUL
-  if (has_int_dot(type)) return lanes;
+  if (has_int_dot(type)) return kVnniMatmulTokens;
 #endif
   if (GLASSBOX_HAS_AVX2_MATMUL && has_int_dot(type)) return kAvx2MatmulTokens;
   if (GLASSBOX_HAS_WASM_MATMUL && has_int_dot(type)) return kWasmMatmulTokens;
@@ -188,7 +187,7 @@ ActivationColumns fill_activation_columns(const QuantizedActivations* x, std::si
   const std::size_t lanes = activation_lanes(tokens);
   lane_end = std::min(lane_end, lanes);
   const bool offsets = int_dot_has_offsets(type);
-  const std::size_t block = byte_block(type, lanes);
+  const std::size_t block = byte_block(type);
   const bool float_values = block == 0;
   if (!float_values) fill_activation_bytes(x, tokens, cols, lanes, block, bytes, lane_begin, lane_end);
   if (float_values)

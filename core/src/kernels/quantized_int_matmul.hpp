@@ -27,8 +27,8 @@ namespace glassbox::kernels {
 // quantized_int_matmul_avx2.hpp; WebAssembly: quantized_int_matmul_wasm.hpp), bytes instead of q: the values
 // plus 128, four consecutive values of a token together, in blocks of byte_block tokens (the last block may
 // be narrower, width W): value k of token t at bytes[(t / byte_block) * byte_block * cols + ((k / 4) * W +
-// t % byte_block) * 4 + k % 4] (padding tokens hold 128, a zero). One block of all lanes for the VNNI kernel;
-// the AVX2 kernel reads 16 tokens at a time, whose bytes are then consecutive. Where kPairedBytes (the
+// t % byte_block) * 4 + k % 4] (padding tokens hold 128, a zero). The VNNI kernel reads 32 tokens at a time,
+// the AVX2 kernel 16, whose bytes are then consecutive. Where kPairedBytes (the
 // WebAssembly kernel, 8 tokens a block), each group of four tokens' 16 bytes of a quad hold values 0 and 1
 // of the four tokens, then values 2 and 3.
 #if defined(__wasm_simd128__)

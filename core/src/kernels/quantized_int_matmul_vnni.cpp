@@ -56,6 +56,9 @@ void rows_times_lanes(float* out, std::size_t out_stride, std::size_t first_row,
     for (std::size_t g = 0; g < G; ++g)
       for (int k = 0; k < 4; ++k)
         partial[r][g][k] = _mm512_setzero_ps();
+  // The block of activation bytes holding these lanes (kVnniMatmulTokens, the last one maybe 16).
+  const std::size_t block = lane / x.byte_block * x.byte_block, width = std::min(x.byte_block, x.lanes - block);
+  const uint8_t* xb = x.bytes + block * cols + (lane - block) * 4;
   for (std::size_t b = 0; b < cols / 32; ++b) {
     __m512i sum[R][G][2];  // the first and the second 16 values (one sum for both where !kGroups)
     for (std::size_t r = 0; r < R; ++r)
@@ -65,7 +68,7 @@ void rows_times_lanes(float* out, std::size_t out_stride, std::size_t first_row,
       const std::size_t half = kGroups ? quad / 4 : 0;
       __m512i xv[G];
       for (std::size_t g = 0; g < G; ++g)
-        xv[g] = _mm512_loadu_si512(x.bytes + ((8 * b + quad) * x.lanes + lane + g * kTokens) * 4);
+        xv[g] = _mm512_loadu_si512(xb + ((8 * b + quad) * width + g * kTokens) * 4);
       for (std::size_t r = 0; r < R; ++r) {
         int32_t four;
         std::memcpy(&four, rows[r].w + 32 * b + 4 * quad, 4);
