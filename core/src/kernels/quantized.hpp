@@ -30,6 +30,10 @@
 #include <cstdint>
 #include <cstring>
 
+#if defined(__F16C__)
+#include <immintrin.h>
+#endif
+
 #include "glassbox/tensor.hpp"
 
 namespace glassbox::kernels {
@@ -50,9 +54,14 @@ inline uint32_t u32_at(const std::byte* p) {
   return v;
 }
 
-// The f16 stored at p, as a float.
+// The f16 stored at p, as a float: with F16C one instruction (exact, as half_to_float; a prompt's row decoders
+// spent 6% of a 32-token Q4_0 prompt calling half_to_float).
 inline float half_at(const std::byte* p) {
+#if defined(__F16C__)
+  return _cvtsh_ss(u16_at(p));
+#else
   return half_to_float(u16_at(p));
+#endif
 }
 
 // Decodes n values (a whole number of blocks) starting at `row`, with the type's decoder from the element
