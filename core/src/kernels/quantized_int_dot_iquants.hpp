@@ -75,6 +75,40 @@ struct IQ4_XS {
     int_lanes::totals8(s, isum);
     partials.add8(u.ws, x.d + b, isum);
   }
+#if defined(GLASSBOX_INT_LANES_WIDE)
+  // Decode's kernel with AVX-512 (super_block_rows_dot): sub-blocks 2i and 2i + 1 in one vector, read
+  // straight from the block. AVX-512 has no byte sign instruction for |w| times x * sign(w), so the table is
+  // looked up 128 higher (1..241, unsigned) and 128 times the activations' sum (sums32) comes off each total
+  // afterwards: the same integers.
+  GLASSBOX_INT_INLINE static void add_block(Partials& partials, const std::byte* block,
+                                            const QuantizedActivations& x, const int8_t* xi, std::size_t b) {
+    const int8_t* xq = xi + b * 32;
+    alignas(16) static constexpr uint8_t kRaised[16] = {
+        kIq4NlValues[0] + 128,  kIq4NlValues[1] + 128,  kIq4NlValues[2] + 128,  kIq4NlValues[3] + 128,
+        kIq4NlValues[4] + 128,  kIq4NlValues[5] + 128,  kIq4NlValues[6] + 128,  kIq4NlValues[7] + 128,
+        kIq4NlValues[8] + 128,  kIq4NlValues[9] + 128,  kIq4NlValues[10] + 128, kIq4NlValues[11] + 128,
+        kIq4NlValues[12] + 128, kIq4NlValues[13] + 128, kIq4NlValues[14] + 128, kIq4NlValues[15] + 128};
+    const __m512i table = _mm512_broadcast_i32x4(_mm_load_si128(reinterpret_cast<const __m128i*>(kRaised)));
+    int_lanes::WideSums s[4];
+    for (int i = 0; i < 4; ++i) {
+      // [indices of 2i, the same, indices of 2i + 1, the same], the second and fourth quarters' high nibbles.
+      const __m512i two = _mm512_castsi256_si512(
+          _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + 8 + 32 * i)));
+      const __m512i spread = _mm512_shuffle_i64x2(two, two, 0x50);
+      const __m512i indices = _mm512_and_si512(
+          _mm512_mask_srli_epi16(spread, __mmask32(0xFF00FF00u), spread, 4), _mm512_set1_epi8(0x0F));
+      s[i] = int_lanes::dot_unsigned_wide(_mm512_shuffle_epi8(table, indices), xq + 64 * i);
+    }
+    alignas(32) int32_t isum[8];
+    int_lanes::totals8_wide(s, isum);
+    const __m256i raised = _mm256_slli_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.sums32 + b)), 7);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(isum),
+                       _mm256_sub_epi32(_mm256_load_si256(reinterpret_cast<const __m256i*>(isum)), raised));
+    float ws[8];
+    scales(block, ws);
+    partials.add8(ws, x.d + b, isum);
+  }
+#endif
 };
 
 }  // namespace glassbox::kernels::int_iquants

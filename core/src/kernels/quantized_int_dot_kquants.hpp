@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "kernels/quantized.hpp"
 #include "kernels/quantized_activations.hpp"
@@ -94,17 +95,25 @@ struct Q4_K {
     int_lanes::WideSums s[4];
     for (int i = 0; i < 4; ++i)
       s[i] = int_lanes::dot_unsigned_wide(int_lanes::nibble_halves(block + 16 + 32 * i), xq + 64 * i);
+    add_wide(partials, block, s, x, b);
+  }
+  // The terms of add8 with offsets from the sub-blocks' sums s (pairs, as int_lanes::totals8_wide takes them)
+  // and the header at `block` (Q4_K's and Q5_K's: d, dmin, the 12 bytes of scales and mins), scales and mins
+  // side by side in one vector: [ws | wm] = [d | dmin] * [scales | mins], then times dx, then times
+  // [isum | xsum], and the halves subtracted: the same float operations on the same values as add8's, half
+  // the instructions.
+  GLASSBOX_INT_INLINE static void add_wide(Partials& partials, const std::byte* block,
+                                           const int_lanes::WideSums* s, const QuantizedActivations& x,
+                                           std::size_t b) {
     alignas(32) int32_t isum[8];
     int_lanes::totals8_wide(s, isum);
-    // The terms of add8 with offsets, scales and mins side by side in one vector: [ws | wm] = [d | dmin] *
-    // [scales | mins], then times dx, then times [isum | xsum], and the halves subtracted: the same float
-    // operations on the same values, half the instructions.
     int32_t halves;  // d, dmin
     std::memcpy(&halves, block, 4);
     const __m512 d_dmin =
         _mm512_permutexvar_ps(_mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1),
                               _mm512_castps128_ps512(_mm_cvtph_ps(_mm_cvtsi32_si128(halves))));  // exact
-    const __m512 ws_wm = _mm512_mul_ps(d_dmin, _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(scales_and_mins(block + 4))));
+    const __m512 ws_wm =
+        _mm512_mul_ps(d_dmin, _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(scales_and_mins(block + 4))));
     const __m256 dx = _mm256_loadu_ps(x.d + b);
     const __m512 scaled = _mm512_mul_ps(ws_wm, _mm512_insertf32x8(_mm512_castps256_ps512(dx), dx, 1));
     const __m512i sums = _mm512_inserti64x4(
@@ -157,6 +166,32 @@ struct Q5_K {
                                       const int_lanes::XInt* xi, std::size_t b) {
     Q4_K::add(partials, u, x, xi, b);
   }
+#if defined(GLASSBOX_INT_LANES_WIDE)
+  // Q4_K::add_block's form: sub-blocks 2i and 2i + 1 in one vector, their nibbles (int_lanes::nibble_halves)
+  // under fifth bits 2i and 2i + 1, brought to bit 0 and 1 by one shift of the 32 fifth-bit bytes (in both
+  // halves), then to bit 4 by shifting the halves by 4 and by 3 (64-bit lanes, exact under the mask: bits
+  // that cross a byte never land on bit 4).
+  GLASSBOX_INT_INLINE static void add_block(Partials& partials, const std::byte* block,
+                                            const QuantizedActivations& x, const int8_t* xi, std::size_t b) {
+    const int8_t* xq = xi + b * 32;
+    const __m512i fifth =
+        _mm512_broadcast_i64x4(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + 16)));
+    const __m512i to_bit_4 = _mm512_setr_epi64(4, 4, 4, 4, 3, 3, 3, 3);
+    const __m512i bit_4 = _mm512_set1_epi8(0x10);
+    int_lanes::WideSums s[4];
+    const auto pair = [&](auto i) __attribute__((always_inline)) {
+      const __m512i fifths =
+          _mm512_and_si512(_mm512_sllv_epi64(_mm512_srli_epi64(fifth, 2 * i), to_bit_4), bit_4);
+      s[i] = int_lanes::dot_unsigned_wide(
+          _mm512_or_si512(int_lanes::nibble_halves(block + 48 + 32 * i), fifths), xq + 64 * i);
+    };
+    pair(std::integral_constant<int, 0>{});
+    pair(std::integral_constant<int, 1>{});
+    pair(std::integral_constant<int, 2>{});
+    pair(std::integral_constant<int, 3>{});
+    Q4_K::add_wide(partials, block, s, x, b);
+  }
+#endif
 };
 
 // Q6_K: 210 bytes, ql[128] (low four bits), qh[64] (two high bits each), int8 scales[16] (one per 16 values),
