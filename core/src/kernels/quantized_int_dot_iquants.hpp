@@ -91,13 +91,10 @@ struct IQ4_XS {
     const __m512i table = _mm512_broadcast_i32x4(_mm_load_si128(reinterpret_cast<const __m128i*>(kRaised)));
     int_lanes::WideSums s[4];
     for (int i = 0; i < 4; ++i) {
-      // [indices of 2i, the same, indices of 2i + 1, the same], the second and fourth quarters' high nibbles.
+      // Sub-blocks 2i and 2i + 1's 16 bytes of indices each, taken apart as Q4_0's nibbles.
       const __m512i two = _mm512_castsi256_si512(
           _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + 8 + 32 * i)));
-      const __m512i spread = _mm512_shuffle_i64x2(two, two, 0x50);
-      const __m512i indices = _mm512_and_si512(
-          _mm512_mask_srli_epi16(spread, __mmask32(0xFF00FF00u), spread, 4), _mm512_set1_epi8(0x0F));
-      s[i] = int_lanes::dot_unsigned_wide(_mm512_shuffle_epi8(table, indices), xq + 64 * i);
+      s[i] = int_lanes::dot_unsigned_wide(_mm512_shuffle_epi8(table, int_lanes::nibbles_two(two)), xq + 64 * i);
     }
     alignas(32) int32_t isum[8];
     int_lanes::totals8_wide(s, isum);

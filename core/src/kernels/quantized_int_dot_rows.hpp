@@ -165,6 +165,15 @@ GLASSBOX_INT_INLINE void rows8_dot(float* out, const std::byte* rows, std::size_
     const XInt* xb = xi + b * 32;
     Sums s[8];
     alignas(32) int32_t isum[8];
+#if defined(GLASSBOX_INT_LANES_WIDE)
+    if constexpr (requires { Format::sums_two(block, block, __m512i{}); }) {  // two rows a vector
+      const __m512i x2 = _mm512_broadcast_i64x4(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(xb)));
+      int_lanes::WideSums wide[4];
+      for (std::size_t i = 0; i < 4; ++i)
+        wide[i] = Format::sums_two(block + 2 * i * row_bytes, block + (2 * i + 1) * row_bytes, x2);
+      int_lanes::totals8_wide(wide, isum);
+    } else
+#endif
 #if defined(GLASSBOX_INT_LANES_NIBBLE_PAIRS)
     if constexpr (requires { Format::pairs(block, xb); }) {  // 16-bit pairs, totalled by nibble_totals8
       for (std::size_t r = 0; r < 8; ++r)

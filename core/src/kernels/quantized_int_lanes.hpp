@@ -170,6 +170,22 @@ GLASSBOX_INT_INLINE __m512i nibble_halves(const void* p) {
                           _mm512_set1_epi8(0x0F));
 }
 
+// Two blocks' values from their 16 packed bytes each (nibbles(): values 0..15 low, 16..31 high), the bytes in
+// the low two 128-bit quarters of `two`: [first's low nibbles, its high ones | second's low, high].
+GLASSBOX_INT_INLINE __m512i nibbles_two(__m512i two) {
+  const __m512i spread = _mm512_shuffle_i64x2(two, two, 0x50);  // quarters 0, 0, 1, 1
+  return _mm512_and_si512(_mm512_mask_srli_epi16(spread, __mmask32(0xFF00FF00u), spread, 4),
+                          _mm512_set1_epi8(0x0F));
+}
+
+// The same blocks of two rows (Q4_0's eight-row decode, rows8_dot) times the same 32 activations, in both
+// halves of x2.
+GLASSBOX_INT_INLINE WideSums dot_nibbles_two(const void* p0, const void* p1, __m512i x2) {
+  const __m512i two = _mm512_inserti32x4(_mm512_castsi128_si512(_mm_loadu_si128(static_cast<const __m128i*>(p0))),
+                                         _mm_loadu_si128(static_cast<const __m128i*>(p1)), 1);
+  return _mm512_dpbusd_epi32(_mm512_setzero_si512(), nibbles_two(two), x2);
+}
+
 // Eight blocks' sums of their first 16 values, then of their second 16, in order, from four WideSums (blocks
 // 2i and 2i + 1 in s[i]): lanes interleaved and added (pairs of s, 32-bit then 64-bit), which leaves in each
 // 128-bit quarter k the sums of quarter k of s[0..3] (quarter 0: the first halves of blocks 0, 2, 4, 6;

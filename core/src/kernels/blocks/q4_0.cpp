@@ -110,6 +110,13 @@ struct IntFormat {
   GLASSBOX_INT_INLINE static int_lanes::Sums sums(const std::byte* block, const int_lanes::XInt* x) {
     return int_lanes::dot_nibbles(block + 2, x);
   }
+#if defined(GLASSBOX_INT_LANES_WIDE)
+  // rows8_dot's form with AVX-512: the same block of two rows in one vector (int_lanes::dot_nibbles_two).
+  GLASSBOX_INT_INLINE static int_lanes::WideSums sums_two(const std::byte* block0, const std::byte* block1,
+                                                          __m512i x2) {
+    return int_lanes::dot_nibbles_two(block0 + 2, block1 + 2, x2);
+  }
+#endif
 #if defined(GLASSBOX_INT_LANES_NIBBLE_PAIRS)
   // rows8_dot's form of sums() without VNNI: the products as 16-bit pairs (int_lanes::nibble_totals8).
   GLASSBOX_INT_INLINE static int_lanes::Sums pairs(const std::byte* block, const int_lanes::XInt* x) {
