@@ -150,6 +150,12 @@ void matmul_rows(float* out, std::size_t out_stride, IntegerRowDecoder decode, c
   for (; r + kIntMatmulRows <= row_end; r += kIntMatmulRows) {
     for (std::size_t i = 0; i < kIntMatmulRows; ++i)
       decode_row(decode, w + (r + i) * row_bytes, cols, s, i);
+    // The next rows asked for while these meet the tokens: on a short prompt the decoding above waits for
+    // them from memory (gqa40M Q4_0 32-token prompt at 2 threads, Zen 5: decode 27% of the time; with
+    // this, medians of 5 alternated runs 5236 -> 5407 tokens/s).
+    if (r + 2 * kIntMatmulRows <= row_end)
+      for (std::size_t at = 0; at < kIntMatmulRows * row_bytes; at += 64)
+        _mm_prefetch(reinterpret_cast<const char*>(w + (r + kIntMatmulRows) * row_bytes + at), _MM_HINT_T0);
     rows_times_columns<kIntMatmulRows, kGroups, kOffsets>(out, out_stride, r, s, cols, x);
   }
   for (; r < row_end; ++r) {
