@@ -92,13 +92,15 @@ struct IQ4_XS {
     int_lanes::WideSums s[4];
     for (int i = 0; i < 4; ++i) {
       // Sub-blocks 2i and 2i + 1's 16 bytes of indices each, taken apart as Q4_0's nibbles.
-      const __m512i two = _mm512_castsi256_si512(
-          _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + 8 + 32 * i)));
-      s[i] = int_lanes::dot_unsigned_wide(_mm512_shuffle_epi8(table, int_lanes::nibbles_two(two)), xq + 64 * i);
+      const __m512i two =
+          _mm512_castsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + 8 + 32 * i)));
+      s[i] =
+          int_lanes::dot_unsigned_wide(_mm512_shuffle_epi8(table, int_lanes::nibbles_two(two)), xq + 64 * i);
     }
     alignas(32) int32_t isum[8];
     int_lanes::totals8_wide(s, isum);
-    const __m256i raised = _mm256_slli_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.sums32 + b)), 7);
+    const __m256i raised =
+        _mm256_slli_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.sums32 + b)), 7);
     _mm256_store_si256(reinterpret_cast<__m256i*>(isum),
                        _mm256_sub_epi32(_mm256_load_si256(reinterpret_cast<const __m256i*>(isum)), raised));
     float ws[8];

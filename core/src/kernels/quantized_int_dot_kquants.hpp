@@ -116,9 +116,9 @@ struct Q4_K {
         _mm512_mul_ps(d_dmin, _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(scales_and_mins(block + 4))));
     const __m256 dx = _mm256_loadu_ps(x.d + b);
     const __m512 scaled = _mm512_mul_ps(ws_wm, _mm512_insertf32x8(_mm512_castps256_ps512(dx), dx, 1));
-    const __m512i sums = _mm512_inserti64x4(
-        _mm512_castsi256_si512(_mm256_load_si256(reinterpret_cast<const __m256i*>(isum))),
-        _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.sums32 + b)), 1);
+    const __m512i sums =
+        _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_load_si256(reinterpret_cast<const __m256i*>(isum))),
+                           _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.sums32 + b)), 1);
     const __m512 products = _mm512_mul_ps(scaled, _mm512_cvtepi32_ps(sums));
     partials.add_halves(_mm256_sub_ps(_mm512_castps512_ps256(products), _mm512_extractf32x8_ps(products, 1)));
   }
@@ -126,11 +126,13 @@ struct Q4_K {
   // there): [a, c, b, c] with the nibbles of the second c shifted down, under [-, a, -, b]'s top two bits.
   GLASSBOX_INT_INLINE static __m128i scales_and_mins(const std::byte* packed) {
     const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(packed));  // 4 bytes of nibbles past
-    const __m128i low = _mm_shuffle_epi8(v, _mm_setr_epi8(0, 1, 2, 3, 8, 9, 10, 11, 4, 5, 6, 7, 8, 9, 10, 11));
-    const __m128i top = _mm_shuffle_epi8(v, _mm_setr_epi8(-1, -1, -1, -1, 0, 1, 2, 3, -1, -1, -1, -1, 4, 5, 6, 7));
+    const __m128i low =
+        _mm_shuffle_epi8(v, _mm_setr_epi8(0, 1, 2, 3, 8, 9, 10, 11, 4, 5, 6, 7, 8, 9, 10, 11));
+    const __m128i top =
+        _mm_shuffle_epi8(v, _mm_setr_epi8(-1, -1, -1, -1, 0, 1, 2, 3, -1, -1, -1, -1, 4, 5, 6, 7));
     const __m128i fields = _mm_mask_blend_epi8(__mmask16(0xF000), low, _mm_srli_epi16(low, 4));
-    const __m128i masks = _mm_setr_epi8(0x3F, 0x3F, 0x3F, 0x3F, 0x0F, 0x0F, 0x0F, 0x0F, 0x3F, 0x3F, 0x3F, 0x3F,
-                                        0x0F, 0x0F, 0x0F, 0x0F);
+    const __m128i masks = _mm_setr_epi8(0x3F, 0x3F, 0x3F, 0x3F, 0x0F, 0x0F, 0x0F, 0x0F, 0x3F, 0x3F, 0x3F,
+                                        0x3F, 0x0F, 0x0F, 0x0F, 0x0F);
     return _mm_or_si128(_mm_and_si128(fields, masks),
                         _mm_and_si128(_mm_srli_epi16(top, 2), _mm_set1_epi8(0x30)));
   }
@@ -343,7 +345,7 @@ struct Q6_K {
                                                  std::size_t b) {
     const int8_t* xq = xi + b * 32;
     const __m512i m4 = _mm512_set1_epi8(0x0F), m2 = _mm512_set1_epi8(0x30);
-    const __m512i low_shifts = _mm512_setr_epi64(4, 4, 4, 4, 2, 2, 2, 2);  // bits 0, 1 | 2, 3 to 4, 5: left
+    const __m512i low_shifts = _mm512_setr_epi64(4, 4, 4, 4, 2, 2, 2, 2);   // bits 0, 1 | 2, 3 to 4, 5: left
     const __m512i high_shifts = _mm512_setr_epi64(0, 0, 0, 0, 2, 2, 2, 2);  // bits 4, 5 | 6, 7: right
     int_lanes::WideSums s[4];
     for (int h = 0; h < 2; ++h) {
@@ -357,8 +359,7 @@ struct Q6_K {
       s[2 * h] = int_lanes::dot_unsigned_wide(first, xq + 128 * h);
       s[2 * h + 1] = int_lanes::dot_unsigned_wide(second, xq + 128 * h + 64);
     }
-    const __m512i evens_then_odds =
-        _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15);
+    const __m512i evens_then_odds = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15);
     const __m512i sums16 = _mm512_permutexvar_epi32(evens_then_odds, _mm512_loadu_si512(x.sums16 + 2 * b));
     const __m512i scales = _mm512_cvtepi8_epi32(
         _mm_shuffle_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(block + 192)),
@@ -366,8 +367,9 @@ struct Q6_K {
     const __m512i scaled = _mm512_mullo_epi32(
         _mm512_sub_epi32(int_lanes::halves16_wide(s), _mm512_slli_epi32(sums16, 5)), scales);
     int32_t isum[8];
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(isum),
-                        _mm256_add_epi32(_mm512_castsi512_si256(scaled), _mm512_extracti64x4_epi64(scaled, 1)));
+    _mm256_storeu_si256(
+        reinterpret_cast<__m256i*>(isum),
+        _mm256_add_epi32(_mm512_castsi512_si256(scaled), _mm512_extracti64x4_epi64(scaled, 1)));
     partials.add8(int_terms::f16_at(block + 208), x.d + b, isum);
   }
 #endif

@@ -175,7 +175,7 @@ GLASSBOX_INT_INLINE void rows8_dot(float* out, const std::byte* rows, std::size_
     } else
 #endif
 #if defined(GLASSBOX_INT_LANES_NIBBLE_PAIRS)
-    if constexpr (requires { Format::pairs(block, xb); }) {  // 16-bit pairs, totalled by nibble_totals8
+        if constexpr (requires { Format::pairs(block, xb); }) {  // 16-bit pairs, totalled by nibble_totals8
       for (std::size_t r = 0; r < 8; ++r)
         s[r] = Format::pairs(block + r * row_bytes, xb);
       int_lanes::nibble_totals8(s, isum);

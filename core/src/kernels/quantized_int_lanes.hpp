@@ -181,8 +181,9 @@ GLASSBOX_INT_INLINE __m512i nibbles_two(__m512i two) {
 // The same blocks of two rows (Q4_0's eight-row decode, rows8_dot) times the same 32 activations, in both
 // halves of x2.
 GLASSBOX_INT_INLINE WideSums dot_nibbles_two(const void* p0, const void* p1, __m512i x2) {
-  const __m512i two = _mm512_inserti32x4(_mm512_castsi128_si512(_mm_loadu_si128(static_cast<const __m128i*>(p0))),
-                                         _mm_loadu_si128(static_cast<const __m128i*>(p1)), 1);
+  const __m512i two =
+      _mm512_inserti32x4(_mm512_castsi128_si512(_mm_loadu_si128(static_cast<const __m128i*>(p0))),
+                         _mm_loadu_si128(static_cast<const __m128i*>(p1)), 1);
   return _mm512_dpbusd_epi32(_mm512_setzero_si512(), nibbles_two(two), x2);
 }
 

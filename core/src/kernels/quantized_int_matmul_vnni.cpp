@@ -69,7 +69,8 @@ void rows_times_lanes(float* out, std::size_t out_stride, std::size_t first_row,
       for (int k = 0; k < 4; ++k)
         partial[r][g][k] = _mm512_setzero_ps();
   // The block of activation bytes holding these lanes (kVnniMatmulTokens, the last one maybe 16).
-  const std::size_t block = lane / x.byte_block * x.byte_block, width = std::min(x.byte_block, x.lanes - block);
+  const std::size_t block = lane / x.byte_block * x.byte_block,
+                    width = std::min(x.byte_block, x.lanes - block);
   const uint8_t* xb = x.bytes + block * cols + (lane - block) * 4;
   for (std::size_t b = 0; b < cols / 32; ++b) {
     __m512i sum[R][G][2];  // the first and the second 16 values (one sum for both where !kGroups)
